@@ -1,0 +1,22 @@
+//! # ringlet-engine
+//!
+//! The discrete-event core every ringlet model runs on. It knows nothing of SCI:
+//! it offers integer simulated [`Time`], a deterministic [`Scheduler`] of
+//! model-defined events, independent random streams derived from one seed
+//! ([`rng::StreamSeeds`]), and the statistics models declare ([`stats`]).
+//!
+//! Design rules (see `docs/architecture.md`):
+//! - time is an integer number of picoseconds, so 2 ns SCI cycles, GigaRing
+//!   cycles and nanosecond switch delays add up without rounding drift;
+//! - events with equal time run in the order they were scheduled (FIFO
+//!   tie-break), which makes every run bit-reproducible;
+//! - the hot path allocates nothing per event: the event heap is reused and
+//!   events are small `Copy` values chosen by the model.
+
+pub mod rng;
+pub mod scheduler;
+pub mod stats;
+pub mod time;
+
+pub use scheduler::Scheduler;
+pub use time::Time;

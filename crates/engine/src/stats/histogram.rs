@@ -1,0 +1,84 @@
+//! Latency percentiles from an HDR histogram (the `hdrhistogram` crate).
+
+use hdrhistogram::Histogram;
+
+/// Records latencies in picoseconds with 3 significant digits, from 1 ps to
+/// about 1.1 simulated hours; larger values saturate at the top bucket.
+#[derive(Clone, Debug)]
+pub struct LatencyHistogram {
+    h: Histogram<u64>,
+    sum: f64,
+}
+
+const HIGHEST_PS: u64 = 1 << 52;
+
+impl Default for LatencyHistogram {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl LatencyHistogram {
+    pub fn new() -> Self {
+        LatencyHistogram { h: Histogram::new_with_bounds(1, HIGHEST_PS, 3).expect("valid bounds"), sum: 0.0 }
+    }
+
+    #[inline]
+    pub fn record(&mut self, ps: u64) {
+        self.h.saturating_record(ps.max(1));
+        self.sum += ps as f64;
+    }
+
+    pub fn count(&self) -> u64 {
+        self.h.len()
+    }
+
+    /// Exact mean of the recorded values (not bucketed).
+    pub fn mean_ps(&self) -> f64 {
+        if self.count() == 0 {
+            f64::NAN
+        } else {
+            self.sum / self.count() as f64
+        }
+    }
+
+    /// The value at percentile `p` (0-100), within the histogram's precision.
+    pub fn percentile_ps(&self, p: f64) -> f64 {
+        if self.count() == 0 {
+            f64::NAN
+        } else {
+            self.h.value_at_percentile(p) as f64
+        }
+    }
+
+    pub fn max_ps(&self) -> f64 {
+        if self.count() == 0 {
+            f64::NAN
+        } else {
+            self.h.max() as f64
+        }
+    }
+
+    pub fn add(&mut self, other: &LatencyHistogram) {
+        self.h.add(&other.h).expect("same bounds");
+        self.sum += other.sum;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percentiles_within_precision() {
+        let mut h = LatencyHistogram::new();
+        for v in 1..=1000u64 {
+            h.record(v * 1000);
+        }
+        assert_eq!(h.count(), 1000);
+        assert!((h.mean_ps() - 500_500.0).abs() < 1e-6);
+        let p99 = h.percentile_ps(99.0);
+        assert!((p99 - 990_000.0).abs() / 990_000.0 < 0.002, "{p99}");
+        assert!((h.max_ps() - 1_000_000.0).abs() / 1e6 < 0.002);
+    }
+}

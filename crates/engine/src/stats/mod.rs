@@ -1,0 +1,8 @@
+//! Statistics a model declares: batch means with confidence intervals and
+//! latency histograms with percentiles.
+
+mod batch_means;
+mod histogram;
+
+pub use batch_means::{BatchMeans, Estimate};
+pub use histogram::LatencyHistogram;

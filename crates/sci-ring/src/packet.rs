@@ -1,0 +1,112 @@
+//! SCI packets and the slab that stores them without per-packet allocation.
+
+use ringlet_engine::Time;
+
+/// What a packet is. Requests and responses are *send packets*: the target
+/// strips them and answers with an *echo* in their place.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PacketKind {
+    Request,
+    Response,
+    Echo,
+}
+
+/// The queue-allocation phase a send packet carries (IEEE 1596 NOTRY /
+/// RETRY_A / RETRY_B; DOTRY is folded into the first retry, see docs/model-sci.md).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase {
+    Fresh,
+    Retry(u8),
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct Packet {
+    pub kind: PacketKind,
+    pub src: u16,
+    pub dst: u16,
+    pub priority: u16,
+    /// Length in symbols (excluding the separating idles).
+    pub len: u16,
+    /// For send packets: when it entered its application/output queue (latency start).
+    pub born: Time,
+    /// For send packets: the phase of the next transmission.
+    pub phase: Phase,
+    /// For echoes: the send packet echoed, whether busy, and the phase granted.
+    pub echo_of: u32,
+    /// For echoes: the kind of the send packet echoed (it may be gone by the
+    /// time an accepting echo returns: the target can service it first).
+    pub echoed_kind: PacketKind,
+    pub busy: bool,
+    pub echo_phase: Phase,
+    /// Times this send packet was busied and sent again.
+    pub retries: u16,
+}
+
+impl Packet {
+    pub fn send(kind: PacketKind, src: u16, dst: u16, priority: u16, len: u16, born: Time) -> Packet {
+        Packet { kind, src, dst, priority, len, born, phase: Phase::Fresh, echo_of: u32::MAX, echoed_kind: kind, busy: false, echo_phase: Phase::Fresh, retries: 0 }
+    }
+
+    pub fn is_send(&self) -> bool {
+        self.kind != PacketKind::Echo
+    }
+}
+
+/// Packets live in a slab indexed by `u32`; freed slots are reused, so the
+/// steady state allocates nothing.
+#[derive(Default)]
+pub struct Slab {
+    items: Vec<Packet>,
+    free: Vec<u32>,
+    live_send: u64,
+    live_echo: u64,
+}
+
+impl Slab {
+    pub fn with_capacity(n: usize) -> Slab {
+        Slab { items: Vec::with_capacity(n), free: Vec::with_capacity(n), live_send: 0, live_echo: 0 }
+    }
+
+    pub fn alloc(&mut self, p: Packet) -> u32 {
+        if p.is_send() {
+            self.live_send += 1;
+        } else {
+            self.live_echo += 1;
+        }
+        if let Some(i) = self.free.pop() {
+            self.items[i as usize] = p;
+            i
+        } else {
+            self.items.push(p);
+            (self.items.len() - 1) as u32
+        }
+    }
+
+    pub fn free(&mut self, id: u32) {
+        if self.items[id as usize].is_send() {
+            self.live_send -= 1;
+        } else {
+            self.live_echo -= 1;
+        }
+        self.free.push(id);
+    }
+
+    #[inline]
+    pub fn get(&self, id: u32) -> &Packet {
+        &self.items[id as usize]
+    }
+
+    #[inline]
+    pub fn get_mut(&mut self, id: u32) -> &mut Packet {
+        &mut self.items[id as usize]
+    }
+
+    /// Send packets (requests and responses) alive: one per transaction in flight.
+    pub fn live_send(&self) -> u64 {
+        self.live_send
+    }
+
+    pub fn live_echo(&self) -> u64 {
+        self.live_echo
+    }
+}

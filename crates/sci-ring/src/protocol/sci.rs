@@ -1,0 +1,264 @@
+//! Base SCI (IEEE 1596): the bandwidth allocation (go-bit) protocol and the
+//! queue allocation (A/B reservation) protocol, at packet granularity.
+//!
+//! **Go bits.** Idle symbols carry a go bit. A node whose own packet waits
+//! because bypass traffic holds its output is *blocked*; while blocked it
+//! clears the go bits of the idles it emits. Those idles travel downstream,
+//! so node `j` learns of node `i`'s blocked state `hops(i, j) * hop` later.
+//! A node that is not itself blocked may start a new packet only if no other
+//! node's blocked state is visible to it; a blocked node ignores go bits
+//! (it holds the go bit it is owed). The effect is the one Picker & Fellman
+//! describe: a blocked node silences the whole ring until it has sent, which
+//! is fair and starvation-free but also throttles nodes whose traffic never
+//! passes the blocked node. See docs/model-sci.md for how this abstracts the
+//! symbol-level rules.
+//!
+//! **A/B queue allocation.** A full input queue answers with a busy echo.
+//! Busied packets are tagged with a phase (A or B); while any tagged packet
+//! is outstanding the queue admits no fresh packet, and it serves one phase
+//! at a time, newly busied packets joining the other phase. A retried packet
+//! therefore cannot starve behind fresh traffic.
+
+use super::{Admission, Permit, RingProtocol};
+use crate::packet::Phase;
+use crate::params::Params;
+use ringlet_engine::Time;
+use std::collections::VecDeque;
+
+pub struct BaseSci {
+    go_bits: bool,
+    ab: bool,
+    blocked: Vec<bool>,
+    /// Blocked-state transitions per node, oldest first, pruned to the
+    /// window any other node can still observe.
+    log: Vec<VecDeque<(Time, bool)>>,
+    /// Time of each node's latest transition (when it is old enough, the
+    /// current state is what every other node sees: no log scan needed).
+    changed_at: Vec<Time>,
+    blocked_count: usize,
+    last_change: Time,
+    /// For a held node, the still-blocked node whose release it waits for.
+    waits_on: Vec<Option<u16>>,
+    /// `dist[i * n + j]`: time for idles to travel from node `i` to node `j`.
+    dist: Vec<Time>,
+    max_dist: Time,
+    /// Per node and input side: phase being served and outstanding busied packets per phase.
+    serve: Vec<[u8; 2]>,
+    pending: Vec<[[u32; 2]; 2]>,
+    holds: u64,
+    reservations: u64,
+}
+
+impl BaseSci {
+    pub fn new(p: &Params, go_bits: bool, ab: bool) -> Self {
+        let n = p.nodes;
+        BaseSci {
+            go_bits,
+            ab,
+            blocked: vec![false; n],
+            log: (0..n).map(|_| VecDeque::with_capacity(8)).collect(),
+            changed_at: vec![0; n],
+            blocked_count: 0,
+            last_change: 0,
+            waits_on: vec![None; n],
+            dist: (0..n * n).map(|k| p.hops(k / n, k % n) as Time * p.hop).collect(),
+            max_dist: (n as Time - 1) * p.hop,
+            serve: vec![[0; 2]; n],
+            pending: vec![[[0; 2]; 2]; n],
+            holds: 0,
+            reservations: 0,
+        }
+    }
+
+    /// Node `i`'s blocked state at time `t` (t within the observable window).
+    #[inline]
+    fn blocked_at(&self, i: usize, t: Time) -> bool {
+        if t >= self.changed_at[i] {
+            return self.blocked[i];
+        }
+        let log = &self.log[i];
+        match log.iter().rposition(|&(at, _)| at <= t) {
+            Some(k) => log[k].1,
+            None => log.front().map(|&(_, b)| !b).unwrap_or(false),
+        }
+    }
+
+    /// When node `i` stopped being blocked after time `t`, if it has.
+    fn unblocked_after(&self, i: usize, t: Time) -> Option<Time> {
+        self.log[i].iter().find(|&&(at, b)| at > t && !b).map(|&(at, _)| at)
+    }
+}
+
+impl RingProtocol for BaseSci {
+    fn may_start(&mut self, j: usize, now: Time, p: &Params) -> Permit {
+        self.waits_on[j] = None;
+        if !self.go_bits || self.blocked[j] {
+            return Permit::Go;
+        }
+        if self.blocked_count == 0 && now >= self.last_change + self.max_dist {
+            return Permit::Go;
+        }
+        let n = p.nodes;
+        let mut held = false;
+        // Earliest time every blocker seen now (all released already) is seen released.
+        let mut wake: Time = 0;
+        for i in 0..n {
+            let d = self.dist[i * n + j];
+            if i == j || now < d || !self.blocked_at(i, now - d) {
+                continue;
+            }
+            held = true;
+            if self.blocked[i] {
+                // Still blocked: its release wakes us (set_blocked).
+                self.waits_on[j] = Some(i as u16);
+            } else if let Some(u) = self.unblocked_after(i, now - d) {
+                wake = wake.max(u + d);
+            }
+        }
+        if !held {
+            return Permit::Go;
+        }
+        self.holds += 1;
+        if self.waits_on[j].is_some() {
+            Permit::Hold { wake_at: None }
+        } else {
+            Permit::Hold { wake_at: Some(wake) }
+        }
+    }
+
+    fn set_blocked(&mut self, i: usize, now: Time, blocked: bool, p: &Params, wakes: &mut Vec<(u16, Time)>) {
+        if !self.go_bits || self.blocked[i] == blocked {
+            return;
+        }
+        self.blocked[i] = blocked;
+        if blocked {
+            self.blocked_count += 1;
+        } else {
+            self.blocked_count -= 1;
+        }
+        self.last_change = now;
+        self.changed_at[i] = now;
+        let log = &mut self.log[i];
+        log.push_back((now, blocked));
+        // Keep one transition at or before the oldest time anyone can observe.
+        let horizon = now.saturating_sub(self.max_dist);
+        while log.len() >= 2 && log[1].0 <= horizon {
+            log.pop_front();
+        }
+        if !blocked {
+            let n = p.nodes;
+            for j in 0..n {
+                if self.waits_on[j] == Some(i as u16) {
+                    self.waits_on[j] = None;
+                    wakes.push((j as u16, now + self.dist[i * n + j]));
+                }
+            }
+        }
+    }
+
+    fn admit(&mut self, node: usize, side: usize, phase: Phase, free: u32) -> Admission {
+        if !self.ab {
+            return if free > 0 { Admission::Accept } else { Admission::Busy(Phase::Fresh) };
+        }
+        let serve = self.serve[node][side] as usize;
+        let pending = &mut self.pending[node][side];
+        // Slots are reserved only for what is owed: the served phase first,
+        // then the other phase, and fresh packets get what is left.
+        let admitted = match phase {
+            Phase::Fresh => free > pending[0] + pending[1],
+            Phase::Retry(q) if q as usize == serve => free > 0,
+            Phase::Retry(_) => free > pending[serve],
+        };
+        match (phase, admitted) {
+            (Phase::Fresh, true) => Admission::Accept,
+            (Phase::Fresh, false) => {
+                // Newly busied packets join the phase served next.
+                let tag = if pending[serve] > 0 { 1 - serve } else { serve };
+                pending[tag] += 1;
+                self.reservations += 1;
+                Admission::Busy(Phase::Retry(tag as u8))
+            }
+            (Phase::Retry(q), true) => {
+                let q = q as usize;
+                pending[q] -= 1;
+                if pending[serve] == 0 && pending[1 - serve] > 0 {
+                    self.serve[node][side] = (1 - serve) as u8;
+                }
+                Admission::Accept
+            }
+            (Phase::Retry(q), false) => Admission::Busy(Phase::Retry(q)),
+        }
+    }
+
+    fn counters(&self) -> (u64, u64) {
+        (self.holds, self.reservations)
+    }
+}
+
+impl BaseSci {
+    /// (serve phase, outstanding per phase) of one input queue, for diagnostics.
+    pub fn ab_state(&self, node: usize, side: usize) -> (u8, [u32; 2]) {
+        (self.serve[node][side], self.pending[node][side])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ringlet_scenario::load_str;
+
+    fn params(nodes: u32) -> Params {
+        Params::from_scenario(&load_str(&format!("[network]\nnodes = {nodes}"), &[]).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn ab_serves_busied_packets_before_fresh_ones() {
+        let p = params(4);
+        let mut sci = BaseSci::new(&p, true, true);
+        // Queue full: a fresh packet is busied into phase A (0).
+        assert_eq!(sci.admit(1, 0, Phase::Fresh, 0), Admission::Busy(Phase::Retry(0)));
+        // One slot frees, but it is owed to the phase-A packet: a fresh one joins phase B.
+        assert_eq!(sci.admit(1, 0, Phase::Fresh, 1), Admission::Busy(Phase::Retry(1)));
+        // The phase-B packet retries first: the only slot is reserved for phase A.
+        assert_eq!(sci.admit(1, 0, Phase::Retry(1), 1), Admission::Busy(Phase::Retry(1)));
+        // With a second slot free, phase B may use the slot phase A does not need.
+        assert_eq!(sci.admit(1, 0, Phase::Retry(1), 2), Admission::Accept);
+        // The phase-A packet gets its slot.
+        assert_eq!(sci.admit(1, 0, Phase::Retry(0), 1), Admission::Accept);
+        // Nothing outstanding: fresh packets are admitted again.
+        assert_eq!(sci.admit(1, 0, Phase::Fresh, 1), Admission::Accept);
+        assert_eq!(sci.counters().1, 2);
+    }
+
+    #[test]
+    fn ab_moves_service_to_the_other_phase_when_one_is_done() {
+        let p = params(4);
+        let mut sci = BaseSci::new(&p, true, true);
+        assert_eq!(sci.admit(2, 1, Phase::Fresh, 0), Admission::Busy(Phase::Retry(0)));
+        assert_eq!(sci.admit(2, 1, Phase::Fresh, 0), Admission::Busy(Phase::Retry(1)));
+        assert_eq!(sci.admit(2, 1, Phase::Fresh, 0), Admission::Busy(Phase::Retry(1)));
+        assert_eq!(sci.ab_state(2, 1), (0, [1, 2]));
+        assert_eq!(sci.admit(2, 1, Phase::Retry(0), 1), Admission::Accept);
+        // Phase A is done: phase B is served, and newly busied packets join phase A.
+        assert_eq!(sci.ab_state(2, 1), (1, [0, 2]));
+        assert_eq!(sci.admit(2, 1, Phase::Fresh, 2), Admission::Busy(Phase::Retry(0)));
+    }
+
+    #[test]
+    fn go_bits_hold_other_nodes_after_the_hop_delay() {
+        let p = params(4); // hop = 2 ns
+        let mut sci = BaseSci::new(&p, true, true);
+        let mut wakes = Vec::new();
+        sci.set_blocked(0, 10_000, true, &p, &mut wakes);
+        // Node 2 is two hops downstream of node 0: it sees the cleared go bits at 14 ns.
+        assert_eq!(sci.may_start(2, 13_999, &p), Permit::Go);
+        assert_eq!(sci.may_start(2, 14_000, &p), Permit::Hold { wake_at: None });
+        // The blocked node itself is not held.
+        assert_eq!(sci.may_start(0, 14_000, &p), Permit::Go);
+        // Node 0 sends at 20 ns: node 2 is woken when that becomes visible, at 24 ns.
+        sci.set_blocked(0, 20_000, false, &p, &mut wakes);
+        assert_eq!(wakes, vec![(2, 24_000)]);
+        assert_eq!(sci.may_start(2, 22_000, &p), Permit::Hold { wake_at: Some(24_000) });
+        assert_eq!(sci.may_start(2, 24_000, &p), Permit::Go);
+    }
+}

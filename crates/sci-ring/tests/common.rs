@@ -1,0 +1,35 @@
+//! Helpers for hand-built rings.
+#![allow(dead_code)]
+
+use ringlet_sci::packet::PacketKind;
+use ringlet_sci::params::Params;
+use ringlet_sci::protocol::sci::BaseSci;
+use ringlet_sci::ring::{Ring, TraceKind, TraceRecord};
+
+/// A ring with no traffic sources; `extra` are `section.key=value` settings.
+pub fn ring(nodes: u32, extra: &[&str]) -> Ring<BaseSci> {
+    let text = format!(
+        "[network]\nnodes = {nodes}\n[traffic]\nload_mbps_per_node = 0\n[run]\nwarmup_ns = 0\nmeasure_transactions = 1000\n"
+    );
+    let overrides: Vec<_> = extra.iter().map(|e| ringlet_scenario::parse_override(e).expect("KEY=VALUE")).collect();
+    let s = ringlet_scenario::load_str(&text, &overrides).expect("valid scenario");
+    let p = Params::from_scenario(&s).expect("valid params");
+    let proto = BaseSci::new(&p, true, true);
+    Ring::hand_built(&s, p, proto)
+}
+
+/// Times (ps) of trace records matching `what` at `node` for packets of `kind` from `src`.
+pub fn times(r: &Ring<BaseSci>, node: u16, what: TraceKind, kind: PacketKind, src: u16) -> Vec<u64> {
+    r.trace
+        .as_ref()
+        .expect("traced")
+        .iter()
+        .filter(|t: &&TraceRecord| t.node == node && t.what == what && t.kind == kind && t.src == src)
+        .map(|t| t.time)
+        .collect()
+}
+
+pub const NS: u64 = 1000;
+/// One symbol cycle (2 ns) and one hop (link 0 + 1-cycle node delay) in ps.
+pub const CYCLE: u64 = 2 * NS;
+pub const HOP: u64 = CYCLE;

@@ -1,0 +1,140 @@
+//! Analytic invariants and the seed's Table 1 figures (SPEC section 8).
+
+use proptest::prelude::*;
+use ringlet_sci::{simulate, Report};
+
+fn run(settings: &[&str]) -> Report {
+    let o: Vec<_> = settings.iter().map(|e| ringlet_scenario::parse_override(e).expect("KEY=VALUE")).collect();
+    let s = ringlet_scenario::load_str("", &o).expect("valid scenario");
+    simulate(&s).expect("runs")
+}
+
+/// Seed 003 Table 1 (8 nodes, read64, Poisson, queues of 5) at 50 MB/s per
+/// node: effective throughput is the offered 400 MB/s within 3%.
+#[test]
+fn table1_50mbps_per_node_gives_400mbps() {
+    let r = run(&["traffic.load_mbps_per_node=50", "run.measure_transactions=60000"]);
+    assert!((r.throughput_mbps - 400.0).abs() / 400.0 < 0.03, "{}", r.throughput_mbps);
+    assert_eq!(r.stopped_by, "transactions");
+    // The confidence interval is reported and covers a sensible width.
+    assert!(r.throughput_mbps_ci95 > 0.0 && r.throughput_mbps_ci95 < 20.0, "{}", r.throughput_mbps_ci95);
+}
+
+/// At low load the mean one-way latency is serialization + hops + IQST,
+/// averaged over requests (8 symbols) and responses (40 symbols), with the
+/// mean hop count of uniform traffic on N nodes, N/2.
+#[test]
+fn low_load_latency_is_serialization_plus_hops_plus_iqst() {
+    for (nodes, iqst_ns) in [(8u32, 100.0), (8, 1000.0), (16, 100.0)] {
+        let r = run(&[
+            &format!("network.nodes={nodes}"),
+            &format!("node.iqst_ns={iqst_ns}"),
+            "traffic.load_mbps_per_node=0.5",
+            "run.measure_transactions=4000",
+            "run.max_sim_time_ns=1e10",
+        ]);
+        let cycle = 2.0;
+        let hop = cycle; // ideal link + 1-cycle node delay
+        let mean_hops = nodes as f64 / 2.0;
+        let request = 8.0 * cycle + mean_hops * hop + iqst_ns;
+        let response = 40.0 * cycle + mean_hops * hop + iqst_ns;
+        let expected = (request + response) / 2.0;
+        let err = (r.latency_ns_mean - expected) / expected;
+        // Queueing at 0.5 MB/s per node adds well under 2%.
+        assert!((0.0..0.02).contains(&err), "nodes {nodes} iqst {iqst_ns}: {} vs {expected}", r.latency_ns_mean);
+    }
+}
+
+/// Every generated transaction is completed, waiting in an application
+/// queue, or in flight (counted from the live packets, not derived).
+#[test]
+fn transactions_are_conserved() {
+    for settings in [
+        vec!["traffic.load_mbps_per_node=150"],
+        vec!["traffic.load_mbps_per_node=100", "node.iqst_ns=1000"],
+        vec!["traffic.transaction=write64", "traffic.load_mbps_per_node=80"],
+        vec!["traffic.transaction=move64", "traffic.destinations=hotspot", "traffic.hotspot_fraction=0.8"],
+        vec!["traffic.destinations=local", "traffic.priorities=3", "traffic.arrivals=deterministic"],
+    ] {
+        let mut s = settings.clone();
+        s.push("run.measure_transactions=5000");
+        let r = run(&s);
+        let c = &r.conservation;
+        assert!(c.completed > 0, "{settings:?}");
+        assert_eq!(c.generated, c.completed + c.queued + c.in_flight, "{settings:?}: {c:?}");
+        // In flight is bounded by the queues that can hold it.
+        assert!(c.in_flight <= 8 * (5 + 5 + 5 + 5 + 1), "{settings:?}: {c:?}");
+    }
+}
+
+#[test]
+fn same_seed_same_result_other_seed_other_result() {
+    let a = run(&["traffic.load_mbps_per_node=120", "run.measure_transactions=5000", "run.seed=7"]);
+    let b = run(&["traffic.load_mbps_per_node=120", "run.measure_transactions=5000", "run.seed=7"]);
+    let c = run(&["traffic.load_mbps_per_node=120", "run.measure_transactions=5000", "run.seed=8"]);
+    let json = |r: &Report| format!("{:?}", r);
+    assert_eq!(json(&a), json(&b));
+    assert_ne!(json(&a), json(&c));
+}
+
+/// Per-priority figures add up to the totals.
+#[test]
+fn priorities_add_up() {
+    let r = run(&["traffic.priorities=3", "traffic.load_mbps_per_node=20", "run.measure_transactions=6000"]);
+    assert_eq!(r.per_priority.len(), 3);
+    let sum: f64 = r.per_priority.iter().map(|p| p.throughput_mbps).sum();
+    assert!((sum - r.throughput_mbps).abs() < 1e-6 * r.throughput_mbps);
+    let txns: u64 = r.per_priority.iter().map(|p| p.transactions).sum();
+    assert_eq!(txns, r.transactions);
+    assert!((r.offered_mbps - 480.0).abs() < 1e-9);
+}
+
+/// A run with no traffic stops at the time cap and says so.
+#[test]
+fn no_traffic_stops_at_the_time_cap() {
+    let r = run(&["traffic.load_mbps_per_node=0", "run.max_sim_time_ns=50000"]);
+    assert_eq!(r.stopped_by, "time_cap");
+    assert_eq!(r.transactions, 0);
+    assert_eq!(r.sim_time_ns, 50000.0);
+}
+
+/// Precision stopping ends the run once the CI is tight enough.
+#[test]
+fn precision_stop() {
+    let r = run(&["traffic.load_mbps_per_node=40", "run.ci_rel_halfwidth=0.05", "run.measure_transactions=400000"]);
+    assert_eq!(r.stopped_by, "precision");
+    assert!(r.transactions < 400000);
+    assert!(r.throughput_mbps_ci95 / r.throughput_mbps <= 0.05);
+    assert!(r.latency_ns_mean_ci95 / r.latency_ns_mean <= 0.05);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 12, ..ProptestConfig::default() })]
+
+    /// Below saturation, throughput equals offered load.
+    #[test]
+    fn throughput_equals_offered_below_saturation(load in 5.0f64..60.0, seed in 0u64..1000) {
+        let r = run(&[&format!("traffic.load_mbps_per_node={load}"), &format!("run.seed={seed}"), "run.measure_transactions=8000"]);
+        let offered = 8.0 * load;
+        prop_assert!((r.throughput_mbps - offered).abs() / offered < 0.06, "{} vs {}", r.throughput_mbps, offered);
+    }
+
+    /// Uniform traffic never beats the ring bound: 57% efficiency x twice the
+    /// link rate = 1.14 GB/s on any SCI ring (seed 003 section 4).
+    #[test]
+    fn throughput_never_exceeds_the_uniform_bound(
+        load in 20.0f64..400.0, nodes in 3u32..12, iqst in prop::sample::select(vec![0.0, 100.0, 1000.0]), seed in 0u64..100
+    ) {
+        let r = run(&[
+            &format!("traffic.load_mbps_per_node={load}"), &format!("network.nodes={nodes}"),
+            &format!("node.iqst_ns={iqst}"), &format!("run.seed={seed}"), "run.measure_transactions=4000",
+            "run.max_sim_time_ns=2e6",
+        ]);
+        prop_assert!(r.throughput_mbps <= 1140.0, "{}", r.throughput_mbps);
+        let c = &r.conservation;
+        prop_assert_eq!(c.generated, c.completed + c.queued + c.in_flight);
+        for l in &r.per_link {
+            prop_assert!(l.utilization <= 1.0 + 1e-9);
+        }
+    }
+}

@@ -1,0 +1,138 @@
+//! Exact symbol timings on tiny hand-built rings (SPEC 3.1, seed 003 Table 1:
+//! 2 ns symbols, 1-cycle node delay, ideal links, 1 idle between packets).
+
+mod common;
+use common::*;
+use ringlet_sci::packet::PacketKind::{Echo, Request, Response};
+use ringlet_sci::ring::TraceKind::*;
+
+/// A read64 request over k hops is in the target's input queue after
+/// k hops plus its 8 symbols; its echo's head leaves the target k hops after
+/// the request left, and is back at the source after the rest of the ring
+/// plus its 4 symbols.
+#[test]
+fn request_arrival_and_echo_return_over_k_hops() {
+    for k in 1..=3u16 {
+        let mut r = ring(4, &[]);
+        r.inject(0, k, 0, 0);
+        r.run_until(1_000 * NS);
+        assert_eq!(times(&r, 0, Transmit { own: true }, Request, 0), vec![0]);
+        let arrive = k as u64 * HOP + 8 * CYCLE;
+        assert_eq!(times(&r, k, Received, Request, 0), vec![arrive], "k = {k}");
+        // The target strips the request and its echo takes the request's place.
+        assert_eq!(times(&r, k, Transmit { own: false }, Echo, k), vec![k as u64 * HOP]);
+        // Back around the ring: 4 - k more hops, then the echo's 4 symbols.
+        assert_eq!(times(&r, 0, EchoBack { busy: false }, Echo, k), vec![4 * HOP + 4 * CYCLE]);
+    }
+}
+
+/// The whole read64 transaction: IQST at the responder, the 40-symbol
+/// response back, IQST at the requestor; latencies as seed Figure 7 defines.
+#[test]
+fn read64_transaction_timeline_and_latency() {
+    let mut r = ring(4, &["node.iqst_ns=100.0"]);
+    r.inject(0, 2, 0, 0);
+    r.run_until(1_000 * NS);
+    let req_in = 2 * HOP + 8 * CYCLE; // 20 ns
+    let req_done = req_in + 100 * NS; // 120 ns: response created
+    assert_eq!(times(&r, 2, Serviced, Request, 0), vec![req_done]);
+    assert_eq!(times(&r, 2, Transmit { own: true }, Response, 2), vec![req_done]);
+    let resp_in = req_done + 2 * HOP + 40 * CYCLE; // 204 ns
+    assert_eq!(times(&r, 0, Received, Response, 2), vec![resp_in]);
+    assert_eq!(times(&r, 0, Serviced, Response, 2), vec![resp_in + 100 * NS]);
+    let rep = r.report();
+    assert_eq!(rep.transactions, 1);
+    // One-way latencies: request 120 ns, response 184 ns (the mean is exact,
+    // percentiles carry the histogram's 3 significant digits).
+    assert!((rep.latency_ns_mean - 152.0).abs() < 1e-9, "{}", rep.latency_ns_mean);
+    assert!((rep.latency_ns_max - 184.0).abs() < 0.2, "{}", rep.latency_ns_max);
+}
+
+/// A full input queue answers with a busy echo; the source sends the same
+/// packet again as soon as the busy echo is back.
+#[test]
+fn busy_echo_and_retry() {
+    // Responder queue of 1 packet, long service: the second request is busied.
+    let mut r = ring(4, &["node.responder_input_queue_packets=1", "node.iqst_ns=1000.0"]);
+    r.inject(2, 3, 0, 0); // node 2 -> 3: one hop, takes the only slot
+    r.inject(1, 3, 0, 0); // node 1 -> 3: two hops
+    r.run_until(200 * NS);
+    assert_eq!(times(&r, 3, Accepted, Request, 2), vec![HOP]);
+    // Node 1's request reaches node 2 at 2 ns while node 2 sends its own
+    // 8 symbols + 1 idle: it waits in node 2's bypass FIFO until 18 ns.
+    assert_eq!(times(&r, 2, Transmit { own: false }, Request, 1)[0], 9 * CYCLE);
+    let busied_at = 9 * CYCLE + HOP; // 20 ns at node 3
+    assert_eq!(times(&r, 3, Busied, Request, 1)[0], busied_at);
+    // Busy echo: node 3 -> 0 -> 1, two hops plus 4 symbols.
+    let back = busied_at + 2 * HOP + 4 * CYCLE; // 32 ns
+    assert_eq!(times(&r, 1, EchoBack { busy: true }, Echo, 3)[0], back);
+    // The retry leaves node 1 at once. It reaches node 2 at 34 ns, where the
+    // output is still forwarding the first copy (18..36 ns): it leaves at
+    // 36 ns, is busied at node 3 at 38 ns, and its echo is back at 50 ns.
+    let sends = times(&r, 1, Transmit { own: true }, Request, 1);
+    assert_eq!(times(&r, 2, Transmit { own: false }, Request, 1)[1], 18 * CYCLE);
+    assert_eq!(&sends[..3], &[0, back, 18 * CYCLE + HOP + 2 * HOP + 4 * CYCLE]);
+    let busy = times(&r, 3, Busied, Request, 1).len() as u64;
+    assert_eq!(r.report().counters.busy_echoes, busy);
+    assert!(busy >= 2);
+    // Once node 3 has serviced node 2's request (at 18 ns + 1000 ns), the retry
+    // that follows is accepted, in phase A, with its reserved slot.
+    r.run_until(2_000 * NS);
+    let accepted = times(&r, 3, Accepted, Request, 1);
+    assert_eq!(accepted.len(), 1);
+    assert!(accepted[0] > 9 * CYCLE + 1_000 * NS && accepted[0] <= 9 * CYCLE + 1_000 * NS + 4 * HOP + 4 * CYCLE + 9 * CYCLE);
+}
+
+/// Register insertion: an own packet waits while a packet passes through,
+/// and a packet already buffered in the bypass FIFO leaves before the next
+/// own packet.
+#[test]
+fn own_packet_waits_behind_bypass_traffic() {
+    // write64: 40-symbol requests.
+    let mut r = ring(4, &["traffic.transaction=write64"]);
+    r.inject(0, 3, 0, 0); // passes node 2 from 4 ns to 86 ns
+    r.inject(2, 3, 0, 10 * NS); // node 2 wants to send at 10 ns
+    r.run_until(500 * NS);
+    assert_eq!(times(&r, 2, Transmit { own: false }, Request, 0), vec![2 * HOP]);
+    assert_eq!(times(&r, 2, Transmit { own: true }, Request, 2), vec![2 * HOP + 41 * CYCLE]);
+
+    // Now node 2 is sending its own packet when node 0's arrives: node 0's
+    // packet is buffered, and node 2's second packet must wait for it.
+    let mut r = ring(4, &["traffic.transaction=write64"]);
+    r.inject(2, 3, 0, 0); // node 2 sends 0..82 ns
+    r.inject(2, 3, 0, 0); // and has a second one ready
+    r.inject(0, 3, 0, 0); // arrives at node 2 at 4 ns: buffered
+    r.run_until(1_000 * NS);
+    let own = times(&r, 2, Transmit { own: true }, Request, 2);
+    let fwd = times(&r, 2, Transmit { own: false }, Request, 0);
+    assert_eq!(own[0], 0);
+    assert_eq!(fwd, vec![41 * CYCLE]);
+    assert_eq!(own[1], 82 * CYCLE);
+    assert_eq!(r.report().counters.bypass_waits, 1);
+}
+
+/// A packet arriving at the very instant the output frees does not stop the
+/// node from inserting its own packet into the idle slot (it is buffered).
+#[test]
+fn own_packet_takes_the_idle_slot_on_a_tie() {
+    let mut r = ring(4, &["traffic.transaction=write64"]);
+    // Node 0's first packet passes node 2 at 4..86 ns; node 0's second one
+    // follows back to back (one idle apart) and reaches node 2 at 86 ns,
+    // exactly when node 2's output frees.
+    r.inject(0, 3, 0, 0);
+    r.inject(0, 3, 0, 0);
+    r.inject(2, 3, 0, 10 * NS);
+    r.run_until(1_000 * NS);
+    assert_eq!(times(&r, 2, Transmit { own: true }, Request, 2), vec![2 * HOP + 41 * CYCLE]);
+    assert_eq!(times(&r, 2, Transmit { own: false }, Request, 0), vec![2 * HOP, 2 * HOP + 82 * CYCLE]);
+}
+
+/// Link and node delays add per hop.
+#[test]
+fn link_delay_and_node_delay_add_per_hop() {
+    let mut r = ring(5, &["network.link_delay_ns=5.0", "network.node_delay_cycles=3"]);
+    r.inject(1, 4, 0, 0);
+    r.run_until(1_000 * NS);
+    let hop = 5 * NS + 3 * CYCLE;
+    assert_eq!(times(&r, 4, Received, Request, 1), vec![3 * hop + 8 * CYCLE]);
+}
