@@ -6,8 +6,12 @@ use pyo3::prelude::*;
 
 type Overrides = Vec<(String, String)>;
 
+/// Parses, validates and checks against the model (so a sweep can reject a
+/// bad point before it runs anything).
 fn scenario(text: &str, overrides: &Overrides) -> PyResult<ringlet_scenario::Scenario> {
-    ringlet_scenario::load_str(text, overrides).map_err(|e| PyValueError::new_err(e.message))
+    let s = ringlet_scenario::load_str(text, overrides).map_err(|e| PyValueError::new_err(e.message))?;
+    ringlet::check(&s).map_err(|e| PyValueError::new_err(e.message))?;
+    Ok(s)
 }
 
 /// The ringlet version.
@@ -48,10 +52,11 @@ fn run(py: Python<'_>, text: &str, overrides: Overrides) -> PyResult<String> {
     Ok(serde_json::to_string(&result).expect("result serialises"))
 }
 
-/// Runs the reference benchmark workloads; returns JSON.
+/// Runs the reference benchmark workloads; returns JSON. (Named `bench_`
+/// in Rust because `bench` is a built-in attribute name.)
 #[pyfunction]
-#[pyo3(signature = (repeats=5, quick=false))]
-fn bench(py: Python<'_>, repeats: usize, quick: bool) -> PyResult<String> {
+#[pyo3(name = "bench", signature = (repeats=5, quick=false))]
+fn bench_(py: Python<'_>, repeats: usize, quick: bool) -> PyResult<String> {
     let r = py.allow_threads(|| ringlet::bench::run_all(repeats, quick));
     Ok(serde_json::to_string(&r).expect("bench serialises"))
 }
@@ -69,7 +74,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(scenario_json, m)?)?;
     m.add_function(wrap_pyfunction!(scenario_hash, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
-    m.add_function(wrap_pyfunction!(bench, m)?)?;
+    m.add_function(wrap_pyfunction!(bench_, m)?)?;
     m.add_function(wrap_pyfunction!(params_markdown, m)?)?;
     Ok(())
 }

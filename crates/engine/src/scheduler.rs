@@ -8,14 +8,14 @@ use std::collections::BinaryHeap;
 /// earliest time first and, among equal times, the earliest scheduled first.
 #[derive(Clone, Copy, Debug)]
 struct Entry<E> {
-    time: Time,
-    seq: u64,
+    /// (time << 64) | sequence: unique, and one integer compare orders both.
+    key: u128,
     event: E,
 }
 
 impl<E> PartialEq for Entry<E> {
     fn eq(&self, other: &Self) -> bool {
-        self.time == other.time && self.seq == other.seq
+        self.key == other.key
     }
 }
 impl<E> Eq for Entry<E> {}
@@ -25,8 +25,9 @@ impl<E> PartialOrd for Entry<E> {
     }
 }
 impl<E> Ord for Entry<E> {
+    #[inline]
     fn cmp(&self, other: &Self) -> Ordering {
-        (other.time, other.seq).cmp(&(self.time, self.seq))
+        other.key.cmp(&self.key)
     }
 }
 
@@ -57,7 +58,7 @@ impl<E: Copy> Scheduler<E> {
     #[inline]
     pub fn at(&mut self, at: Time, event: E) {
         debug_assert!(at >= self.now, "event scheduled in the past: {at} < {}", self.now);
-        self.heap.push(Entry { time: at, seq: self.seq, event });
+        self.heap.push(Entry { key: ((at as u128) << 64) | self.seq as u128, event });
         self.seq += 1;
     }
 
@@ -71,14 +72,14 @@ impl<E: Copy> Scheduler<E> {
     #[inline]
     pub fn pop(&mut self) -> Option<E> {
         let entry = self.heap.pop()?;
-        self.now = entry.time;
+        self.now = (entry.key >> 64) as Time;
         self.executed += 1;
         Some(entry.event)
     }
 
     /// Time of the next pending event, if any.
     pub fn peek_time(&self) -> Option<Time> {
-        self.heap.peek().map(|e| e.time)
+        self.heap.peek().map(|e| (e.key >> 64) as Time)
     }
 
     /// Number of events handled so far.

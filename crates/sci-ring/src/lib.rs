@@ -19,6 +19,11 @@ use protocol::sci::BaseSci;
 use ring::Ring;
 use ringlet_scenario::{BandwidthAllocation, Protocol, QueueAllocation, Scenario};
 
+/// Checks the parameters only the model can check, without running.
+pub fn check(s: &Scenario) -> Result<(), String> {
+    params::Params::from_scenario(s).map(|_| ())
+}
+
 /// Runs one SCI ring scenario. Fails only for parameter combinations the
 /// scenario schema cannot check on its own (the message names the key).
 pub fn simulate(s: &Scenario) -> Result<Report, String> {

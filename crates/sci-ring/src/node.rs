@@ -60,21 +60,25 @@ impl InputQueue {
     }
 }
 
+/// No output decision is pending.
+pub const NO_DECISION: Time = Time::MAX;
+
 /// The output side of a node: link, bypass FIFO, and whether it is blocked.
 #[derive(Debug)]
 pub struct Node {
     pub app: VecDeque<AppEntry>,
     pub requests: OutputQueue,
     pub responses: OutputQueue,
-    /// Packets in the bypass FIFO waiting for the output link, in arrival
-    /// order, with the time each could have left (head arrival + node delay).
+    /// Packets in (or on their way into) the bypass FIFO, in arrival order,
+    /// with the time each can leave (head arrival + node delay). Entries with
+    /// a time still in the future have not arrived yet.
     pub bypass: VecDeque<(u32, Time)>,
     /// The output link is busy (packet symbols and separator idles) until then.
     pub out_free_at: Time,
-    /// An `OutputFree` event for this node is pending at `out_free_at`:
-    /// packets arriving at that instant wait for its decision, so an own
+    /// Time of the pending output decision (`OutputFree` event), or
+    /// `NO_DECISION`. Packets arriving at that instant wait for it, so an own
     /// packet can take the idle slot (register insertion wins ties).
-    pub decision_pending: bool,
+    pub decision_at: Time,
     pub inputs: [InputQueue; 2],
 }
 
@@ -86,7 +90,7 @@ impl Node {
             responses: OutputQueue::new(output_queue),
             bypass: VecDeque::with_capacity(16),
             out_free_at: 0,
-            decision_pending: false,
+            decision_at: NO_DECISION,
             inputs: [InputQueue::new(responder_queue), InputQueue::new(requestor_queue)],
         }
     }

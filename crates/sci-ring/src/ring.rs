@@ -18,7 +18,7 @@
 //!   bypass FIFO holds no packet that arrived before this instant.
 
 use crate::measure::{Measure, Stop};
-use crate::node::{AppEntry, InputSide, Node};
+use crate::node::{AppEntry, InputSide, Node, NO_DECISION};
 use crate::packet::{Packet, PacketKind, Phase, Slab};
 use crate::params::{Params, DATA_BYTES};
 use crate::protocol::{Admission, Permit, RingProtocol};
@@ -32,9 +32,12 @@ use ringlet_scenario::Scenario;
 pub enum Event {
     /// A traffic source generates a transaction.
     Arrival { source: u32 },
-    /// A packet's head reaches a node (after link and node delay).
+    /// A packet's head reaches the node it is addressed to (after link and
+    /// node delay). Packets that only pass a node need no event: they are
+    /// put straight into its bypass FIFO with their arrival time.
     HeadArrive { node: u16, pkt: u32 },
-    /// A node's output link has finished its packet and separator idles.
+    /// A node decides what its output link sends next (the link has become
+    /// free, or a passing packet arrives at an idle link).
     OutputFree { node: u16 },
     /// An accepted send packet is completely in the target's input queue.
     TailIn { node: u16, pkt: u32 },
@@ -194,7 +197,10 @@ impl<P: RingProtocol> Ring<P> {
             Event::Arrival { source } => self.on_arrival(source as usize),
             Event::HeadArrive { node, pkt } => self.on_head(node as usize, pkt),
             Event::OutputFree { node } => {
-                self.nodes[node as usize].decision_pending = false;
+                let n = &mut self.nodes[node as usize];
+                if n.decision_at == self.sched.now() {
+                    n.decision_at = NO_DECISION;
+                }
                 self.try_output(node as usize);
             }
             Event::TailIn { node, pkt } => self.on_tail(node as usize, pkt),
@@ -235,7 +241,7 @@ impl<P: RingProtocol> Ring<P> {
     fn try_output(&mut self, node: usize) {
         let now = self.sched.now();
         let n = &self.nodes[node];
-        if n.out_free_at > now || n.decision_pending {
+        if n.out_free_at > now || n.decision_at == now {
             return;
         }
         // Register-insertion rule: a packet that arrived before this instant is
@@ -268,13 +274,30 @@ impl<P: RingProtocol> Ring<P> {
                 }
             }
         }
-        if let Some((id, _)) = self.nodes[node].bypass.pop_front() {
-            if has_own && buffered {
-                self.counters.bypass_waits += 1;
-                self.proto.set_blocked(node, now, true, &self.p, &mut self.wakes);
-                self.schedule_wakes();
+        match self.nodes[node].bypass.front() {
+            Some(&(id, ready)) if ready <= now => {
+                self.nodes[node].bypass.pop_front();
+                if has_own && buffered {
+                    self.counters.bypass_waits += 1;
+                    self.proto.set_blocked(node, now, true, &self.p, &mut self.wakes);
+                    self.schedule_wakes();
+                }
+                self.transmit(node, id, false);
             }
-            self.transmit(node, id, false);
+            // A passing packet is on its way: decide again when it arrives.
+            Some(&(_, ready)) => self.decide_at(node, ready),
+            None => {}
+        }
+    }
+
+    /// Makes sure `node` takes an output decision no later than `at`.
+    #[inline]
+    fn decide_at(&mut self, node: usize, at: Time) {
+        let n = &mut self.nodes[node];
+        let now = self.sched.now();
+        if n.decision_at == NO_DECISION || n.decision_at > at || n.decision_at < now {
+            n.decision_at = at;
+            self.sched.at(at, Event::OutputFree { node: node as u16 });
         }
     }
 
@@ -291,10 +314,20 @@ impl<P: RingProtocol> Ring<P> {
         let slot = self.p.slot(pk.len);
         let n = &mut self.nodes[node];
         n.out_free_at = now + slot;
-        n.decision_pending = true;
+        n.decision_at = now + slot;
         self.sched.at(now + slot, Event::OutputFree { node: node as u16 });
-        let next = ((node + 1) % self.p.nodes) as u16;
-        self.sched.at(now + self.p.hop, Event::HeadArrive { node: next, pkt: id });
+        let next = (node + 1) % self.p.nodes;
+        let ready = now + self.p.hop;
+        if pk.dst as usize == next {
+            self.sched.at(ready, Event::HeadArrive { node: next as u16, pkt: id });
+        } else {
+            // Passing through `next`: into its bypass FIFO (this link delivers
+            // in time order, so the entry goes last), decided on by then.
+            self.counters.packet_hops += 1;
+            let out_free = self.nodes[next].out_free_at;
+            self.nodes[next].bypass.push_back((id, ready));
+            self.decide_at(next, ready.max(out_free));
+        }
         self.measure.link_used(node, now, pk.len as Time * self.p.cycle, pk.is_send());
         self.record(node, TraceKind::Transmit { own }, id);
     }
@@ -303,10 +336,9 @@ impl<P: RingProtocol> Ring<P> {
         let now = self.sched.now();
         self.counters.packet_hops += 1;
         let pk = *self.slab.get(id);
+        debug_assert_eq!(pk.dst as usize, node, "only addressees get a HeadArrive");
         let tail = now + pk.len as Time * self.p.cycle;
-        if pk.dst as usize != node {
-            self.nodes[node].bypass.push_back((id, now));
-        } else if pk.kind == PacketKind::Echo {
+        if pk.kind == PacketKind::Echo {
             // Stripped: its symbols become idles; the source acts on the full echo.
             self.sched.at(tail, Event::EchoIn { node: node as u16, pkt: id });
             return;
@@ -334,12 +366,13 @@ impl<P: RingProtocol> Ring<P> {
             }
             self.counters.echoes += 1;
             let e = self.slab.alloc(echo);
-            self.nodes[node].bypass.push_back((e, now));
+            // The echo takes the stripped packet's place: ahead of packets
+            // that arrive after it.
+            let bypass = &mut self.nodes[node].bypass;
+            let at = bypass.iter().rposition(|&(_, ready)| ready <= now).map_or(0, |k| k + 1);
+            bypass.insert(at, (e, now));
         }
-        let n = &self.nodes[node];
-        if n.out_free_at <= now && !n.decision_pending {
-            self.try_output(node);
-        }
+        self.try_output(node);
     }
 
     fn on_tail(&mut self, node: usize, id: u32) {

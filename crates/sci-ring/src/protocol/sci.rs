@@ -109,8 +109,9 @@ impl RingProtocol for BaseSci {
             }
             held = true;
             if self.blocked[i] {
-                // Still blocked: its release wakes us (set_blocked).
+                // Still blocked: its release wakes us (set_blocked); no need to look further.
                 self.waits_on[j] = Some(i as u16);
+                break;
             } else if let Some(u) = self.unblocked_after(i, now - d) {
                 wake = wake.max(u + d);
             }

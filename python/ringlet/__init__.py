@@ -1,0 +1,17 @@
+"""ringlet: cycle-accurate simulation of SCI (IEEE 1596) ring interconnects.
+
+>>> import ringlet
+>>> s = ringlet.Scenario.load("scenarios/sci/base-8node.toml")      # doctest: +SKIP
+>>> r = s.with_(traffic={"load_mbps_per_node": 120}).run()         # doctest: +SKIP
+>>> df = ringlet.sweep(s, {"traffic.load_mbps_per_node": [10, 50]})  # doctest: +SKIP
+"""
+
+from . import _core
+from .errors import ScenarioError
+from .result import Result
+from .scenario import Scenario
+from .sweep import sweep
+
+__version__: str = _core.version()
+
+__all__ = ["Scenario", "Result", "sweep", "ScenarioError", "__version__"]

@@ -1,0 +1,127 @@
+"""Rich renderings for the CLI: result and bench tables, the sweep progress bar."""
+
+from __future__ import annotations
+
+import contextlib
+import datetime
+import time
+from typing import Any, Callable, Iterator, Mapping
+
+from rich import box
+from rich.console import Console, Group
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.table import Table
+from rich.text import Text
+
+
+def _num(x: Any, digits: int = 1) -> str:
+    if x is None:
+        return "-"
+    if isinstance(x, int):
+        return f"{x:,}"
+    return f"{x:,.{digits}f}"
+
+
+def _with_ci(value: Any, ci: Any, digits: int = 1) -> str:
+    return f"{_num(value, digits)} ± {_num(ci, digits)}"
+
+
+def result_view(r: Mapping[str, Any]) -> Group:
+    """The summary, per-priority and per-link tables of one run's JSON dict."""
+    summary = Table(title="ringlet run", show_header=False, title_justify="left")
+    summary.add_column("figure", style="bold")
+    summary.add_column("value", justify="right")
+    summary.add_column("unit")
+    summary.add_row("throughput", _with_ci(r.get("throughput_mbps"), r.get("throughput_mbps_ci95")), "MB/s (95% CI)")
+    summary.add_row("offered", _num(r.get("offered_mbps")), "MB/s")
+    summary.add_row("latency mean", _with_ci(r.get("latency_ns_mean"), r.get("latency_ns_mean_ci95")), "ns (95% CI)")
+    for label, key in (("latency p50", "latency_ns_p50"), ("latency p99", "latency_ns_p99"),
+                       ("latency p99.9", "latency_ns_p999"), ("latency max", "latency_ns_max")):
+        summary.add_row(label, _num(r.get(key)), "ns")
+    summary.add_row("transactions", _num(r.get("transactions")), "")
+    summary.add_row("retries", _num(r.get("retries")), "")
+    summary.add_row("simulated time", _num(r.get("sim_time_ns"), 0), "ns")
+    summary.add_row("stopped by", str(r.get("stopped_by") or "-"), "")
+
+    prio = Table(title="per priority: throughput and offered load in MB/s, latency in ns",
+                 title_justify="left", box=box.SIMPLE_HEAD, padding=(0, 0, 0, 1), show_edge=False)
+    for col in ("priority", "MB/s", "offered", "txns", "mean", "p50", "p99", "p99.9", "max"):
+        prio.add_column(col, justify="right", no_wrap=True)
+    for p in r.get("per_priority", []):
+        prio.add_row(str(p.get("priority")), _num(p.get("throughput_mbps")), _num(p.get("offered_mbps")),
+                     _num(p.get("transactions")),
+                     *(_num(p.get(k), 0) for k in ("latency_ns_mean", "latency_ns_p50", "latency_ns_p99",
+                                                    "latency_ns_p999", "latency_ns_max")))
+
+    parts: list[Any] = [summary, prio]
+    links = r.get("per_link", [])
+    if links:
+        util = [link.get("utilization", 0.0) for link in links]
+        parts.append(Text(
+            f"link utilisation over {len(links)} links: min {min(util):.3f}, "
+            f"mean {sum(util) / len(util):.3f}, max {max(util):.3f}"
+        ))
+    prov = r.get("provenance", {})
+    parts.append(Text(
+        f"ringlet {prov.get('ringlet_version')} · seed {prov.get('seed')} · "
+        f"scenario {prov.get('scenario_hash')} · {r.get('wall_time_s', 0.0):.2f} s wall",
+        style="dim",
+    ))
+    return Group(*parts)
+
+
+def bench_view(report: Mapping[str, Any]) -> Table:
+    """One row per benchmark workload."""
+    t = Table(title=f"ringlet {report.get('ringlet_version')} bench (medians)", title_justify="left")
+    for col, justify in (("workload", "left"), ("hops/s", "right"), ("txns/s", "right"),
+                         ("sim/wall", "right"), ("wall s", "right"), ("reps", "right"), ("MB/s", "right")):
+        t.add_column(col, justify=justify, no_wrap=True)
+    for w in report.get("workloads", []):
+        t.add_row(str(w.get("workload")), _num(w.get("packet_hops_per_s"), 0), _num(w.get("transactions_per_s"), 0),
+                  _num(w.get("sim_to_wall"), 4), _num(w.get("wall_s_median"), 3), _num(w.get("repeats")),
+                  _num(w.get("throughput_mbps")))
+    return t
+
+
+@contextlib.contextmanager
+def progress_bar(total: int) -> Iterator[Callable[[int, int], None]]:
+    """A sweep progress bar on stderr: points done / total, elapsed, time left.
+
+    Yields the ``(done, total)`` callback that advances it. On a terminal the
+    bar is live; otherwise (a log file, a pipe) one line is printed at the
+    end. If the block fails, no bar is left behind: the error is all the user sees.
+    """
+    console = Console(stderr=True)
+    if not console.is_terminal:
+        done_now = [0]
+        start = time.monotonic()
+        yield lambda done, _total: done_now.__setitem__(0, done)
+        elapsed = datetime.timedelta(seconds=round(time.monotonic() - start))
+        console.print(f"sweep {done_now[0]}/{total} points in {elapsed}")
+        return
+    bar = Progress(
+        TextColumn("sweep"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("points"),
+        TimeElapsedColumn(),
+        TextColumn("left"),
+        TimeRemainingColumn(),
+        console=console,
+    )
+    task = bar.add_task("sweep", total=total)
+    bar.start()
+    try:
+        yield lambda done, _total: bar.update(task, completed=done)
+    except BaseException:
+        bar.live.transient = True
+        raise
+    finally:
+        bar.stop()

@@ -1,0 +1,100 @@
+"""``Result``: the outcome of one simulation point, from the core's JSON."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
+#: Columns of :attr:`Result.per_priority` (the core's PriorityReport fields).
+PRIORITY_COLUMNS = [
+    "priority",
+    "throughput_mbps",
+    "offered_mbps",
+    "transactions",
+    "packets",
+    "latency_ns_mean",
+    "latency_ns_p50",
+    "latency_ns_p99",
+    "latency_ns_p999",
+    "latency_ns_max",
+]
+
+#: Columns of :attr:`Result.per_link` (the core's LinkReport fields).
+LINK_COLUMNS = ["link", "from_node", "to_node", "utilization", "send_utilization"]
+
+
+def _frame(rows: list[dict[str, Any]], columns: list[str]) -> "pd.DataFrame":
+    import pandas as pd  # imported lazily: the CLI's error paths stay fast
+
+    frame = pd.DataFrame(rows)
+    extra = [c for c in frame.columns if c not in columns]
+    return frame.reindex(columns=columns + extra)
+
+
+class Result:
+    """One run's figures, exactly as the Rust core reported them.
+
+    ``raw`` is the whole JSON object; the other attributes are views of it.
+    """
+
+    __slots__ = ("_json", "_raw")
+
+    def __init__(self, text: str):
+        """Wraps the JSON text returned by ``ringlet._core.run``."""
+        self._json = text
+        self._raw: dict[str, Any] = json.loads(text)
+
+    @property
+    def raw(self) -> dict[str, Any]:
+        """The full result as a dict (a copy)."""
+        return json.loads(self._json)
+
+    @property
+    def summary(self) -> dict[str, Any]:
+        """The scalar top-level figures: throughput, latencies, transactions,
+        retries, times, ``stopped_by``, ``wall_time_s``."""
+        return {k: v for k, v in self._raw.items() if not isinstance(v, (dict, list))}
+
+    @property
+    def per_priority(self) -> "pd.DataFrame":
+        """One row per priority level."""
+        return _frame(self._raw.get("per_priority", []), PRIORITY_COLUMNS)
+
+    @property
+    def per_link(self) -> "pd.DataFrame":
+        """One row per link (the link leaving ``from_node``): utilisation."""
+        return _frame(self._raw.get("per_link", []), LINK_COLUMNS)
+
+    @property
+    def counters(self) -> dict[str, int]:
+        """Event counts that explain the result (retries, busy echoes, ...)."""
+        return dict(self._raw.get("counters", {}))
+
+    @property
+    def conservation(self) -> dict[str, int]:
+        """Transactions generated, completed, queued and in flight."""
+        return dict(self._raw.get("conservation", {}))
+
+    @property
+    def provenance(self) -> dict[str, Any]:
+        """ringlet version, seed, scenario hash and the full scenario TOML."""
+        return dict(self._raw.get("provenance", {}))
+
+    def to_json(self) -> str:
+        """The result as the core's JSON text (what ``ringlet run --json`` prints)."""
+        return self._json
+
+    def __getitem__(self, key: str) -> Any:
+        return self._raw[key]
+
+    def __repr__(self) -> str:
+        s = self._raw
+        return (
+            f"Result(throughput_mbps={s.get('throughput_mbps'):.6g}, "
+            f"latency_ns_mean={s.get('latency_ns_mean'):.6g}, "
+            f"transactions={s.get('transactions')}, stopped_by={s.get('stopped_by')!r}, "
+            f"scenario_hash={self.provenance.get('scenario_hash')!r})"
+        )

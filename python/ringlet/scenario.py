@@ -1,0 +1,175 @@
+"""``Scenario``: one validated simulation point (an immutable value)."""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Optional, Sequence
+
+from . import _core
+from ._literal import to_literal
+from .errors import ScenarioError
+from .grid import check_key
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .result import Result
+
+Override = tuple[str, str]
+
+
+def _validate(text: str, overrides: Sequence[Override]) -> str:
+    """Canonical TOML of ``text`` with ``overrides``; core errors become ScenarioError."""
+    try:
+        return _core.validate(text, list(overrides))
+    except ValueError as e:
+        raise ScenarioError(str(e)) from None
+
+
+class Scenario:
+    """One simulation point: scenario TOML text plus overrides, validated.
+
+    A Scenario never changes: :meth:`with_` and :meth:`set` return new ones.
+    It keeps the text it was made from and the overrides applied on top, so
+    keys whose defaults derive from others (``node.requestor_input_queue_packets``
+    follows ``node.input_queue_packets``) keep following them.
+    """
+
+    __slots__ = ("_text", "_overrides", "_toml", "_path", "_hash")
+
+    def __init__(self, text: str = "", overrides: Iterable[Override] = (), *, path: Optional[str] = None):
+        """Validates ``text`` with raw ``(section.key, TOML literal)`` overrides.
+
+        Raises :class:`ScenarioError` with the core's one-line message.
+        """
+        ov = tuple((str(k), str(v)) for k, v in overrides)
+        for key, _ in ov:
+            check_key(key)
+        self._text = text
+        self._overrides = ov
+        self._toml = _validate(text, ov)
+        self._path = path
+        self._hash: Optional[str] = None
+
+    # -- construction -------------------------------------------------------
+
+    @classmethod
+    def load(cls, path: "str | os.PathLike[str]") -> "Scenario":
+        """Reads and validates a scenario file.
+
+        A file that cannot be read raises :class:`ScenarioError` naming the path.
+        """
+        name = os.fspath(path)
+        try:
+            with open(name, encoding="utf-8") as f:
+                text = f.read()
+        except OSError as e:
+            reason = e.strerror or str(e)
+            raise ScenarioError(f"{name}: cannot read scenario file: {reason}") from None
+        except UnicodeDecodeError:
+            raise ScenarioError(f"{name}: cannot read scenario file: not UTF-8 text") from None
+        return cls(text, path=name)
+
+    @classmethod
+    def from_toml(cls, text: str) -> "Scenario":
+        """Validates scenario TOML text (an empty string gives all defaults)."""
+        return cls(text)
+
+    def with_overrides(self, overrides: Iterable[Override]) -> "Scenario":
+        """A new Scenario with raw ``(section.key, TOML literal)`` pairs applied,
+        exactly as the CLI's ``--set KEY=VALUE`` (a bare word is a string)."""
+        return Scenario(self._text, self._overrides + tuple(overrides), path=self._path)
+
+    def with_(self, **sections: Mapping[str, Any]) -> "Scenario":
+        """A new Scenario with keys changed, grouped by section.
+
+        ``s.with_(traffic={"load_mbps_per_node": 120}, network={"nodes": 16})``.
+        Values are Python ``str``, ``int``, ``float`` or ``bool``.
+        """
+        pairs: list[Override] = []
+        for section, keys in sections.items():
+            if not isinstance(keys, Mapping):
+                raise TypeError(
+                    f"with_({section}=...): expected a dict of keys and values, got {type(keys).__name__}"
+                )
+            for key, value in keys.items():
+                dotted = f"{section}.{key}"
+                pairs.append((dotted, to_literal(dotted, value)))
+        return self.with_overrides(pairs)
+
+    def set(self, key: str, value: Any) -> "Scenario":
+        """A new Scenario with one dotted key changed: ``s.set("network.nodes", 16)``."""
+        check_key(key)
+        return self.with_overrides([(key, to_literal(key, value))])
+
+    # -- reading ------------------------------------------------------------
+
+    @property
+    def toml(self) -> str:
+        """The canonical TOML: every key, every default filled."""
+        return self._toml
+
+    @property
+    def hash(self) -> str:
+        """The scenario hash results carry in their provenance."""
+        if self._hash is None:
+            self._hash = _core.scenario_hash(self._text, list(self._overrides))
+        return self._hash
+
+    @property
+    def path(self) -> Optional[str]:
+        """The file the scenario was loaded from, if any."""
+        return self._path
+
+    @property
+    def text(self) -> str:
+        """The scenario text as given (before overrides)."""
+        return self._text
+
+    @property
+    def overrides(self) -> tuple[Override, ...]:
+        """The raw overrides applied on top of :attr:`text`, in order."""
+        return self._overrides
+
+    def to_dict(self) -> dict[str, dict[str, Any]]:
+        """The validated scenario as nested dicts (``None`` for keys that are off)."""
+        return json.loads(_core.scenario_json(self._text, list(self._overrides)))
+
+    def get(self, key: str) -> Any:
+        """The validated value of a dotted key, e.g. ``s.get("network.nodes")``.
+
+        Raises :class:`KeyError` for a key the scenario does not have.
+        """
+        section, _, name = key.partition(".")
+        values = self.to_dict()
+        if section not in values or name not in values[section]:
+            raise KeyError(f"{key}: unknown key")
+        return values[section][name]
+
+    def run(self) -> "Result":
+        """Runs the simulation point (in this process) and returns its :class:`Result`."""
+        from .result import Result
+
+        try:
+            return Result(_core.run(self._text, list(self._overrides)))
+        except ValueError as e:  # a combination of keys the model rejects
+            raise ScenarioError(str(e)) from None
+
+    # -- value semantics ----------------------------------------------------
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Scenario):
+            return NotImplemented
+        return self._toml == other._toml
+
+    def __hash__(self) -> int:
+        return hash(self._toml)
+
+    def __repr__(self) -> str:
+        d = self.to_dict()
+        net, traffic = d["network"], d["traffic"]
+        origin = f"{self._path!r}, " if self._path else ""
+        return (
+            f"Scenario({origin}{net['kind']} {net['protocol']}, nodes={net['nodes']}, "
+            f"load_mbps_per_node={traffic['load_mbps_per_node']}, "
+            f"priorities={traffic['priorities']}, seed={d['run']['seed']}, hash={self.hash})"
+        )

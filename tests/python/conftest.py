@@ -1,0 +1,58 @@
+"""Shared fixtures: the repository's scenarios, small fast scenarios, a CLI runner."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+from typing import Sequence
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+BASE = ROOT / "scenarios" / "sci" / "base-8node.toml"
+
+#: Overrides that keep a run short (tests check behaviour, not precision).
+QUICK = ["run.measure_transactions=4000", "run.warmup_ns=2000"]
+
+SMALL_TOML = """\
+[network]
+nodes = 8
+protocol = "sci"
+
+[traffic]
+load_mbps_per_node = 50.0
+
+[run]
+seed = 1
+warmup_ns = 2000.0
+measure_transactions = 4000
+"""
+
+
+@pytest.fixture
+def base_path() -> Path:
+    """The shipped 8-node base SCI scenario (seed 003 Table 1)."""
+    return BASE
+
+
+@pytest.fixture
+def small_file(tmp_path: Path) -> Path:
+    """A small, fast scenario file in a temporary directory."""
+    path = tmp_path / "small.toml"
+    path.write_text(SMALL_TOML)
+    return path
+
+
+def run_cli(args: Sequence[str], cwd: Path | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
+    """Runs ``python -m ringlet.cli ARGS`` and captures its output."""
+    return subprocess.run(
+        [sys.executable, "-m", "ringlet.cli", *map(str, args)],
+        capture_output=True, text=True, cwd=cwd, timeout=timeout,
+    )
+
+
+@pytest.fixture
+def cli():
+    """The CLI runner: ``cli(["run", path, "--json"])``."""
+    return run_cli

@@ -1,0 +1,257 @@
+"""The ``ringlet`` command end to end, through subprocesses."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import ringlet
+
+from conftest import QUICK
+
+SETS = [a for q in QUICK for a in ("--set", q)]
+
+LOAD = "traffic.load_mbps_per_node"
+
+
+def _one_error_line(proc: subprocess.CompletedProcess) -> str:
+    """Asserts the bad-input contract and returns the message."""
+    assert proc.returncode == 2, proc.stderr
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 1, proc.stderr
+    assert lines[0].startswith("ringlet: error: ")
+    assert "Traceback" not in proc.stderr
+    assert proc.stdout == ""
+    return lines[0][len("ringlet: error: "):]
+
+
+# -- version, params ---------------------------------------------------------------
+
+
+def test_version(cli):
+    p = cli(["--version"])
+    assert p.returncode == 0
+    assert p.stdout.strip() == f"ringlet {ringlet.__version__}"
+
+
+def test_installed_script_runs():
+    exe = shutil.which("ringlet")
+    assert exe, "the ringlet console script is not on PATH (pip install -e .)"
+    p = subprocess.run([exe, "--version"], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0 and p.stdout.strip() == f"ringlet {ringlet.__version__}"
+
+
+def test_params(cli):
+    raw = cli(["params", "--markdown"])
+    assert raw.returncode == 0
+    assert raw.stdout == ringlet._core.params_markdown()
+    assert "load_mbps_per_node" in raw.stdout
+    pretty = cli(["params"])
+    assert pretty.returncode == 0 and "load_mbps_per_node" in pretty.stdout
+
+
+# -- run -----------------------------------------------------------------------------
+
+
+def test_run_json_is_the_cores_object(cli, base_path):
+    p = cli(["run", base_path, "--json", *SETS])
+    assert p.returncode == 0, p.stderr
+    out = json.loads(p.stdout)  # exactly one JSON object
+    for key in ("throughput_mbps", "latency_ns_mean", "latency_ns_p99", "transactions", "retries",
+                "sim_time_ns", "per_priority", "per_link", "provenance"):
+        assert key in out, key
+    for key in ("ringlet_version", "seed", "scenario_hash"):
+        assert key in out["provenance"]
+    assert out["provenance"]["scenario_hash"] == ringlet.Scenario.load(base_path).with_overrides(
+        [tuple(q.split("=")) for q in QUICK]).hash
+    assert len(out["per_priority"]) == 1
+    for key in ("priority", "throughput_mbps", "latency_ns_mean", "latency_ns_p99"):
+        assert key in out["per_priority"][0]
+    assert out["transactions"] >= 4000
+
+
+def test_run_json_matches_the_python_api(cli, small_file):
+    p = cli(["run", small_file, "--json"])
+    api = ringlet.Scenario.load(small_file).run().raw
+    out = json.loads(p.stdout)
+    out.pop("wall_time_s"), api.pop("wall_time_s")
+    assert out == api
+
+
+def test_run_text_summary(cli, small_file):
+    p = cli(["run", small_file, "--set", "traffic.priorities=2"])
+    assert p.returncode == 0, p.stderr
+    for word in ("throughput", "latency mean", "p99", "p99.9", "transactions", "retries", "stopped by",
+                 "per priority", "seed 1", ringlet.Scenario.load(small_file).set("traffic.priorities", 2).hash):
+        assert word in p.stdout, word
+    assert "±" in p.stdout
+
+
+# -- sweep ---------------------------------------------------------------------------
+
+
+def test_sweep_writes_csv_and_parquet(cli, small_file, tmp_path):
+    out = tmp_path / "results" / "nested"
+    p = cli(["sweep", small_file, "--set", f"{LOAD}=10:30:20", "--set", "traffic.priorities=1,2",
+             "--set", "run.measure_transactions=2000", "--out", out, "--processes", "2"])
+    assert p.returncode == 0, p.stderr
+    csv, parquet = out / "sweep.csv", out / "sweep.parquet"
+    assert str(csv) in p.stdout and str(parquet) in p.stdout
+    assert "4/4" in p.stderr  # the progress bar reached the end
+    a, b = pd.read_csv(csv), pd.read_parquet(parquet)
+    pd.testing.assert_frame_equal(a, b, check_dtype=False)
+    assert list(a.columns[:4]) == ["point", LOAD, "traffic.priorities", "priority"]
+    assert a[LOAD].tolist() == [10, 10, 10, 30, 30, 30]
+    assert a["traffic.priorities"].tolist() == [1, 2, 2, 1, 2, 2]
+    assert len(a) == 6
+    assert "run.measure_transactions" not in a.columns  # a fixed override is not an axis
+    assert sorted(p.name for p in out.iterdir()) == ["sweep.csv", "sweep.parquet"]
+
+
+def test_sweep_table_is_the_api_table(cli, small_file, tmp_path):
+    p = cli(["sweep", small_file, "--set", f"{LOAD}=5,15", "--set", "run.measure_transactions=1000",
+             "--out", tmp_path / "o", "--processes", "1"])
+    assert p.returncode == 0, p.stderr
+    api = ringlet.sweep(ringlet.Scenario.load(small_file).set("run.measure_transactions", 1000),
+                        {LOAD: [5, 15]}, processes=1)
+    pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "o" / "sweep.parquet"), api)
+
+
+# -- bench ---------------------------------------------------------------------------
+
+
+def test_bench_json(cli):
+    p = cli(["bench", "--quick", "--json", "--repeats", "1"])
+    assert p.returncode == 0, p.stderr
+    out = json.loads(p.stdout)
+    for key in ("packet_hops_per_s", "transactions_per_s", "sim_to_wall", "workloads"):
+        assert key in out
+    assert out["workloads"] and all(w["repeats"] == 1 for w in out["workloads"])
+    assert out["packet_hops_per_s"] > 0 and out["sim_to_wall"] > 0
+
+
+def test_bench_table(cli):
+    p = cli(["bench", "--quick", "--repeats", "1"])
+    assert p.returncode == 0, p.stderr
+    assert "reference-8node" in p.stdout and "hops/s" in p.stdout
+
+
+# -- bad input: one line, exit 2, no traceback, no output ---------------------------
+
+
+def _write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "bad.toml"
+    path.write_text(text)
+    return path
+
+
+@pytest.mark.parametrize(
+    "text, fragment",
+    [
+        ("[network]\nnodes = = 3\n", "malformed TOML at line 2, column"),
+        ("[network]\nnodez = 3\n", "network.nodez: unknown key"),
+        ('[traffic]\nload_mbps_per_node = "fast"\n', 'traffic.load_mbps_per_node: expected a number >= 0, got "fast"'),
+        ("[network]\nnodes = 1\n", "network.nodes: expected an integer in 2..4096, got 1"),
+        ("[traffic]\nload_mbps_per_node = -5\n", "traffic.load_mbps_per_node: expected a number >= 0, got -5"),
+    ],
+)
+@pytest.mark.parametrize("command", ["run", "sweep"])
+def test_bad_scenario_files(cli, tmp_path, text, fragment, command):
+    args = [command, _write(tmp_path, text)]
+    out = tmp_path / "out"
+    if command == "sweep":
+        args += ["--set", f"{LOAD}=1,2", "--out", out]
+    assert _one_error_line(cli(args)).startswith(fragment)
+    assert not out.exists()
+
+
+def test_missing_file(cli, tmp_path):
+    missing = tmp_path / "missing.toml"
+    assert str(missing) in _one_error_line(cli(["run", missing]))
+    assert str(missing) in _one_error_line(cli(["sweep", missing, "--set", f"{LOAD}=1,2", "--out", tmp_path / "o"]))
+    assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize(
+    "sets, fragment",
+    [
+        (["traffic.load_mbps_per_node"], "--set traffic.load_mbps_per_node: expected KEY=VALUE"),
+        (["load=5"], "--set load=5: expected SECTION.KEY=VALUE"),
+        (["traffic.speed=5"], "traffic.speed: unknown key"),
+        (["network.nodes=1"], "network.nodes: expected an integer in 2..4096, got 1"),
+        (["traffic.load_mbps_per_node=-1"], "traffic.load_mbps_per_node: expected a number >= 0, got -1"),
+        (["traffic.load_mbps_per_node=fast"], 'traffic.load_mbps_per_node: expected a number >= 0, got "fast"'),
+    ],
+)
+def test_run_bad_set(cli, small_file, sets, fragment):
+    args = ["run", small_file]
+    for s in sets:
+        args += ["--set", s]
+    assert _one_error_line(cli(args)).startswith(fragment)
+
+
+@pytest.mark.parametrize(
+    "value, fragment",
+    [
+        ("5:1:1", 'traffic.load_mbps_per_node: bad range "5:1:1": STOP (1) is below START (5)'),
+        ("0:10:0", 'traffic.load_mbps_per_node: bad range "0:10:0": STEP must be > 0'),
+        ("1:10", 'traffic.load_mbps_per_node: bad range "1:10": expected START:STOP:STEP'),
+        ("x:10:1", "traffic.load_mbps_per_node: bad range"),
+        ("-10:10:10", "traffic.load_mbps_per_node: expected a number >= 0, got -10"),
+        ("10,fast", 'traffic.load_mbps_per_node: expected a number >= 0, got "fast"'),
+    ],
+)
+def test_sweep_bad_axis(cli, small_file, tmp_path, value, fragment):
+    out = tmp_path / "out"
+    p = cli(["sweep", small_file, "--set", f"{LOAD}={value}", "--out", out])
+    assert _one_error_line(p).startswith(fragment)
+    assert not out.exists()
+
+
+def test_sweep_unwritable_out(cli, small_file, tmp_path):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a directory")
+    msg = _one_error_line(cli(["sweep", small_file, "--set", f"{LOAD}=1,2", "--out", blocker / "sub"]))
+    assert msg.startswith(f"--out {blocker / 'sub'}: cannot create directory")
+    msg = _one_error_line(cli(["sweep", small_file, "--set", f"{LOAD}=1,2", "--out", blocker]))
+    assert msg == f"--out {blocker}: exists and is not a directory"
+    assert blocker.read_text() == "not a directory"
+
+
+def test_sweep_validates_every_point_before_running(cli, small_file, tmp_path):
+    """The bad point is the last one: nothing may have run or been written."""
+    out = tmp_path / "out"
+    p = cli(["sweep", small_file, "--set", f"{LOAD}=10,20", "--set", "network.nodes=8,4,1", "--out", out])
+    assert _one_error_line(p) == "network.nodes: expected an integer in 2..4096, got 1"
+    assert not out.exists()
+
+
+def test_sweep_run_time_rejection_writes_nothing(cli, small_file, tmp_path):
+    """A key the model rejects only when it runs still gives one line and no file."""
+    out = tmp_path / "out"
+    p = cli(["sweep", small_file, "--set", f"{LOAD}=10,20", "--set", "network.bypass_fifo_symbols=3",
+             "--out", out, "--processes", "1"])
+    assert _one_error_line(p).startswith("network.bypass_fifo_symbols:")
+    assert not (out / "sweep.csv").exists() and not (out / "sweep.parquet").exists()
+
+
+@pytest.mark.parametrize(
+    "args, fragment",
+    [
+        ([], "a command is required"),
+        (["frob"], "invalid choice: 'frob'"),
+        (["run"], "the following arguments are required: FILE"),
+        (["sweep", "x.toml"], "the following arguments are required: --out"),
+        (["bench", "--repeats", "0"], "argument --repeats: expected an integer >= 1, got '0'"),
+        (["sweep", "x.toml", "--out", "o", "--processes", "two"], "argument --processes: expected an integer >= 1"),
+        (["run", "x.toml", "--bogus"], "unrecognized arguments: --bogus"),
+    ],
+)
+def test_bad_command_lines(cli, tmp_path, args, fragment):
+    assert fragment in _one_error_line(cli(args, cwd=tmp_path))
+    assert list(tmp_path.iterdir()) == []
