@@ -45,7 +45,7 @@ pub enum Event {
     EchoIn { node: u16, pkt: u32 },
     /// An input queue's server finishes one packet (IQST elapsed).
     ServiceDone { node: u16, side: u8 },
-    /// A protocol asks a held node to try sending again.
+    /// Transactions injected by hand (tests) enter a node's queues.
     Wake { node: u16 },
 }
 
@@ -269,7 +269,7 @@ impl<P: RingProtocol> Ring<P> {
                 }
                 Permit::Hold { wake_at } => {
                     if let Some(w) = wake_at {
-                        self.sched.at(w, Event::Wake { node: node as u16 });
+                        self.decide_at(node, w);
                     }
                 }
             }
@@ -301,9 +301,11 @@ impl<P: RingProtocol> Ring<P> {
         }
     }
 
+    /// Held nodes the protocol released: each decides again then (merged
+    /// with any output decision already due by that time).
     fn schedule_wakes(&mut self) {
-        for (j, at) in self.wakes.drain(..) {
-            self.sched.at(at, Event::Wake { node: j });
+        while let Some((j, at)) = self.wakes.pop() {
+            self.decide_at(j as usize, at);
         }
     }
 
