@@ -260,7 +260,6 @@ impl Scenario {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
 
     #[test]
     fn toml_round_trip_keeps_hash() {

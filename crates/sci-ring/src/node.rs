@@ -95,11 +95,15 @@ impl Node {
         }
     }
 
-    /// The next own packet to send: responses before requests, so a node
-    /// always drains the work that frees other nodes' resources first.
+    /// Takes the next own packet to send, which then awaits its echo:
+    /// responses before requests, so a node first drains the work that frees
+    /// other nodes' resources.
     #[inline]
-    pub fn next_own(&self) -> Option<u32> {
-        self.responses.to_send.front().or(self.requests.to_send.front()).copied()
+    pub fn take_own(&mut self) -> Option<u32> {
+        let q = if !self.responses.to_send.is_empty() { &mut self.responses } else { &mut self.requests };
+        let id = q.to_send.pop_front()?;
+        q.awaiting_echo += 1;
+        Some(id)
     }
 
     #[inline]

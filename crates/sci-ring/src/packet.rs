@@ -59,19 +59,16 @@ pub struct Slab {
     items: Vec<Packet>,
     free: Vec<u32>,
     live_send: u64,
-    live_echo: u64,
 }
 
 impl Slab {
     pub fn with_capacity(n: usize) -> Slab {
-        Slab { items: Vec::with_capacity(n), free: Vec::with_capacity(n), live_send: 0, live_echo: 0 }
+        Slab { items: Vec::with_capacity(n), free: Vec::with_capacity(n), live_send: 0 }
     }
 
     pub fn alloc(&mut self, p: Packet) -> u32 {
         if p.is_send() {
             self.live_send += 1;
-        } else {
-            self.live_echo += 1;
         }
         if let Some(i) = self.free.pop() {
             self.items[i as usize] = p;
@@ -85,8 +82,6 @@ impl Slab {
     pub fn free(&mut self, id: u32) {
         if self.items[id as usize].is_send() {
             self.live_send -= 1;
-        } else {
-            self.live_echo -= 1;
         }
         self.free.push(id);
     }
@@ -104,9 +99,5 @@ impl Slab {
     /// Send packets (requests and responses) alive: one per transaction in flight.
     pub fn live_send(&self) -> u64 {
         self.live_send
-    }
-
-    pub fn live_echo(&self) -> u64 {
-        self.live_echo
     }
 }

@@ -252,15 +252,7 @@ impl<P: RingProtocol> Ring<P> {
         if has_own && !buffered {
             match self.proto.may_start(node, now, &self.p) {
                 Permit::Go => {
-                    let n = &mut self.nodes[node];
-                    let id = if !n.responses.to_send.is_empty() {
-                        n.responses.awaiting_echo += 1;
-                        n.responses.to_send.pop_front()
-                    } else {
-                        n.requests.awaiting_echo += 1;
-                        n.requests.to_send.pop_front()
-                    }
-                    .expect("has own packet");
+                    let id = self.nodes[node].take_own().expect("has own packet");
                     self.proto.set_blocked(node, now, false, &self.p, &mut self.wakes);
                     self.schedule_wakes();
                     self.counters.send_packets += 1;
