@@ -4,14 +4,16 @@
 >>> s = ringlet.Scenario.load("scenarios/sci/base-8node.toml")      # doctest: +SKIP
 >>> r = s.with_(traffic={"load_mbps_per_node": 120}).run()         # doctest: +SKIP
 >>> df = ringlet.sweep(s, {"traffic.load_mbps_per_node": [10, 50]})  # doctest: +SKIP
+>>> table = ringlet.reproduce("sci-rt", "results/sci-rt")           # doctest: +SKIP
 """
 
 from . import _core
 from .errors import ScenarioError
+from .reproduce import reproduce
 from .result import Result
 from .scenario import Scenario
 from .sweep import sweep
 
 __version__: str = _core.version()
 
-__all__ = ["Scenario", "Result", "sweep", "ScenarioError", "__version__"]
+__all__ = ["Scenario", "Result", "sweep", "reproduce", "ScenarioError", "__version__"]

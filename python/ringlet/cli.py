@@ -1,4 +1,4 @@
-"""The ``ringlet`` command: run, sweep, bench, params.
+"""The ``ringlet`` command: run, sweep, reproduce, bench, params.
 
 Any bad input prints one line ``ringlet: error: <message>`` on stderr and
 exits with status 2, with no traceback and no output file written.
@@ -17,6 +17,7 @@ from . import _core
 from .errors import ScenarioError
 from .grid import parse_sets, split_set
 from .scenario import Scenario
+from .study import StudyError
 
 EXIT_USAGE = 2
 
@@ -62,6 +63,18 @@ def build_parser() -> argparse.ArgumentParser:
     sweep.add_argument("--out", required=True, metavar="DIR", help="output directory (created if needed)")
     sweep.add_argument("--processes", type=_positive_int, default=None, metavar="N",
                        help="worker processes (default: one per core; 1 = no worker processes)")
+
+    repro = sub.add_parser("reproduce", help="run a study's figures; write CSVs, plots and a validation table")
+    repro.add_argument("study", nargs="?", metavar="STUDY",
+                       help="a study shipped with ringlet (e.g. sci-rt) or a study folder")
+    repro.add_argument("--out", metavar="DIR", help="output directory (created if needed)")
+    repro.add_argument("--jobs", type=_positive_int, default=None, metavar="N",
+                       help="worker processes (default: one per core; 1 = no worker processes)")
+    repro.add_argument("--quick", action="store_true",
+                       help="the study's smoke-test reduction (fewer transactions per point); outputs say so")
+    repro.add_argument("--only", metavar="IDS", help="comma-separated figure ids to run, e.g. fig8a,fig11")
+    repro.add_argument("--list", action="store_true",
+                       help="list the shipped studies, or the figures of STUDY, and run nothing")
 
     bench = sub.add_parser("bench", help="measure simulator speed on the reference workloads")
     bench.add_argument("--json", action="store_true", help="print the report as one JSON object")
@@ -152,6 +165,66 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     return 0
 
 
+def _list_studies(study_arg: Optional[str]) -> None:
+    from .study import available_studies, load_study
+
+    if study_arg is None:
+        for name in available_studies():
+            study = load_study(name)
+            print(f"{name}: {study.title} ({len(study.figures)} figures)")
+        return
+    study = load_study(study_arg)
+    print(f"{study.name}: {study.title}")
+    width = max(len(i) for i in study.ids)
+    for fig in study.figures:
+        if fig.data is None:
+            count = 1
+            for values in fig.grid.values():
+                count *= len(values)
+            points = f"{count} points"
+        else:
+            points = f"{fig.data}'s points"
+        extras = f"{len(fig.quotes)} quotes, {len(fig.findings)} findings"
+        print(f"  {fig.id:<{width}}  {fig.title}  [{points}; {extras}]")
+
+
+def cmd_reproduce(args: argparse.Namespace) -> int:
+    import time
+
+    from .reproduce import _split_only, run_study
+    from .study import available_studies, load_study
+
+    if args.list:
+        _list_studies(args.study)
+        return 0
+    if args.study is None:
+        shipped = ", ".join(available_studies()) or "none"
+        raise CliError(f"reproduce: a study is required: a study folder or one of: {shipped}")
+    if args.out is None:
+        raise CliError("reproduce: --out DIR is required")
+    start = time.monotonic()
+    study = load_study(args.study)
+    study.select(_split_only(args.only))  # unknown figure ids fail before anything else
+    out = check_out_dir(args.out)
+    try:
+        done = run_study(study, out, jobs=args.jobs, quick=args.quick, only=args.only, progress=True)
+    except OSError as e:
+        raise CliError(f"--out {args.out}: cannot write results: {e.strerror or e}") from None
+    from .validation import validation_view
+
+    console = _console()
+    console.print(validation_view(done.validation))
+    shared = done.points_requested - done.points_run
+    note = f" ({done.points_requested} asked for by the figures; shared points ran once)" if shared else ""
+    console.print(
+        f"wrote {len(done.figures)} figures and validation.csv/.md to {out}: "
+        f"{done.points_run} distinct points run{note}{' (quick run)' if done.quick else ''}, "
+        f"in {time.monotonic() - start:.1f} s",
+        soft_wrap=True,
+    )
+    return 0
+
+
 def cmd_bench(args: argparse.Namespace) -> int:
     text = _core.bench(args.repeats, args.quick)
     if args.json:
@@ -174,7 +247,8 @@ def cmd_params(args: argparse.Namespace) -> int:
     return 0
 
 
-COMMANDS = {"run": cmd_run, "sweep": cmd_sweep, "bench": cmd_bench, "params": cmd_params}
+COMMANDS = {"run": cmd_run, "sweep": cmd_sweep, "reproduce": cmd_reproduce, "bench": cmd_bench,
+            "params": cmd_params}
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -182,9 +256,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     try:
         args = build_parser().parse_args(argv)
         if args.command is None:
-            raise CliError("a command is required: run, sweep, bench or params (see ringlet --help)")
+            raise CliError("a command is required: run, sweep, reproduce, bench or params (see ringlet --help)")
         return COMMANDS[args.command](args)
-    except (CliError, ScenarioError) as e:
+    except (CliError, ScenarioError, StudyError) as e:
         print(f"ringlet: error: {e}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:

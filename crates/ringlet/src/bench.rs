@@ -13,11 +13,16 @@ pub struct Workload {
     pub scenario: &'static str,
 }
 
-/// SPEC section 7's reference workload runs DFC; until DFC exists the base
-/// SCI protocol stands in (same ring, traffic and saturation point).
+/// SPEC section 7's reference workload (DFC at saturation), base SCI on the
+/// same ring for comparison, and a 64-node ring.
 pub const WORKLOADS: &[Workload] = &[
     Workload {
         name: "reference-8node",
+        description: "8-node ring, DFC, read64, uniform, Poisson, 150 MB/s per node, IQST 100 ns (saturation)",
+        scenario: "[network]\nnodes = 8\nprotocol = \"dfc\"\n[node]\niqst_ns = 100.0\n[traffic]\nload_mbps_per_node = 150.0\n[run]\nmeasure_transactions = 200000\n",
+    },
+    Workload {
+        name: "sci-8node",
         description: "8-node ring, base SCI, read64, uniform, Poisson, 150 MB/s per node, IQST 100 ns (saturation)",
         scenario: "[network]\nnodes = 8\nprotocol = \"sci\"\n[node]\niqst_ns = 100.0\n[traffic]\nload_mbps_per_node = 150.0\n[run]\nmeasure_transactions = 200000\n",
     },

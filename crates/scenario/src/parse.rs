@@ -15,6 +15,7 @@ pub(crate) enum Val {
     Int(i64),
     Float(f64),
     Str(String),
+    Bool(bool),
 }
 
 /// Validated values by (section, key); absent keys were not written.
@@ -81,6 +82,10 @@ fn check(p: &schema::Param, v: &Value) -> Result<Val, ScenarioError> {
                 _ => Err(ScenarioError::new(format!("{name}: expected a number in {min}..{max}, got {}", describe(v)))),
             }
         }
+        Kind::Bool => match v {
+            Value::Boolean(b) => Ok(Val::Bool(*b)),
+            _ => Err(ScenarioError::new(format!("{name}: expected true or false, got {}", describe(v)))),
+        },
         Kind::Choice(choices) => match v {
             Value::String(s) if choices.contains(&s.as_str()) => Ok(Val::Str(s.clone())),
             _ => Err(ScenarioError::new(format!(
@@ -178,7 +183,13 @@ mod tests {
     fn cross_key_checks() {
         let e = err("[network]\nnodes = 4\n[traffic]\nhotspot_node = 4");
         assert_eq!(e, "traffic.hotspot_node: expected a node index in 0..3 (network.nodes = 4), got 4");
-        let e = err("[network]\nprotocol = \"dfc\"");
-        assert!(e.starts_with("network.protocol: \"dfc\" is not implemented in this build"), "{e}");
+        let e = err("[network]\nkind = \"banyan\"");
+        assert!(e.starts_with("network.kind: \"banyan\" is not implemented in this build"), "{e}");
+        let e = err("[train]\nticketmaster = 8");
+        assert_eq!(e, "train.ticketmaster: expected a node index in 0..7 (network.nodes = 8), got 8");
+        let e = err("[train]\nimmediate_below = 0.9");
+        assert!(e.starts_with("train.immediate_below: expected at most train.arbitrate_above"), "{e}");
+        let e = err("[train]\ngearshift = \"yes\"");
+        assert_eq!(e, "train.gearshift: expected true or false, got \"yes\"");
     }
 }

@@ -16,6 +16,16 @@ pub enum NetworkKind {
 #[serde(rename_all = "lowercase")]
 pub enum Protocol {
     Sci,
+    Ppq,
+    Train,
+    Dfc,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Starvation {
+    Inheritance,
+    Aging,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -100,6 +110,40 @@ pub struct Run {
     pub batches: u32,
 }
 
+/// PPQ settings (seed 003 section 2.2).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Ppq {
+    pub starvation: Starvation,
+    pub aging_ns: f64,
+    pub retry_holdoff_ns: f64,
+}
+
+/// TRAIN settings (seed 003 section 2.3).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Train {
+    pub ticketmaster: u32,
+    pub locomotive_symbols: u32,
+    pub ticket_symbols: u32,
+    /// 0 = derived by the model.
+    pub budget_symbols: u32,
+    /// 0 = derived by the model.
+    pub revolution_ns: f64,
+    pub arbitrate_above: f64,
+    pub immediate_below: f64,
+    pub max_tickets_per_node: u32,
+    pub gearshift: bool,
+}
+
+/// DFC settings (seed 003 section 3).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Dfc {
+    pub control_symbols: u32,
+    pub stop_thru_after_packets: u32,
+    /// 0 = derived (the input queue size).
+    pub stop_to_high: u32,
+    pub stop_to_low: u32,
+}
+
 /// One validated simulation point, every default filled in.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Scenario {
@@ -107,6 +151,9 @@ pub struct Scenario {
     pub node: Node,
     pub traffic: Traffic,
     pub run: Run,
+    pub ppq: Ppq,
+    pub train: Train,
+    pub dfc: Dfc,
 }
 
 struct Get<'a>(&'a Values);
@@ -121,6 +168,7 @@ impl Get<'_> {
             Default::Int(i) => Some(Val::Int(i)),
             Default::Float(f) => Some(Val::Float(f)),
             Default::Str(s) => Some(Val::Str(s.to_string())),
+            Default::Bool(b) => Some(Val::Bool(b)),
             Default::None | Default::Derived(_) => None,
         }
     }
@@ -136,6 +184,9 @@ impl Get<'_> {
             Some(Val::Int(i)) => Some(i as f64),
             _ => None,
         }
+    }
+    fn boolean(&self, s: &'static str, k: &'static str) -> bool {
+        matches!(self.raw(s, k), Some(Val::Bool(true)))
     }
     fn string(&self, s: &'static str, k: &'static str) -> String {
         match self.raw(s, k) {
@@ -175,7 +226,12 @@ impl Scenario {
         let network = Network {
             kind: NetworkKind::SciRing,
             nodes,
-            protocol: Protocol::Sci,
+            protocol: match protocol.as_str() {
+                "ppq" => Protocol::Ppq,
+                "train" => Protocol::Train,
+                "dfc" => Protocol::Dfc,
+                _ => Protocol::Sci,
+            },
             link_delay_ns: g.float("network", "link_delay_ns").unwrap(),
             node_delay_cycles: g.int("network", "node_delay_cycles").unwrap() as u32,
             cycle_ns: g.float("network", "cycle_ns").unwrap(),
@@ -228,7 +284,45 @@ impl Scenario {
         if run.batches % 2 != 0 {
             return Err(ScenarioError::new(format!("run.batches: expected an even integer, got {}", run.batches)));
         }
-        Ok(Scenario { network, node, traffic, run })
+        let ppq = Ppq {
+            starvation: match g.string("ppq", "starvation").as_str() {
+                "aging" => Starvation::Aging,
+                _ => Starvation::Inheritance,
+            },
+            aging_ns: g.float("ppq", "aging_ns").unwrap(),
+            retry_holdoff_ns: g.float("ppq", "retry_holdoff_ns").unwrap(),
+        };
+        let train = Train {
+            ticketmaster: g.int("train", "ticketmaster").unwrap() as u32,
+            locomotive_symbols: g.int("train", "locomotive_symbols").unwrap() as u32,
+            ticket_symbols: g.int("train", "ticket_symbols").unwrap() as u32,
+            budget_symbols: g.int("train", "budget_symbols").unwrap_or(0) as u32,
+            revolution_ns: g.float("train", "revolution_ns").unwrap_or(0.0),
+            arbitrate_above: g.float("train", "arbitrate_above").unwrap(),
+            immediate_below: g.float("train", "immediate_below").unwrap(),
+            max_tickets_per_node: g.int("train", "max_tickets_per_node").unwrap() as u32,
+            gearshift: g.boolean("train", "gearshift"),
+        };
+        if train.ticketmaster >= nodes {
+            return Err(ScenarioError::new(format!(
+                "train.ticketmaster: expected a node index in 0..{} (network.nodes = {nodes}), got {}",
+                nodes - 1,
+                train.ticketmaster
+            )));
+        }
+        if train.immediate_below > train.arbitrate_above {
+            return Err(ScenarioError::new(format!(
+                "train.immediate_below: expected at most train.arbitrate_above ({}), got {}",
+                train.arbitrate_above, train.immediate_below
+            )));
+        }
+        let dfc = Dfc {
+            control_symbols: g.int("dfc", "control_symbols").unwrap() as u32,
+            stop_thru_after_packets: g.int("dfc", "stop_thru_after_packets").unwrap() as u32,
+            stop_to_high: g.int("dfc", "stop_to_high").unwrap_or(0) as u32,
+            stop_to_low: g.int("dfc", "stop_to_low").unwrap() as u32,
+        };
+        Ok(Scenario { network, node, traffic, run, ppq, train, dfc })
     }
 
     /// The scenario with every default filled, as canonical JSON.

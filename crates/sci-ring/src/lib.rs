@@ -7,6 +7,7 @@
 pub mod measure;
 pub mod node;
 pub mod packet;
+pub mod queue;
 pub mod params;
 pub mod protocol;
 mod report;
@@ -15,7 +16,10 @@ pub mod traffic;
 
 pub use report::*;
 
+use protocol::dfc::Dfc;
+use protocol::ppq::Ppq;
 use protocol::sci::BaseSci;
+use protocol::train::Train;
 use ring::Ring;
 use ringlet_scenario::{BandwidthAllocation, Protocol, QueueAllocation, Scenario};
 
@@ -37,6 +41,9 @@ pub fn simulate(s: &Scenario) -> Result<Report, String> {
             );
             Ring::new(s, p, proto).run()
         }
+        Protocol::Ppq => Ring::new(s, p.clone(), Ppq::new(&p, &s.ppq, s.traffic.priorities)).run(),
+        Protocol::Train => Ring::new(s, p.clone(), Train::new(&p, &s.train)?).run(),
+        Protocol::Dfc => Ring::new(s, p.clone(), Dfc::new(&p, &s.dfc)?).run(),
     };
     Ok(report)
 }

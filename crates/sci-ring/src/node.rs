@@ -2,6 +2,7 @@
 //! output queues, the bypass FIFO in front of the output link, and requestor
 //! and responder input queues with their service.
 
+use crate::queue::PriorityFifo;
 use ringlet_engine::Time;
 use std::collections::VecDeque;
 
@@ -14,22 +15,31 @@ pub struct AppEntry {
 }
 
 /// A request or response output queue. Its capacity counts packets waiting
-/// to be sent *and* sent packets kept until their echo returns.
+/// to be sent *and* sent packets kept until their echo returns (PPQ's EWQ).
 #[derive(Debug)]
 pub struct OutputQueue {
-    pub to_send: VecDeque<u32>,
-    pub awaiting_echo: u32,
+    pub to_send: PriorityFifo<u32>,
+    /// Sent packets whose echo has not returned (or busied ones held off before their retry).
+    pub awaiting: Vec<u32>,
     pub capacity: u32,
 }
 
 impl OutputQueue {
-    pub fn new(capacity: u32) -> Self {
-        OutputQueue { to_send: VecDeque::with_capacity(capacity as usize), awaiting_echo: 0, capacity }
+    pub fn new(capacity: u32, levels: usize) -> Self {
+        OutputQueue { to_send: PriorityFifo::new(levels), awaiting: Vec::with_capacity(capacity as usize), capacity }
     }
 
     #[inline]
     pub fn has_room(&self) -> bool {
-        (self.to_send.len() as u32 + self.awaiting_echo) < self.capacity
+        (self.to_send.len() + self.awaiting.len()) < self.capacity as usize
+    }
+
+    /// The echo for `id` came back: it no longer waits.
+    #[inline]
+    pub fn echoed(&mut self, id: u32) {
+        if let Some(k) = self.awaiting.iter().position(|&x| x == id) {
+            self.awaiting.swap_remove(k);
+        }
     }
 }
 
@@ -46,8 +56,8 @@ pub struct InputQueue {
     pub capacity: u32,
     /// Slots taken: accepted packets still arriving, waiting, or in service.
     pub occupied: u32,
-    /// Fully received packets waiting for service, in arrival order.
-    pub waiting: VecDeque<u32>,
+    /// Fully received packets waiting for service, in service order.
+    pub waiting: PriorityFifo<u32>,
     /// The packet in service (IQST running, or done but stalled for output room).
     pub in_service: Option<u32>,
     /// Service finished but the response output queue was full.
@@ -55,8 +65,8 @@ pub struct InputQueue {
 }
 
 impl InputQueue {
-    pub fn new(capacity: u32) -> Self {
-        InputQueue { capacity, occupied: 0, waiting: VecDeque::with_capacity(capacity as usize), in_service: None, stalled: false }
+    pub fn new(capacity: u32, levels: usize) -> Self {
+        InputQueue { capacity, occupied: 0, waiting: PriorityFifo::new(levels), in_service: None, stalled: false }
     }
 }
 
@@ -66,7 +76,7 @@ pub const NO_DECISION: Time = Time::MAX;
 /// The output side of a node: link, bypass FIFO, and whether it is blocked.
 #[derive(Debug)]
 pub struct Node {
-    pub app: VecDeque<AppEntry>,
+    pub app: PriorityFifo<AppEntry>,
     pub requests: OutputQueue,
     pub responses: OutputQueue,
     /// Packets in (or on their way into) the bypass FIFO, in arrival order,
@@ -83,27 +93,53 @@ pub struct Node {
 }
 
 impl Node {
-    pub fn new(output_queue: u32, responder_queue: u32, requestor_queue: u32) -> Self {
+    /// A node whose queues have `levels` priority levels (1 = FIFO, base SCI).
+    pub fn new(output_queue: u32, responder_queue: u32, requestor_queue: u32, levels: usize) -> Self {
         Node {
-            app: VecDeque::new(),
-            requests: OutputQueue::new(output_queue),
-            responses: OutputQueue::new(output_queue),
+            app: PriorityFifo::new(levels),
+            requests: OutputQueue::new(output_queue, levels),
+            responses: OutputQueue::new(output_queue, levels),
             bypass: VecDeque::with_capacity(16),
             out_free_at: 0,
             decision_at: NO_DECISION,
-            inputs: [InputQueue::new(responder_queue), InputQueue::new(requestor_queue)],
+            inputs: [InputQueue::new(responder_queue, levels), InputQueue::new(requestor_queue, levels)],
         }
     }
 
-    /// Takes the next own packet to send, which then awaits its echo:
-    /// responses before requests, so a node first drains the work that frees
-    /// other nodes' resources.
+    /// The own packet that goes first: highest priority; on a tie the
+    /// response, so a node first drains the work that frees other nodes' resources.
     #[inline]
-    pub fn take_own(&mut self) -> Option<u32> {
-        let q = if !self.responses.to_send.is_empty() { &mut self.responses } else { &mut self.requests };
-        let id = q.to_send.pop_front()?;
-        q.awaiting_echo += 1;
-        Some(id)
+    pub fn first_own(&self) -> Option<u32> {
+        match (self.responses.to_send.peek_level(), self.requests.to_send.peek_level()) {
+            (Some(r), Some(q)) if q > r => self.requests.to_send.peek().copied(),
+            (Some(_), _) => self.responses.to_send.peek().copied(),
+            (None, _) => self.requests.to_send.peek().copied(),
+        }
+    }
+
+    /// Every own packet in the order they would go (see [`Node::first_own`]).
+    pub fn own_in_order(&self, out: &mut Vec<u32>, level: impl Fn(u32) -> u16) {
+        out.clear();
+        let mut r = self.responses.to_send.iter().copied().peekable();
+        let mut q = self.requests.to_send.iter().copied().peekable();
+        loop {
+            let pick_q = match (r.peek(), q.peek()) {
+                (Some(&a), Some(&b)) => level(b) > level(a),
+                (Some(_), None) => false,
+                (None, Some(_)) => true,
+                (None, None) => break,
+            };
+            out.push(if pick_q { q.next().unwrap() } else { r.next().unwrap() });
+        }
+    }
+
+    /// Takes own packet `id` (a response if `response`) out to be sent; it then awaits its echo.
+    #[inline]
+    pub fn take_own(&mut self, id: u32, response: bool) {
+        let q = if response { &mut self.responses } else { &mut self.requests };
+        let taken = if q.to_send.peek() == Some(&id) { q.to_send.pop() } else { q.to_send.remove_first(|&x| x == id) };
+        debug_assert_eq!(taken, Some(id));
+        q.awaiting.push(id);
     }
 
     #[inline]

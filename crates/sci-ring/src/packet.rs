@@ -9,6 +9,10 @@ pub enum PacketKind {
     Request,
     Response,
     Echo,
+    /// A protocol's own symbols (DFC control symbols, TRAIN's train, PPQ
+    /// inheritance messages): every node on the way reads them, the
+    /// protocol decides where they end.
+    Control,
 }
 
 /// The queue-allocation phase a send packet carries (IEEE 1596 NOTRY /
@@ -24,7 +28,11 @@ pub struct Packet {
     pub kind: PacketKind,
     pub src: u16,
     pub dst: u16,
+    /// The priority the application gave (statistics are kept per this).
     pub priority: u16,
+    /// The priority queues order by: `priority`, unless raised by PPQ's
+    /// priority inheritance.
+    pub eff: u16,
     /// Length in symbols (excluding the separating idles).
     pub len: u16,
     /// For send packets: when it entered its application/output queue (latency start).
@@ -40,15 +48,38 @@ pub struct Packet {
     pub echo_phase: Phase,
     /// Times this send packet was busied and sent again.
     pub retries: u16,
+    /// For control packets: the protocol's tag for what they carry.
+    pub ctl: u32,
 }
 
 impl Packet {
     pub fn send(kind: PacketKind, src: u16, dst: u16, priority: u16, len: u16, born: Time) -> Packet {
-        Packet { kind, src, dst, priority, len, born, phase: Phase::Fresh, echo_of: u32::MAX, echoed_kind: kind, busy: false, echo_phase: Phase::Fresh, retries: 0 }
+        Packet {
+            kind,
+            src,
+            dst,
+            priority,
+            eff: priority,
+            len,
+            born,
+            phase: Phase::Fresh,
+            echo_of: u32::MAX,
+            echoed_kind: kind,
+            busy: false,
+            echo_phase: Phase::Fresh,
+            retries: 0,
+            ctl: 0,
+        }
     }
 
     pub fn is_send(&self) -> bool {
-        self.kind != PacketKind::Echo
+        matches!(self.kind, PacketKind::Request | PacketKind::Response)
+    }
+
+    /// Which input queue a send packet enters: 0 = responder (requests), 1 = requestor (responses).
+    #[inline]
+    pub fn side(&self) -> usize {
+        (self.kind == PacketKind::Response) as usize
     }
 }
 

@@ -49,6 +49,17 @@ pub struct Counters {
     pub go_bit_holds: u64,
     /// Times a node's own packet waited for bypass traffic (register-insertion rule).
     pub bypass_waits: u64,
+    /// PPQ: packets preempted from an input queue or a bypass queue (each becomes a busy echo).
+    pub preemptions: u64,
+    /// Protocol control packets put on the ring (DFC control symbols, TRAIN trains, PPQ inheritance messages).
+    pub control_symbols: u64,
+    /// TRAIN: tickets deleted by a full destination or truncated at the size budget.
+    pub tickets_deleted: u64,
+    /// Times a node held a packet because of another node's announced state
+    /// (DFC STOP-THRU/STOP-TO, TRAIN waiting for its grant).
+    pub flow_holds: u64,
+    /// PPQ: priority inheritance messages sent.
+    pub inheritances: u64,
 }
 
 /// Every generated transaction is completed, in flight, or still queued.

@@ -19,9 +19,9 @@
 
 use crate::measure::{Measure, Stop};
 use crate::node::{AppEntry, InputSide, Node, NO_DECISION};
-use crate::packet::{Packet, PacketKind, Phase, Slab};
+use crate::packet::{Packet, PacketKind, Slab};
 use crate::params::{Params, DATA_BYTES};
-use crate::protocol::{Admission, Permit, RingProtocol};
+use crate::protocol::{Admission, Effects, Permit, QueueView, RingProtocol};
 use crate::report::{Conservation, Counters, Report};
 use crate::traffic::Traffic;
 use ringlet_engine::time::ns_to_ps;
@@ -45,8 +45,12 @@ pub enum Event {
     EchoIn { node: u16, pkt: u32 },
     /// An input queue's server finishes one packet (IQST elapsed).
     ServiceDone { node: u16, side: u8 },
-    /// Transactions injected by hand (tests) enter a node's queues.
-    Wake { node: u16 },
+    /// A transaction injected by hand (tests) enters a node's application queue.
+    Inject { src: u16, dst: u16, priority: u16 },
+    /// A busied packet's retry hold-off is over: it rejoins its output queue.
+    Requeue { node: u16, pkt: u32 },
+    /// A protocol's delayed control packet leaves its node.
+    EmitControl { node: u16, len: u16, tag: u32 },
 }
 
 /// What a hand-built test ring records (off in normal runs).
@@ -61,6 +65,11 @@ pub enum TraceKind {
     /// Echo fully back at the source.
     EchoBack { busy: bool },
     Serviced,
+    /// A waiting packet evicted from an input queue, or a bypass packet
+    /// turned into a busy echo (PPQ).
+    Preempted,
+    /// A control packet reaches a node (DFC symbols, TRAIN train, PPQ message).
+    Control,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -71,6 +80,7 @@ pub struct TraceRecord {
     pub kind: PacketKind,
     pub src: u16,
     pub dst: u16,
+    pub priority: u16,
 }
 
 pub struct Ring<P: RingProtocol> {
@@ -81,7 +91,9 @@ pub struct Ring<P: RingProtocol> {
     pub proto: P,
     traffic: Option<Traffic>,
     pub measure: Measure,
-    wakes: Vec<(u16, Time)>,
+    fx: Effects,
+    /// Scratch list of a node's own packets in send order (no allocation per decision).
+    cands: Vec<u32>,
     pub counters: Counters,
     pub generated: u64,
     pub completed: u64,
@@ -96,14 +108,15 @@ pub struct Ring<P: RingProtocol> {
 
 impl<P: RingProtocol> Ring<P> {
     pub fn new(s: &Scenario, p: Params, proto: P) -> Self {
-        let nodes = (0..p.nodes).map(|_| Node::new(p.output_queue, p.responder_queue, p.requestor_queue)).collect();
+        let levels = if P::PRIORITY_QUEUES { s.traffic.priorities as usize } else { 1 };
+        let nodes = (0..p.nodes).map(|_| Node::new(p.output_queue, p.responder_queue, p.requestor_queue, levels)).collect();
         let mut traffic = Traffic::new(s);
         let mut sched = Scheduler::with_capacity(4 * p.nodes + traffic.sources.len() + 64);
         for i in 0..traffic.sources.len() {
             let gap = traffic.first_gap(i);
             sched.at(gap, Event::Arrival { source: i as u32 });
         }
-        Ring {
+        let mut ring = Ring {
             has_response: p.response_len > 0,
             nodes,
             slab: Slab::with_capacity(64 * p.nodes),
@@ -111,7 +124,8 @@ impl<P: RingProtocol> Ring<P> {
             proto,
             traffic: Some(traffic),
             measure: Measure::new(s),
-            wakes: Vec::with_capacity(p.nodes),
+            fx: Effects::default(),
+            cands: Vec::with_capacity(2 * p.output_queue as usize),
             counters: Counters::default(),
             generated: 0,
             completed: 0,
@@ -120,7 +134,10 @@ impl<P: RingProtocol> Ring<P> {
             stop: None,
             trace: None,
             p,
-        }
+        };
+        ring.proto.on_start(&mut ring.fx);
+        ring.flush_effects();
+        ring
     }
 
     /// A ring with no traffic sources, for hand-built cases: packets are
@@ -128,18 +145,22 @@ impl<P: RingProtocol> Ring<P> {
     pub fn hand_built(s: &Scenario, p: Params, proto: P) -> Self {
         let mut r = Ring::new(s, p, proto);
         r.traffic = None;
-        r.sched = Scheduler::with_capacity(64);
+        // Keep only what the protocol put on the ring at the start (no traffic arrivals).
+        let mut sched = Scheduler::with_capacity(64);
+        while let Some(t) = r.sched.peek_time() {
+            let ev = r.sched.pop().expect("peeked");
+            if !matches!(ev, Event::Arrival { .. }) {
+                sched.at(t, ev);
+            }
+        }
+        r.sched = sched;
         r.trace = Some(Vec::new());
         r
     }
 
     /// Puts a transaction from `src` to `dst` into `src`'s application queue at time `at`.
     pub fn inject(&mut self, src: u16, dst: u16, priority: u16, at: Time) {
-        let node = &mut self.nodes[src as usize];
-        node.app.push_back(AppEntry { born: at, dst, priority });
-        self.generated += 1;
-        // Arrival handling is the same as for a source; use a Wake to run it at `at`.
-        self.sched.at(at, Event::Wake { node: src });
+        self.sched.at(at, Event::Inject { src, dst, priority });
     }
 
     /// Runs until the measurement stops it or the time cap; returns the report.
@@ -172,8 +193,18 @@ impl<P: RingProtocol> Ring<P> {
     pub fn report(&self) -> Report {
         let end = self.end_time();
         let mut r = self.measure.report(end, self.stop.unwrap_or(Stop::TimeCap), self.offered_per_prio, self.p.nodes);
-        let (holds, reservations) = self.proto.counters();
-        r.counters = Counters { events: self.sched.executed(), go_bit_holds: holds, reservations, ..self.counters.clone() };
+        let pc = self.proto.counters();
+        r.counters = Counters {
+            events: self.sched.executed(),
+            go_bit_holds: pc.go_bit_holds,
+            reservations: pc.reservations,
+            preemptions: self.counters.preemptions + pc.preemptions,
+            control_symbols: pc.control_symbols,
+            tickets_deleted: pc.tickets_deleted,
+            flow_holds: pc.flow_holds,
+            inheritances: pc.inheritances,
+            ..self.counters.clone()
+        };
         let queued: u64 = self.nodes.iter().map(|n| n.app.len() as u64).sum();
         r.conservation = Conservation {
             generated: self.generated,
@@ -188,7 +219,7 @@ impl<P: RingProtocol> Ring<P> {
     fn record(&mut self, node: usize, what: TraceKind, pkt: u32) {
         if let Some(t) = self.trace.as_mut() {
             let pk = self.slab.get(pkt);
-            t.push(TraceRecord { time: self.sched.now(), node: node as u16, what, kind: pk.kind, src: pk.src, dst: pk.dst });
+            t.push(TraceRecord { time: self.sched.now(), node: node as u16, what, kind: pk.kind, src: pk.src, dst: pk.dst, priority: pk.priority });
         }
     }
 
@@ -206,8 +237,20 @@ impl<P: RingProtocol> Ring<P> {
             Event::TailIn { node, pkt } => self.on_tail(node as usize, pkt),
             Event::EchoIn { node, pkt } => self.on_echo(node as usize, pkt),
             Event::ServiceDone { node, side } => self.on_service_done(node as usize, side as usize),
-            Event::Wake { node } => {
-                self.fill_requests(node as usize);
+            Event::Inject { src, dst, priority } => {
+                let now = self.sched.now();
+                self.nodes[src as usize].app.push(priority, AppEntry { born: now, dst, priority });
+                self.generated += 1;
+                self.fill_requests(src as usize);
+                self.try_output(src as usize);
+            }
+            Event::EmitControl { node, len, tag } => self.emit_control(node as usize, len, tag),
+            Event::Requeue { node, pkt } => {
+                let pk = *self.slab.get(pkt);
+                let n = &mut self.nodes[node as usize];
+                let q = if pk.kind == PacketKind::Response { &mut n.responses } else { &mut n.requests };
+                q.echoed(pkt);
+                q.to_send.push_front(pk.eff, pkt);
                 self.try_output(node as usize);
             }
         }
@@ -220,7 +263,7 @@ impl<P: RingProtocol> Ring<P> {
         let dst = traffic.destination(source);
         let gap = traffic.next_gap(source);
         self.sched.after(gap, Event::Arrival { source: source as u32 });
-        self.nodes[node as usize].app.push_back(AppEntry { born: now, dst, priority });
+        self.nodes[node as usize].app.push(priority, AppEntry { born: now, dst, priority });
         self.generated += 1;
         self.fill_requests(node as usize);
         self.try_output(node as usize);
@@ -231,9 +274,14 @@ impl<P: RingProtocol> Ring<P> {
         let len = self.p.request_len;
         let n = &mut self.nodes[node];
         while n.requests.has_room() {
-            let Some(e) = n.app.pop_front() else { break };
+            let Some(e) = n.app.pop() else { return };
             let id = self.slab.alloc(Packet::send(PacketKind::Request, node as u16, e.dst, e.priority, len, e.born));
-            n.requests.to_send.push_back(id);
+            n.requests.to_send.push(e.priority, id);
+        }
+        if let Some(waiting) = n.app.peek_level() {
+            let now = self.sched.now();
+            self.proto.on_output_full(node, now, waiting, &self.nodes[node], &mut self.slab, &mut self.fx);
+            self.flush_effects();
         }
     }
 
@@ -244,41 +292,151 @@ impl<P: RingProtocol> Ring<P> {
         if n.out_free_at > now || n.decision_at == now {
             return;
         }
+        if P::PRIORITY_BYPASS {
+            return self.try_output_prioritized(node);
+        }
         // Register-insertion rule: a packet that arrived before this instant is
         // in the bypass FIFO and must drain first; one arriving right now can
         // still be buffered while the node inserts its own packet.
         let buffered = n.bypass.front().is_some_and(|&(_, ready)| ready < now);
         let has_own = n.has_own();
-        if has_own && !buffered {
-            match self.proto.may_start(node, now, &self.p) {
-                Permit::Go => {
-                    let id = self.nodes[node].take_own().expect("has own packet");
-                    self.proto.set_blocked(node, now, false, &self.p, &mut self.wakes);
-                    self.schedule_wakes();
-                    self.counters.send_packets += 1;
-                    self.transmit(node, id, true);
-                    return;
-                }
-                Permit::Hold { wake_at } => {
-                    if let Some(w) = wake_at {
-                        self.decide_at(node, w);
-                    }
-                }
-            }
+        if has_own && !buffered && self.start_own(node) {
+            return;
         }
         match self.nodes[node].bypass.front() {
             Some(&(id, ready)) if ready <= now => {
                 self.nodes[node].bypass.pop_front();
                 if has_own && buffered {
-                    self.counters.bypass_waits += 1;
-                    self.proto.set_blocked(node, now, true, &self.p, &mut self.wakes);
-                    self.schedule_wakes();
+                    self.own_blocked(node);
                 }
                 self.transmit(node, id, false);
             }
             // A passing packet is on its way: decide again when it arrives.
             Some(&(_, ready)) => self.decide_at(node, ready),
             None => {}
+        }
+    }
+
+    /// The node's own packet is held back by bypass traffic: tell the protocol.
+    fn own_blocked(&mut self, node: usize) {
+        self.counters.bypass_waits += 1;
+        let first = self.nodes[node].first_own().expect("has own packet");
+        let waiting = self.slab.get(first).eff;
+        self.proto.on_blocked(node, self.sched.now(), waiting, &mut self.fx);
+        self.flush_effects();
+    }
+
+    /// Offers the node's own packets to the protocol in send order; starts
+    /// the first one it lets go. Returns whether one was started.
+    fn start_own(&mut self, node: usize) -> bool {
+        let now = self.sched.now();
+        let first = self.nodes[node].first_own().expect("has own packet");
+        let mut pick = None;
+        match self.proto.may_send(node, now, first, self.slab.get(first), &self.p) {
+            Permit::Go => pick = Some(first),
+            Permit::Hold { wake_at } => {
+                if let Some(w) = wake_at {
+                    self.decide_at(node, w);
+                }
+            }
+            Permit::Skip => {
+                // The protocol may let a later packet go: offer the rest in order.
+                let slab = &self.slab;
+                let mut cands = std::mem::take(&mut self.cands);
+                self.nodes[node].own_in_order(&mut cands, |id| slab.get(id).eff);
+                for &id in cands.iter().skip(1) {
+                    match self.proto.may_send(node, now, id, self.slab.get(id), &self.p) {
+                        Permit::Go => {
+                            pick = Some(id);
+                            break;
+                        }
+                        Permit::Skip => continue,
+                        Permit::Hold { wake_at } => {
+                            if let Some(w) = wake_at {
+                                self.decide_at(node, w);
+                            }
+                            break;
+                        }
+                    }
+                }
+                self.cands = cands;
+            }
+        }
+        let Some(id) = pick else { return false };
+        let pk = *self.slab.get(id);
+        self.nodes[node].take_own(id, pk.kind == PacketKind::Response);
+        let next_own = self.nodes[node].first_own().map(|next| self.slab.get(next).eff);
+        self.proto.on_sent(node, now, id, &pk, next_own, &mut self.fx);
+        self.flush_effects();
+        self.counters.send_packets += 1;
+        self.transmit(node, id, true);
+        true
+    }
+
+    /// PPQ's output decision: the bypass queue is prioritized (echoes and
+    /// control symbols first, then by priority, oldest first), and an own
+    /// packet that bypass traffic holds back preempts the lower-priority send
+    /// packets buffered there, which become busy echoes to their sources.
+    fn try_output_prioritized(&mut self, node: usize) {
+        let now = self.sched.now();
+        let buffered = self.nodes[node].bypass.front().is_some_and(|&(_, ready)| ready < now);
+        let has_own = self.nodes[node].has_own();
+        if has_own && !buffered && self.start_own(node) {
+            return;
+        }
+        if has_own && buffered {
+            let own = self.slab.get(self.nodes[node].first_own().expect("own")).eff;
+            for k in 0..self.nodes[node].bypass.len() {
+                let (id, ready) = self.nodes[node].bypass[k];
+                if ready >= now {
+                    break;
+                }
+                let pk = *self.slab.get(id);
+                if pk.is_send() && self.proto.bypass_priority(&pk, now - ready) < own as u32 {
+                    let echo = self.busy_echo(node, id, crate::packet::Phase::Fresh);
+                    self.nodes[node].bypass[k] = (echo, ready);
+                    self.counters.preemptions += 1;
+                    self.record(node, TraceKind::Preempted, id);
+                }
+            }
+        }
+        // Best arrived entry: highest rank, oldest first.
+        let mut best: Option<(usize, u32)> = None;
+        let mut next_arrival = None;
+        for (k, &(id, ready)) in self.nodes[node].bypass.iter().enumerate() {
+            if ready > now {
+                next_arrival = Some(ready);
+                break;
+            }
+            let rank = self.bypass_rank(node, id, ready, now);
+            if best.is_none_or(|(_, r)| rank > r) {
+                best = Some((k, rank));
+            }
+        }
+        match best {
+            Some((k, _)) => {
+                let (id, _) = self.nodes[node].bypass.remove(k).expect("entry");
+                if has_own && buffered {
+                    self.own_blocked(node);
+                }
+                self.transmit(node, id, false);
+            }
+            None => {
+                if let Some(at) = next_arrival {
+                    self.decide_at(node, at);
+                }
+            }
+        }
+    }
+
+    /// Rank of a bypass entry in PPQ's prioritized bypass queue.
+    #[inline]
+    fn bypass_rank(&self, _node: usize, id: u32, ready: Time, now: Time) -> u32 {
+        let pk = self.slab.get(id);
+        if pk.is_send() {
+            self.proto.bypass_priority(pk, now - ready)
+        } else {
+            u32::MAX
         }
     }
 
@@ -293,19 +451,106 @@ impl<P: RingProtocol> Ring<P> {
         }
     }
 
-    /// Held nodes the protocol released: each decides again then (merged
-    /// with any output decision already due by that time).
-    fn schedule_wakes(&mut self) {
-        while let Some((j, at)) = self.wakes.pop() {
+    /// Carries out what the protocol asked for in its last call.
+    #[inline]
+    fn flush_effects(&mut self) {
+        if self.fx.is_empty() {
+            return;
+        }
+        // Held nodes the protocol released decide again then (merged with
+        // any output decision already due by that time).
+        while let Some((j, at)) = self.fx.wakes.pop() {
             self.decide_at(j as usize, at);
         }
+        while let Some((j, pkt, prio)) = self.fx.raises.pop() {
+            self.raise(j as usize, pkt, prio);
+        }
+        let controls = std::mem::take(&mut self.fx.controls);
+        for &(j, len, tag, at) in &controls {
+            if at <= self.sched.now() {
+                self.emit_control(j as usize, len, tag);
+            } else {
+                self.sched.at(at, Event::EmitControl { node: j, len, tag });
+            }
+        }
+        self.fx.controls = controls;
+        self.fx.controls.clear();
+    }
+
+    /// Node `node` puts a control packet on the ring: it leads the node's
+    /// output like an echo (ahead of bypass packets that arrive later).
+    fn emit_control(&mut self, node: usize, len: u16, tag: u32) {
+        let now = self.sched.now();
+        let next = ((node + 1) % self.p.nodes) as u16;
+        let mut c = Packet::send(PacketKind::Control, node as u16, next, 0, len, now);
+        c.ctl = tag;
+        let id = self.slab.alloc(c);
+        self.insert_in_stream(node, id);
+        self.decide_at(node, now.max(self.nodes[node].out_free_at));
+    }
+
+    /// Puts `id` into `node`'s bypass queue at the current position in the
+    /// stream: behind what has arrived, ahead of what is still arriving.
+    fn insert_in_stream(&mut self, node: usize, id: u32) {
+        let now = self.sched.now();
+        let bypass = &mut self.nodes[node].bypass;
+        let at = bypass.iter().rposition(|&(_, ready)| ready <= now).map_or(0, |k| k + 1);
+        bypass.insert(at, (id, now));
+    }
+
+    /// PPQ inheritance reaches `node`: raise `pkt` if it waits here.
+    fn raise(&mut self, node: usize, pkt: u32, prio: u16) {
+        let n = &mut self.nodes[node];
+        let in_bypass = n.bypass.iter().any(|&(id, _)| id == pkt);
+        let pk = self.slab.get_mut(pkt);
+        if !pk.is_send() || pk.eff >= prio {
+            return;
+        }
+        if in_bypass {
+            pk.eff = prio;
+            return;
+        }
+        let side = pk.side();
+        if n.inputs[side].waiting.remove_first(|&id| id == pkt).is_some() {
+            pk.eff = prio;
+            n.inputs[side].waiting.push(prio, pkt);
+        }
+    }
+
+    /// A busy echo from `node` for send packet `id` (its source retries in `phase`).
+    fn busy_echo(&mut self, node: usize, id: u32, phase: crate::packet::Phase) -> u32 {
+        let pk = *self.slab.get(id);
+        let mut echo = Packet::send(PacketKind::Echo, node as u16, pk.src, pk.priority, self.p.echo_len, self.sched.now());
+        echo.echo_of = id;
+        echo.echoed_kind = pk.kind;
+        echo.busy = true;
+        echo.echo_phase = phase;
+        self.counters.busy_echoes += 1;
+        self.counters.echoes += 1;
+        self.slab.alloc(echo)
+    }
+
+    /// An accepting echo from `node` for send packet `pk` (id `id`).
+    fn accept_echo(&mut self, node: usize, id: u32, pk: &Packet) -> u32 {
+        let mut echo = Packet::send(PacketKind::Echo, node as u16, pk.src, pk.priority, self.p.echo_len, self.sched.now());
+        echo.echo_of = id;
+        echo.echoed_kind = pk.kind;
+        self.counters.echoes += 1;
+        self.slab.alloc(echo)
+    }
+
+    fn queue_view(&self, node: usize, side: usize) -> QueueView {
+        let q = &self.nodes[node].inputs[side];
+        let lowest_waiting = if P::PRIORITY_BYPASS { q.waiting.lowest_level() } else { None };
+        QueueView { capacity: q.capacity, occupied: q.occupied, lowest_waiting }
     }
 
     /// Puts packet `id` on `node`'s output link now.
     fn transmit(&mut self, node: usize, id: u32, own: bool) {
         let now = self.sched.now();
         let pk = *self.slab.get(id);
-        let slot = self.p.slot(pk.len);
+        // Control symbols ride in the symbol stream without separator idles.
+        let slot = if pk.kind == PacketKind::Control { pk.len as Time * self.p.cycle } else { self.p.slot(pk.len) };
         let n = &mut self.nodes[node];
         n.out_free_at = now + slot;
         n.decision_at = now + slot;
@@ -331,48 +576,81 @@ impl<P: RingProtocol> Ring<P> {
         self.counters.packet_hops += 1;
         let pk = *self.slab.get(id);
         debug_assert_eq!(pk.dst as usize, node, "only addressees get a HeadArrive");
-        let tail = now + pk.len as Time * self.p.cycle;
-        if pk.kind == PacketKind::Echo {
-            // Stripped: its symbols become idles; the source acts on the full echo.
-            self.sched.at(tail, Event::EchoIn { node: node as u16, pkt: id });
-            return;
-        } else {
-            // A send packet for this node: decide on its header, answer with an echo in its place.
-            let side = if pk.kind == PacketKind::Request { InputSide::Responder } else { InputSide::Requestor } as usize;
-            let q = &self.nodes[node].inputs[side];
-            let free = q.capacity - q.occupied;
-            let admission = self.proto.admit(node, side, pk.phase, free);
-            let mut echo = Packet::send(PacketKind::Echo, node as u16, pk.src, pk.priority, self.p.echo_len, now);
-            echo.echo_of = id;
-            echo.echoed_kind = pk.kind;
-            match admission {
-                Admission::Accept => {
-                    self.nodes[node].inputs[side].occupied += 1;
-                    self.sched.at(tail, Event::TailIn { node: node as u16, pkt: id });
-                    self.record(node, TraceKind::Accepted, id);
-                }
-                Admission::Busy(phase) => {
-                    echo.busy = true;
-                    echo.echo_phase = phase;
-                    self.counters.busy_echoes += 1;
-                    self.record(node, TraceKind::Busied, id);
-                }
+        match pk.kind {
+            PacketKind::Echo => {
+                // Stripped: its symbols become idles; the source acts on the full echo.
+                let tail = now + pk.len as Time * self.p.cycle;
+                self.sched.at(tail, Event::EchoIn { node: node as u16, pkt: id });
+                return;
             }
-            self.counters.echoes += 1;
-            let e = self.slab.alloc(echo);
-            // The echo takes the stripped packet's place: ahead of packets
-            // that arrive after it.
-            let bypass = &mut self.nodes[node].bypass;
-            let at = bypass.iter().rposition(|&(_, ready)| ready <= now).map_or(0, |k| k + 1);
-            bypass.insert(at, (e, now));
+            PacketKind::Control => {
+                self.record(node, TraceKind::Control, id);
+                let mut c = pk;
+                let keep = self.proto.on_control(node, now, &mut c, &self.nodes[node], &self.slab, &mut self.fx);
+                if keep {
+                    c.dst = ((node + 1) % self.p.nodes) as u16;
+                    *self.slab.get_mut(id) = c;
+                    self.insert_in_stream(node, id);
+                } else {
+                    self.slab.free(id);
+                }
+                self.flush_effects();
+            }
+            PacketKind::Request | PacketKind::Response => self.on_send_packet(node, id, pk),
         }
         self.try_output(node);
     }
 
+    /// A send packet for this node: decide on its header; answer with an
+    /// echo in its place (or, for PPQ, only once it is serviced).
+    fn on_send_packet(&mut self, node: usize, id: u32, pk: Packet) {
+        let now = self.sched.now();
+        let side = pk.side();
+        let view = self.queue_view(node, side);
+        let echo = match self.proto.admit(node, side, id, &pk, view) {
+            Admission::Accept => self.accept(node, side, id, &pk),
+            Admission::Preempt => {
+                let q = &mut self.nodes[node].inputs[side];
+                let victim = q.waiting.pop_lowest_below(pk.eff).expect("protocol preempts only a lower-priority waiting packet");
+                q.occupied -= 1;
+                self.counters.preemptions += 1;
+                self.record(node, TraceKind::Preempted, victim);
+                let e = self.busy_echo(node, victim, crate::packet::Phase::Fresh);
+                self.insert_in_stream(node, e);
+                self.accept(node, side, id, &pk)
+            }
+            Admission::Busy(phase) => {
+                self.record(node, TraceKind::Busied, id);
+                Some(self.busy_echo(node, id, phase))
+            }
+        };
+        // The echo takes the stripped packet's place: ahead of packets that arrive after it.
+        if let Some(e) = echo {
+            self.insert_in_stream(node, e);
+        }
+        let view = self.queue_view(node, side);
+        self.proto.on_input_change(node, side, view, now, &mut self.fx);
+        self.flush_effects();
+    }
+
+    /// Takes `id` into input queue `side`; returns the echo to send now, if any.
+    fn accept(&mut self, node: usize, side: usize, id: u32, pk: &Packet) -> Option<u32> {
+        let tail = self.sched.now() + pk.len as Time * self.p.cycle;
+        self.nodes[node].inputs[side].occupied += 1;
+        self.sched.at(tail, Event::TailIn { node: node as u16, pkt: id });
+        self.record(node, TraceKind::Accepted, id);
+        if P::ECHO_ON_SERVICE {
+            None
+        } else {
+            Some(self.accept_echo(node, id, pk))
+        }
+    }
+
     fn on_tail(&mut self, node: usize, id: u32) {
         self.record(node, TraceKind::Received, id);
-        let side = if self.slab.get(id).kind == PacketKind::Request { 0 } else { 1 };
-        self.nodes[node].inputs[side].waiting.push_back(id);
+        let pk = self.slab.get(id);
+        let side = pk.side();
+        self.nodes[node].inputs[side].waiting.push(pk.eff, id);
         self.start_service(node, side);
     }
 
@@ -381,7 +659,7 @@ impl<P: RingProtocol> Ring<P> {
         if q.in_service.is_some() {
             return;
         }
-        if let Some(id) = q.waiting.pop_front() {
+        if let Some(id) = q.waiting.pop() {
             q.in_service = Some(id);
             self.sched.after(self.p.iqst, Event::ServiceDone { node: node as u16, side: side as u8 });
         }
@@ -409,7 +687,7 @@ impl<P: RingProtocol> Ring<P> {
         q.occupied -= 1;
         let req = *self.slab.get(id);
         self.record(node, TraceKind::Serviced, id);
-        self.slab.free(id);
+        self.serviced(node, InputSide::Responder as usize, id, &req);
         self.measure.packet_serviced(now, req.born, req.priority);
         if !self.p.data_in_response {
             self.measure.data_delivered(now, DATA_BYTES, req.priority);
@@ -417,7 +695,7 @@ impl<P: RingProtocol> Ring<P> {
         if self.has_response {
             let resp = Packet::send(PacketKind::Response, node as u16, req.src, req.priority, self.p.response_len, now);
             let r = self.slab.alloc(resp);
-            self.nodes[node].responses.to_send.push_back(r);
+            self.nodes[node].responses.to_send.push(req.priority, r);
         } else {
             self.complete(req.priority);
         }
@@ -433,13 +711,27 @@ impl<P: RingProtocol> Ring<P> {
         q.occupied -= 1;
         let resp = *self.slab.get(id);
         self.record(node, TraceKind::Serviced, id);
-        self.slab.free(id);
+        self.serviced(node, InputSide::Requestor as usize, id, &resp);
         self.measure.packet_serviced(now, resp.born, resp.priority);
         if self.p.data_in_response {
             self.measure.data_delivered(now, DATA_BYTES, resp.priority);
         }
         self.complete(resp.priority);
         self.start_service(node, InputSide::Requestor as usize);
+    }
+
+    /// Send packet `id` has left input queue `side` serviced: the slot is
+    /// free, and under PPQ its accepting echo goes out now.
+    fn serviced(&mut self, node: usize, side: usize, id: u32, pk: &Packet) {
+        if P::ECHO_ON_SERVICE {
+            let e = self.accept_echo(node, id, pk);
+            self.insert_in_stream(node, e);
+            self.decide_at(node, self.sched.now().max(self.nodes[node].out_free_at));
+        }
+        self.slab.free(id);
+        let view = self.queue_view(node, side);
+        self.proto.on_input_change(node, side, view, self.sched.now(), &mut self.fx);
+        self.flush_effects();
     }
 
     fn complete(&mut self, priority: u16) {
@@ -455,25 +747,36 @@ impl<P: RingProtocol> Ring<P> {
         self.record(node, TraceKind::EchoBack { busy: echo.busy }, e);
         self.slab.free(e);
         let is_request = echo.echoed_kind == PacketKind::Request;
-        let n = &mut self.nodes[node];
-        let q = if is_request { &mut n.requests } else { &mut n.responses };
-        q.awaiting_echo -= 1;
         if echo.busy {
-            // The target kept nothing: the source's copy is sent again, first in line.
-            q.to_send.push_front(echo.echo_of);
+            // The target kept nothing: the source's copy is sent again, first in its priority.
             let pk = self.slab.get_mut(echo.echo_of);
             pk.phase = echo.echo_phase;
             pk.retries = pk.retries.saturating_add(1);
+            let eff = pk.eff;
             self.counters.retries += 1;
             if self.measure.in_window(self.sched.now()) {
                 self.measure.retries += 1;
             }
-        } else if is_request {
-            self.fill_requests(node);
-        } else if self.nodes[node].inputs[InputSide::Responder as usize].stalled {
-            self.finish_request(node);
+            let holdoff = self.proto.retry_holdoff();
+            if holdoff > 0 {
+                // Still counted in its output queue until it rejoins it.
+                self.sched.after(holdoff, Event::Requeue { node: node as u16, pkt: echo.echo_of });
+                return;
+            }
+            let n = &mut self.nodes[node];
+            let q = if is_request { &mut n.requests } else { &mut n.responses };
+            q.echoed(echo.echo_of);
+            q.to_send.push_front(eff, echo.echo_of);
+        } else {
+            let n = &mut self.nodes[node];
+            let q = if is_request { &mut n.requests } else { &mut n.responses };
+            q.echoed(echo.echo_of);
+            if is_request {
+                self.fill_requests(node);
+            } else if self.nodes[node].inputs[InputSide::Responder as usize].stalled {
+                self.finish_request(node);
+            }
         }
-        debug_assert!(matches!(echo.echo_phase, Phase::Fresh | Phase::Retry(_)));
         self.try_output(node);
     }
 }

@@ -4,29 +4,36 @@
 use ringlet_sci::packet::PacketKind;
 use ringlet_sci::params::Params;
 use ringlet_sci::protocol::sci::BaseSci;
+use ringlet_sci::protocol::RingProtocol;
 use ringlet_sci::ring::{Ring, TraceKind, TraceRecord};
+use ringlet_scenario::Scenario;
 
-/// A ring with no traffic sources; `extra` are `section.key=value` settings.
-pub fn ring(nodes: u32, extra: &[&str]) -> Ring<BaseSci> {
+/// The scenario and parameters of a ring with no traffic sources; `extra`
+/// are `section.key=value` settings.
+pub fn setup(nodes: u32, extra: &[&str]) -> (Scenario, Params) {
     let text = format!(
         "[network]\nnodes = {nodes}\n[traffic]\nload_mbps_per_node = 0\n[run]\nwarmup_ns = 0\nmeasure_transactions = 1000\n"
     );
     let overrides: Vec<_> = extra.iter().map(|e| ringlet_scenario::parse_override(e).expect("KEY=VALUE")).collect();
     let s = ringlet_scenario::load_str(&text, &overrides).expect("valid scenario");
     let p = Params::from_scenario(&s).expect("valid params");
+    (s, p)
+}
+
+/// A hand-built base SCI ring.
+pub fn ring(nodes: u32, extra: &[&str]) -> Ring<BaseSci> {
+    let (s, p) = setup(nodes, extra);
     let proto = BaseSci::new(&p, true, true);
     Ring::hand_built(&s, p, proto)
 }
 
 /// Times (ps) of trace records matching `what` at `node` for packets of `kind` from `src`.
-pub fn times(r: &Ring<BaseSci>, node: u16, what: TraceKind, kind: PacketKind, src: u16) -> Vec<u64> {
-    r.trace
-        .as_ref()
-        .expect("traced")
-        .iter()
-        .filter(|t: &&TraceRecord| t.node == node && t.what == what && t.kind == kind && t.src == src)
-        .map(|t| t.time)
-        .collect()
+pub fn times<P: RingProtocol>(r: &Ring<P>, node: u16, what: TraceKind, kind: PacketKind, src: u16) -> Vec<u64> {
+    records(r).iter().filter(|t| t.node == node && t.what == what && t.kind == kind && t.src == src).map(|t| t.time).collect()
+}
+
+pub fn records<P: RingProtocol>(r: &Ring<P>) -> &[TraceRecord] {
+    r.trace.as_ref().expect("traced")
 }
 
 pub const NS: u64 = 1000;

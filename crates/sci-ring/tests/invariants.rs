@@ -138,3 +138,47 @@ proptest! {
         }
     }
 }
+
+const REALTIME: [&str; 3] = ["ppq", "train", "dfc"];
+
+/// Every protocol conserves transactions, at low load delivers what is
+/// offered, and gives the same result for the same seed.
+#[test]
+fn realtime_protocols_conserve_deliver_and_repeat() {
+    for proto in REALTIME {
+        let p = format!("network.protocol={proto}");
+        for settings in [
+            vec![p.as_str(), "traffic.load_mbps_per_node=150", "traffic.priorities=3"],
+            vec![p.as_str(), "traffic.load_mbps_per_node=100", "node.iqst_ns=1000"],
+            vec![p.as_str(), "traffic.destinations=hotspot", "traffic.hotspot_fraction=1.0", "traffic.load_mbps_per_node=120"],
+            vec![p.as_str(), "traffic.transaction=move64", "traffic.priorities=128", "traffic.load_mbps_per_node=1"],
+        ] {
+            let mut s = settings.clone();
+            s.push("run.measure_transactions=4000");
+            s.push("run.max_sim_time_ns=5e6");
+            let r = run(&s);
+            let c = &r.conservation;
+            assert!(c.completed > 0, "{settings:?}");
+            assert_eq!(c.generated, c.completed + c.queued + c.in_flight, "{settings:?}: {c:?}");
+            assert!(r.throughput_mbps <= 1140.0 || settings.iter().any(|x| x.contains("move64")), "{settings:?}");
+        }
+        let low = [p.as_str(), "traffic.load_mbps_per_node=20", "run.measure_transactions=8000"];
+        let a = run(&low);
+        assert!((a.throughput_mbps - 160.0).abs() / 160.0 < 0.06, "{proto}: {}", a.throughput_mbps);
+        let b = run(&low);
+        assert_eq!(serde_json::to_string(&a).unwrap(), serde_json::to_string(&b).unwrap(), "{proto} repeats");
+    }
+}
+
+/// Lower priorities roll off first: with three priorities at a load beyond
+/// saturation, the highest priority keeps its offered load and the lowest
+/// gets the least (seed 003 section 4.2).
+#[test]
+fn realtime_protocols_enforce_priorities() {
+    for proto in REALTIME {
+        let r = run(&[&format!("network.protocol={proto}"), "traffic.priorities=3", "traffic.load_mbps_per_node=60", "run.measure_transactions=20000"]);
+        let t: Vec<f64> = r.per_priority.iter().map(|x| x.throughput_mbps).collect();
+        assert!(t[2] > 0.8 * 480.0, "{proto}: high priority keeps most of its load: {t:?}");
+        assert!(t[0] < t[1] && t[1] <= t[2] * 1.01, "{proto}: {t:?}");
+    }
+}

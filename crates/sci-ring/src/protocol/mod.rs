@@ -2,23 +2,32 @@
 //!
 //! The ring (`crate::ring`) owns the shared mechanism every protocol keeps:
 //! symbols, the bypass FIFO and the register-insertion rule, echoes, input
-//! queues and their service. A protocol decides the three things the seed's
-//! protocols differ in: whether a node may start its own packet now, whether
-//! an input queue admits an arriving send packet, and what blocking means.
+//! queues and their service, priority queues. A protocol decides what the
+//! seed's protocols differ in: which own packet a node may start now, whether
+//! an input queue admits an arriving send packet, what a congested node tells
+//! the others, and what its own control symbols do on their way round.
+//!
 //! Adding a protocol is one new file here plus one line in [`crate::simulate`].
 
+pub mod dfc;
+pub mod ppq;
 pub mod sci;
+pub mod train;
 
-use crate::packet::Phase;
+use crate::node::Node;
+use crate::packet::{Packet, Phase, Slab};
 use crate::params::Params;
 use ringlet_engine::Time;
 
-/// Answer to "may this node start its own packet now?".
+/// Answer to "may this node start this own packet now?".
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Permit {
     Go,
-    /// Not now; the ring retries at `wake_at` if given (otherwise the
-    /// protocol schedules the wake-up itself through `wakes`).
+    /// Not this packet, but the node may try its next one (DFC: a packet
+    /// that does not pass a congested node may go).
+    Skip,
+    /// The node sends nothing now; it decides again at `wake_at` if given,
+    /// otherwise when the protocol wakes it (`Effects::wakes`).
     Hold { wake_at: Option<Time> },
 }
 
@@ -28,23 +37,119 @@ pub enum Admission {
     Accept,
     /// Busy echo; the source retries in the given phase.
     Busy(Phase),
+    /// PPQ: evict the lowest-priority waiting packet (it is busied) and accept.
+    Preempt,
 }
 
-/// What a ring protocol decides. `wakes` collects (node, time) pairs at
-/// which held nodes should try to send again.
+/// What an input queue looks like to an arriving packet.
+#[derive(Clone, Copy, Debug)]
+pub struct QueueView {
+    pub capacity: u32,
+    /// Slots taken (arriving, waiting and in service).
+    pub occupied: u32,
+    /// Scheduling priority of the lowest-priority packet that waits (and
+    /// could be evicted), if any.
+    pub lowest_waiting: Option<u16>,
+}
+
+impl QueueView {
+    #[inline]
+    pub fn free(&self) -> u32 {
+        self.capacity - self.occupied
+    }
+}
+
+/// What a protocol asks the ring to do after one of its calls.
+#[derive(Default)]
+pub struct Effects {
+    /// (node, time): the node takes an output decision then.
+    pub wakes: Vec<(u16, Time)>,
+    /// (node, length in symbols, tag, time): the node puts a control packet
+    /// on the ring then (now if in the past); it visits every node
+    /// downstream until the protocol strips it.
+    pub controls: Vec<(u16, u16, u32, Time)>,
+    /// (node, packet, priority): if the packet waits in that node's bypass
+    /// or input queue, raise its scheduling priority (PPQ inheritance).
+    pub raises: Vec<(u16, u32, u16)>,
+}
+
+impl Effects {
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.wakes.is_empty() && self.controls.is_empty() && self.raises.is_empty()
+    }
+}
+
+/// Counters a protocol contributes to the report (zero where not applicable).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ProtoCounters {
+    pub go_bit_holds: u64,
+    pub reservations: u64,
+    pub preemptions: u64,
+    pub control_symbols: u64,
+    pub tickets_deleted: u64,
+    /// Times a node held a packet because of another node's state (DFC
+    /// STOP-THRU / STOP-TO holds, TRAIN waits for the LocalMotive).
+    pub flow_holds: u64,
+    pub inheritances: u64,
+}
+
+/// What a ring protocol decides.
 pub trait RingProtocol {
-    /// Called when `node`'s output link is free, its bypass FIFO is empty and
-    /// it has an own packet ready.
-    fn may_start(&mut self, node: usize, now: Time, p: &Params) -> Permit;
+    /// Output and input queues are priority queues (highest first, oldest
+    /// first within a priority); otherwise FIFO whatever the priority.
+    const PRIORITY_QUEUES: bool;
+    /// PPQ: the bypass queue is prioritized and its lower-priority send
+    /// packets can be preempted into busy echoes.
+    const PRIORITY_BYPASS: bool = false;
+    /// PPQ: the accepting echo is sent when the packet is serviced, not when
+    /// it enters the input queue (it can still be preempted until then).
+    const ECHO_ON_SERVICE: bool = false;
 
-    /// `node` has an own packet ready but bypass traffic holds its output
-    /// (`blocked = true`), or it has just started sending (`false`).
-    fn set_blocked(&mut self, node: usize, now: Time, blocked: bool, p: &Params, wakes: &mut Vec<(u16, Time)>);
+    /// The run starts (TRAIN puts its LocalMotive on the ring here).
+    fn on_start(&mut self, _fx: &mut Effects) {}
 
-    /// Whether input queue `side` of `node` admits a send packet in `phase`;
-    /// `free` is the number of free slots.
-    fn admit(&mut self, node: usize, side: usize, phase: Phase, free: u32) -> Admission;
+    /// Whether `node` may start own packet `id` now. Called in the order the
+    /// node would send, only when the output link is free and the bypass
+    /// FIFO lets an own packet in.
+    fn may_send(&mut self, node: usize, now: Time, id: u32, pk: &Packet, p: &Params) -> Permit;
 
-    /// Protocol counters for the report: (go-bit holds, A/B reservations).
-    fn counters(&self) -> (u64, u64);
+    /// `node` has started own packet `id`; `next_own` is the priority of its
+    /// next own packet, if it has one.
+    fn on_sent(&mut self, node: usize, now: Time, id: u32, pk: &Packet, next_own: Option<u16>, fx: &mut Effects);
+
+    /// `node` forwards bypass traffic while its own packet of priority
+    /// `waiting` is held back by the register-insertion rule.
+    fn on_blocked(&mut self, node: usize, now: Time, waiting: u16, fx: &mut Effects);
+
+    /// Whether input queue `side` of `node` admits send packet `id`.
+    fn admit(&mut self, node: usize, side: usize, id: u32, pk: &Packet, q: QueueView) -> Admission;
+
+    /// Input queue `side` of `node` changed its occupancy (a packet
+    /// accepted, or one removed for service).
+    fn on_input_change(&mut self, _node: usize, _side: usize, _q: QueueView, _now: Time, _fx: &mut Effects) {}
+
+    /// Control packet `pk` (tag `pk.ctl`) reaches `node`. Return `true` to
+    /// pass it on downstream (the protocol may change its length), `false`
+    /// when it ends here.
+    fn on_control(&mut self, _node: usize, _now: Time, _pk: &mut Packet, _n: &Node, _slab: &Slab, _fx: &mut Effects) -> bool {
+        false
+    }
+
+    /// PPQ: the priority a send packet has in a bypass queue after waiting
+    /// there for `waited` (aging raises it).
+    fn bypass_priority(&self, pk: &Packet, _waited: Time) -> u32 {
+        pk.eff as u32
+    }
+
+    /// A busied packet waits this long before it may be sent again.
+    fn retry_holdoff(&self) -> Time {
+        0
+    }
+
+    /// `node`'s request output queue is full while an application
+    /// transaction of priority `waiting` has no room (PPQ inheritance).
+    fn on_output_full(&mut self, _node: usize, _now: Time, _waiting: u16, _n: &Node, _slab: &mut Slab, _fx: &mut Effects) {}
+
+    fn counters(&self) -> ProtoCounters;
 }

@@ -19,19 +19,23 @@
 //! at a time, newly busied packets joining the other phase. A retried packet
 //! therefore cannot starve behind fresh traffic.
 
-use super::{Admission, Permit, RingProtocol};
-use crate::packet::Phase;
+use super::{Admission, Effects, Permit, ProtoCounters, QueueView, RingProtocol};
+use crate::packet::{Packet, Phase};
 use crate::params::Params;
 use ringlet_engine::Time;
 use std::collections::VecDeque;
 
-pub struct BaseSci {
-    go_bits: bool,
-    ab: bool,
-    blocked: Vec<bool>,
+/// The go-bit bandwidth allocation. Within priority levels (PPQ uses it that
+/// way) a blocked node holds only packets of its own priority or lower.
+pub struct GoBits {
+    enabled: bool,
+    /// Compare priorities (PPQ) or treat every packet alike (base SCI).
+    prioritized: bool,
+    /// 0 = not blocked, otherwise 1 + the priority of the held packet.
+    blocked: Vec<u16>,
     /// Blocked-state transitions per node, oldest first, pruned to the
     /// window any other node can still observe.
-    log: Vec<VecDeque<(Time, bool)>>,
+    log: Vec<VecDeque<(Time, u16)>>,
     /// Time of each node's latest transition (when it is old enough, the
     /// current state is what every other node sees: no log scan needed).
     changed_at: Vec<Time>,
@@ -42,20 +46,16 @@ pub struct BaseSci {
     /// `dist[i * n + j]`: time for idles to travel from node `i` to node `j`.
     dist: Vec<Time>,
     max_dist: Time,
-    /// Per node and input side: phase being served and outstanding busied packets per phase.
-    serve: Vec<[u8; 2]>,
-    pending: Vec<[[u32; 2]; 2]>,
-    holds: u64,
-    reservations: u64,
+    pub holds: u64,
 }
 
-impl BaseSci {
-    pub fn new(p: &Params, go_bits: bool, ab: bool) -> Self {
+impl GoBits {
+    pub fn new(p: &Params, enabled: bool, prioritized: bool) -> Self {
         let n = p.nodes;
-        BaseSci {
-            go_bits,
-            ab,
-            blocked: vec![false; n],
+        GoBits {
+            enabled,
+            prioritized,
+            blocked: vec![0; n],
             log: (0..n).map(|_| VecDeque::with_capacity(8)).collect(),
             changed_at: vec![0; n],
             blocked_count: 0,
@@ -63,56 +63,65 @@ impl BaseSci {
             waits_on: vec![None; n],
             dist: (0..n * n).map(|k| p.hops(k / n, k % n) as Time * p.hop).collect(),
             max_dist: (n as Time - 1) * p.hop,
-            serve: vec![[0; 2]; n],
-            pending: vec![[[0; 2]; 2]; n],
             holds: 0,
-            reservations: 0,
         }
     }
 
-    /// Node `i`'s blocked state at time `t` (t within the observable window).
     #[inline]
-    fn blocked_at(&self, i: usize, t: Time) -> bool {
+    fn level(&self, priority: u16) -> u16 {
+        if self.prioritized {
+            priority + 1
+        } else {
+            1
+        }
+    }
+
+    /// Node `i`'s blocked level at time `t` (t within the observable window).
+    #[inline]
+    fn blocked_at(&self, i: usize, t: Time) -> u16 {
         if t >= self.changed_at[i] {
             return self.blocked[i];
         }
         let log = &self.log[i];
         match log.iter().rposition(|&(at, _)| at <= t) {
             Some(k) => log[k].1,
-            None => log.front().map(|&(_, b)| !b).unwrap_or(false),
+            // Before the oldest kept transition: the state it replaced. Only
+            // its being blocked or not matters here, and a log that starts
+            // with "unblocked" was preceded by "blocked".
+            None => log.front().map(|&(_, b)| if b == 0 { u16::MAX } else { 0 }).unwrap_or(0),
         }
     }
 
-    /// When node `i` stopped being blocked after time `t`, if it has.
-    fn unblocked_after(&self, i: usize, t: Time) -> Option<Time> {
-        self.log[i].iter().find(|&&(at, b)| at > t && !b).map(|&(at, _)| at)
+    /// When node `i`'s block stopped holding `level` after time `t`, if it has.
+    fn released_after(&self, i: usize, t: Time, level: u16) -> Option<Time> {
+        self.log[i].iter().find(|&&(at, b)| at > t && b < level).map(|&(at, _)| at)
     }
-}
 
-impl RingProtocol for BaseSci {
-    fn may_start(&mut self, j: usize, now: Time, p: &Params) -> Permit {
+    /// May node `j` start a packet of priority `priority` now?
+    pub fn may_start(&mut self, j: usize, now: Time, priority: u16, p: &Params) -> Permit {
         self.waits_on[j] = None;
-        if !self.go_bits || self.blocked[j] {
+        if !self.enabled || self.blocked[j] != 0 {
             return Permit::Go;
         }
         if self.blocked_count == 0 && now >= self.last_change + self.max_dist {
             return Permit::Go;
         }
+        let mine = self.level(priority);
         let n = p.nodes;
         let mut held = false;
         // Earliest time every blocker seen now (all released already) is seen released.
         let mut wake: Time = 0;
         for i in 0..n {
             let d = self.dist[i * n + j];
-            if i == j || now < d || !self.blocked_at(i, now - d) {
+            if i == j || now < d || self.blocked_at(i, now - d) < mine {
                 continue;
             }
             held = true;
-            if self.blocked[i] {
+            if self.blocked[i] >= mine {
                 // Still blocked: its release wakes us (set_blocked); no need to look further.
                 self.waits_on[j] = Some(i as u16);
                 break;
-            } else if let Some(u) = self.unblocked_after(i, now - d) {
+            } else if let Some(u) = self.released_after(i, now - d, mine) {
                 wake = wake.max(u + d);
             }
         }
@@ -127,38 +136,59 @@ impl RingProtocol for BaseSci {
         }
     }
 
-    fn set_blocked(&mut self, i: usize, now: Time, blocked: bool, p: &Params, wakes: &mut Vec<(u16, Time)>) {
-        if !self.go_bits || self.blocked[i] == blocked {
+    /// Node `i` becomes blocked by bypass traffic with a packet of
+    /// `priority` waiting (`Some`), or stops being blocked (`None`).
+    pub fn set_blocked(&mut self, i: usize, now: Time, priority: Option<u16>, p: &Params, fx: &mut Effects) {
+        let level = priority.map_or(0, |q| self.level(q));
+        if !self.enabled || self.blocked[i] == level {
             return;
         }
-        self.blocked[i] = blocked;
-        if blocked {
+        let before = self.blocked[i];
+        self.blocked[i] = level;
+        if before == 0 {
             self.blocked_count += 1;
-        } else {
+        } else if level == 0 {
             self.blocked_count -= 1;
         }
         self.last_change = now;
         self.changed_at[i] = now;
         let log = &mut self.log[i];
-        log.push_back((now, blocked));
+        log.push_back((now, level));
         // Keep one transition at or before the oldest time anyone can observe.
         let horizon = now.saturating_sub(self.max_dist);
         while log.len() >= 2 && log[1].0 <= horizon {
             log.pop_front();
         }
-        if !blocked {
+        if level < before {
+            // Nodes held by this block may be released: they decide again
+            // when the change becomes visible to them.
             let n = p.nodes;
             for j in 0..n {
                 if self.waits_on[j] == Some(i as u16) {
                     self.waits_on[j] = None;
-                    wakes.push((j as u16, now + self.dist[i * n + j]));
+                    fx.wakes.push((j as u16, now + self.dist[i * n + j]));
                 }
             }
         }
     }
+}
 
-    fn admit(&mut self, node: usize, side: usize, phase: Phase, free: u32) -> Admission {
-        if !self.ab {
+/// The A/B queue allocation of one ring's input queues.
+pub struct QueueAllocation {
+    enabled: bool,
+    /// Per node and input side: phase being served and outstanding busied packets per phase.
+    serve: Vec<[u8; 2]>,
+    pending: Vec<[[u32; 2]; 2]>,
+    pub reservations: u64,
+}
+
+impl QueueAllocation {
+    pub fn new(nodes: usize, enabled: bool) -> Self {
+        QueueAllocation { enabled, serve: vec![[0; 2]; nodes], pending: vec![[[0; 2]; 2]; nodes], reservations: 0 }
+    }
+
+    pub fn admit(&mut self, node: usize, side: usize, phase: Phase, free: u32) -> Admission {
+        if !self.enabled {
             return if free > 0 { Admission::Accept } else { Admission::Busy(Phase::Fresh) };
         }
         let serve = self.serve[node][side] as usize;
@@ -191,15 +221,51 @@ impl RingProtocol for BaseSci {
         }
     }
 
-    fn counters(&self) -> (u64, u64) {
-        (self.holds, self.reservations)
+    /// (serve phase, outstanding per phase) of one input queue, for diagnostics.
+    pub fn state(&self, node: usize, side: usize) -> (u8, [u32; 2]) {
+        (self.serve[node][side], self.pending[node][side])
     }
 }
 
+/// Base SCI: go bits plus A/B queue allocation, FIFO queues.
+pub struct BaseSci {
+    pub go: GoBits,
+    pub ab: QueueAllocation,
+    params: Params,
+}
+
 impl BaseSci {
+    pub fn new(p: &Params, go_bits: bool, ab: bool) -> Self {
+        BaseSci { go: GoBits::new(p, go_bits, false), ab: QueueAllocation::new(p.nodes, ab), params: p.clone() }
+    }
+
     /// (serve phase, outstanding per phase) of one input queue, for diagnostics.
     pub fn ab_state(&self, node: usize, side: usize) -> (u8, [u32; 2]) {
-        (self.serve[node][side], self.pending[node][side])
+        self.ab.state(node, side)
+    }
+}
+
+impl RingProtocol for BaseSci {
+    const PRIORITY_QUEUES: bool = false;
+
+    fn may_send(&mut self, node: usize, now: Time, _id: u32, pk: &Packet, p: &Params) -> Permit {
+        self.go.may_start(node, now, pk.eff, p)
+    }
+
+    fn on_sent(&mut self, node: usize, now: Time, _id: u32, _pk: &Packet, _still: Option<u16>, fx: &mut Effects) {
+        self.go.set_blocked(node, now, None, &self.params, fx);
+    }
+
+    fn on_blocked(&mut self, node: usize, now: Time, waiting: u16, fx: &mut Effects) {
+        self.go.set_blocked(node, now, Some(waiting), &self.params, fx);
+    }
+
+    fn admit(&mut self, node: usize, side: usize, _id: u32, pk: &Packet, q: QueueView) -> Admission {
+        self.ab.admit(node, side, pk.phase, q.free())
+    }
+
+    fn counters(&self) -> ProtoCounters {
+        ProtoCounters { go_bit_holds: self.go.holds, reservations: self.ab.reservations, ..Default::default() }
     }
 }
 
@@ -213,9 +279,26 @@ mod tests {
     }
 
     #[test]
+    fn go_bits_within_priority_hold_only_equal_or_lower_priorities() {
+        let p = params(4);
+        let mut go = GoBits::new(&p, true, true);
+        let mut fx = Effects::default();
+        // Node 0 is blocked with a priority-5 packet waiting.
+        go.set_blocked(0, 10_000, Some(5), &p, &mut fx);
+        assert_eq!(go.may_start(1, 20_000, 6, &p), Permit::Go);
+        assert_eq!(go.may_start(1, 20_000, 5, &p), Permit::Hold { wake_at: None });
+        assert_eq!(go.may_start(1, 20_000, 0, &p), Permit::Hold { wake_at: None });
+        // Its next packet has priority 2: priority-3..5 packets elsewhere are released.
+        go.set_blocked(0, 30_000, Some(2), &p, &mut fx);
+        assert_eq!(fx.wakes, vec![(1, 32_000)]);
+        assert_eq!(go.may_start(1, 32_000, 3, &p), Permit::Go);
+        assert_eq!(go.may_start(1, 32_000, 2, &p), Permit::Hold { wake_at: None });
+    }
+
+    #[test]
     fn ab_serves_busied_packets_before_fresh_ones() {
         let p = params(4);
-        let mut sci = BaseSci::new(&p, true, true);
+        let mut sci = QueueAllocation::new(p.nodes, true);
         // Queue full: a fresh packet is busied into phase A (0).
         assert_eq!(sci.admit(1, 0, Phase::Fresh, 0), Admission::Busy(Phase::Retry(0)));
         // One slot frees, but it is owed to the phase-A packet: a fresh one joins phase B.
@@ -228,38 +311,38 @@ mod tests {
         assert_eq!(sci.admit(1, 0, Phase::Retry(0), 1), Admission::Accept);
         // Nothing outstanding: fresh packets are admitted again.
         assert_eq!(sci.admit(1, 0, Phase::Fresh, 1), Admission::Accept);
-        assert_eq!(sci.counters().1, 2);
+        assert_eq!(sci.reservations, 2);
     }
 
     #[test]
     fn ab_moves_service_to_the_other_phase_when_one_is_done() {
         let p = params(4);
-        let mut sci = BaseSci::new(&p, true, true);
+        let mut sci = QueueAllocation::new(p.nodes, true);
         assert_eq!(sci.admit(2, 1, Phase::Fresh, 0), Admission::Busy(Phase::Retry(0)));
         assert_eq!(sci.admit(2, 1, Phase::Fresh, 0), Admission::Busy(Phase::Retry(1)));
         assert_eq!(sci.admit(2, 1, Phase::Fresh, 0), Admission::Busy(Phase::Retry(1)));
-        assert_eq!(sci.ab_state(2, 1), (0, [1, 2]));
+        assert_eq!(sci.state(2, 1), (0, [1, 2]));
         assert_eq!(sci.admit(2, 1, Phase::Retry(0), 1), Admission::Accept);
         // Phase A is done: phase B is served, and newly busied packets join phase A.
-        assert_eq!(sci.ab_state(2, 1), (1, [0, 2]));
+        assert_eq!(sci.state(2, 1), (1, [0, 2]));
         assert_eq!(sci.admit(2, 1, Phase::Fresh, 2), Admission::Busy(Phase::Retry(0)));
     }
 
     #[test]
     fn go_bits_hold_other_nodes_after_the_hop_delay() {
         let p = params(4); // hop = 2 ns
-        let mut sci = BaseSci::new(&p, true, true);
-        let mut wakes = Vec::new();
-        sci.set_blocked(0, 10_000, true, &p, &mut wakes);
+        let mut sci = GoBits::new(&p, true, false);
+        let mut fx = Effects::default();
+        sci.set_blocked(0, 10_000, Some(0), &p, &mut fx);
         // Node 2 is two hops downstream of node 0: it sees the cleared go bits at 14 ns.
-        assert_eq!(sci.may_start(2, 13_999, &p), Permit::Go);
-        assert_eq!(sci.may_start(2, 14_000, &p), Permit::Hold { wake_at: None });
+        assert_eq!(sci.may_start(2, 13_999, 0, &p), Permit::Go);
+        assert_eq!(sci.may_start(2, 14_000, 0, &p), Permit::Hold { wake_at: None });
         // The blocked node itself is not held.
-        assert_eq!(sci.may_start(0, 14_000, &p), Permit::Go);
+        assert_eq!(sci.may_start(0, 14_000, 0, &p), Permit::Go);
         // Node 0 sends at 20 ns: node 2 is woken when that becomes visible, at 24 ns.
-        sci.set_blocked(0, 20_000, false, &p, &mut wakes);
-        assert_eq!(wakes, vec![(2, 24_000)]);
-        assert_eq!(sci.may_start(2, 22_000, &p), Permit::Hold { wake_at: Some(24_000) });
-        assert_eq!(sci.may_start(2, 24_000, &p), Permit::Go);
+        sci.set_blocked(0, 20_000, None, &p, &mut fx);
+        assert_eq!(fx.wakes, vec![(2, 24_000)]);
+        assert_eq!(sci.may_start(2, 22_000, 0, &p), Permit::Hold { wake_at: Some(24_000) });
+        assert_eq!(sci.may_start(2, 24_000, 0, &p), Permit::Go);
     }
 }

@@ -1,0 +1,350 @@
+//! Directed Flow Control (seed 003 section 3).
+//!
+//! Flow control only where it is needed, announced by 32-bit control
+//! symbols that circulate the ring once and are removed by their sender.
+//! Every node keeps what the symbols told it about every other node.
+//!
+//! **STOP-THRU** (output inversion, section 3.1). A node whose own packet
+//! is held back by bypass traffic announces that packet's priority. A node
+//! that has seen the announcement holds any packet that would *pass through*
+//! the congested node (strictly between source and target) unless its
+//! priority is at least the announced one; packets that do not pass it go
+//! freely. After the congested node has sent, it lifts the restriction, or
+//! changes the priority to its next packet's if bypass traffic still holds
+//! that one.
+//!
+//! **STOP-TO** (input inversion, section 3.2). An input queue reaching its
+//! high-water mark blocks all senders with an initial symbol that grants
+//! nobody and collects the highest priority waiting for it. Each time a slot
+//! frees, a symbol grants one packet to the node that held the highest
+//! priority seen by the previous symbol, and collects again. At the
+//! low-water mark a final symbol releases everybody. Blocking is per input
+//! queue: requests and responses have their own (the symbol says which).
+//!
+//! DFC replaces base SCI's go bits and A/B reservation: a packet that still
+//! finds a full queue (sent before its source saw the block) is busied and
+//! retried, held by STOP-TO from then on.
+
+use super::{Admission, Effects, Permit, ProtoCounters, QueueView, RingProtocol};
+use crate::node::Node;
+use crate::packet::{Packet, PacketKind, Phase, Slab};
+use crate::params::Params;
+use ringlet_engine::Time;
+use ringlet_scenario as scenario;
+
+/// What one control symbol carries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Symbol {
+    /// STOP-THRU from the sender: 0 lifts it, else 1 + the announced priority.
+    StopThru { level: u16 },
+    /// STOP-TO for the sender's input queue `side`.
+    StopTo { side: u8, grant: Grant, best: Option<(u16, u16)> },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Grant {
+    /// Enter arbitration mode; grant nobody (collects).
+    Initial,
+    /// One packet to this node, or to nobody (`None`; still collects).
+    One(Option<u16>),
+    /// Leave arbitration mode: everybody may send again.
+    Release,
+}
+
+/// A congested input queue's side of STOP-TO.
+#[derive(Clone, Copy, Debug, Default)]
+struct Arbitration {
+    blocked: bool,
+    /// Highest waiting (node, priority) reported by the last returned symbol.
+    best: Option<(u16, u16)>,
+    /// Freed slots not granted yet.
+    ungranted: u32,
+    /// A collecting symbol is on its way round.
+    collecting: bool,
+}
+
+pub struct Dfc {
+    n: usize,
+    symbol_len: u16,
+    high: [u32; 2],
+    low: u32,
+    /// Control symbols in flight, indexed by the packet's tag.
+    symbols: Vec<Symbol>,
+    free_tags: Vec<u32>,
+    /// `thru[j * n + i]`: what node `j` last saw of node `i`'s STOP-THRU.
+    thru: Vec<u16>,
+    /// Number of non-zero STOP-THRU entries node `j` sees (fast path).
+    thru_seen: Vec<u32>,
+    /// `blocked[(j * n + i) * 2 + side]`: node `j` saw node `i`'s input queue `side` blocked.
+    blocked: Vec<bool>,
+    /// `grants[(j * n + i) * 2 + side]`: packets node `j` may still send to a blocked `i`.
+    grants: Vec<u16>,
+    /// Each node's own announced STOP-THRU level.
+    announced: Vec<u16>,
+    /// Bypass packets each node's own packet has waited behind since it last sent.
+    waits: Vec<u32>,
+    thru_after: u32,
+    arb: Vec<[Arbitration; 2]>,
+    /// Occupancy of each input queue at the last change (tells removals from arrivals).
+    occupied: Vec<[u32; 2]>,
+    counters: ProtoCounters,
+}
+
+impl Dfc {
+    pub fn new(p: &Params, s: &scenario::Dfc) -> Result<Self, String> {
+        let n = p.nodes;
+        let derive = |cap: u32| if s.stop_to_high == 0 { cap } else { s.stop_to_high };
+        let high = [derive(p.responder_queue), derive(p.requestor_queue)];
+        let smallest = p.responder_queue.min(p.requestor_queue);
+        if s.stop_to_high > smallest {
+            return Err(format!(
+                "dfc.stop_to_high: expected at most the input queue size ({smallest}), got {}",
+                s.stop_to_high
+            ));
+        }
+        if s.stop_to_low >= high[0].min(high[1]) {
+            return Err(format!(
+                "dfc.stop_to_low: expected less than the high-water mark ({}), got {}",
+                high[0].min(high[1]),
+                s.stop_to_low
+            ));
+        }
+        Ok(Dfc {
+            n,
+            symbol_len: s.control_symbols as u16,
+            high,
+            low: s.stop_to_low,
+            symbols: Vec::new(),
+            free_tags: Vec::new(),
+            thru: vec![0; n * n],
+            thru_seen: vec![0; n],
+            blocked: vec![false; n * n * 2],
+            grants: vec![0; n * n * 2],
+            announced: vec![0; n],
+            waits: vec![0; n],
+            thru_after: s.stop_thru_after_packets,
+            arb: vec![[Arbitration::default(); 2]; n],
+            occupied: vec![[0; 2]; n],
+            counters: ProtoCounters::default(),
+        })
+    }
+
+    fn send(&mut self, node: usize, sym: Symbol, fx: &mut Effects) {
+        let tag = match self.free_tags.pop() {
+            Some(t) => {
+                self.symbols[t as usize] = sym;
+                t
+            }
+            None => {
+                self.symbols.push(sym);
+                (self.symbols.len() - 1) as u32
+            }
+        };
+        self.counters.control_symbols += 1;
+        fx.controls.push((node as u16, self.symbol_len, tag, 0));
+    }
+
+    /// Announces `level` (0 = lift) if it differs from what `node` announced.
+    fn announce(&mut self, node: usize, level: u16, fx: &mut Effects) {
+        if self.announced[node] != level {
+            self.announced[node] = level;
+            self.send(node, Symbol::StopThru { level }, fx);
+        }
+    }
+
+    /// Whether `j`'s packet to `dst` of priority `prio` passes a node whose
+    /// STOP-THRU (as `j` saw it) holds it.
+    fn thru_holds(&self, j: usize, dst: usize, prio: u16) -> bool {
+        // A congested node itself is not held (as a blocked SCI node keeps
+        // its go bit): two congested nodes must not wait on each other.
+        if self.thru_seen[j] == 0 || self.announced[j] != 0 {
+            return false;
+        }
+        let mut i = (j + 1) % self.n;
+        while i != dst {
+            let level = self.thru[j * self.n + i];
+            // level = 1 + announced priority: held if below it (equal passes).
+            if level > 0 && prio + 1 < level {
+                return true;
+            }
+            i = (i + 1) % self.n;
+        }
+        false
+    }
+
+    #[inline]
+    fn slot(&self, j: usize, i: usize, side: usize) -> usize {
+        (j * self.n + i) * 2 + side
+    }
+
+    /// What node `j` saw: is node `i`'s input queue `side` blocked, and how many grants does `j` hold?
+    pub fn stop_to_seen(&self, j: usize, i: usize, side: usize) -> (bool, u16) {
+        let k = self.slot(j, i, side);
+        (self.blocked[k], self.grants[k])
+    }
+
+    /// What control symbol `tag` carries now.
+    pub fn symbol(&self, tag: u32) -> Symbol {
+        self.symbols[tag as usize]
+    }
+
+    /// What node `j` saw of node `i`'s STOP-THRU (0 = none, else 1 + priority).
+    pub fn stop_thru_seen(&self, j: usize, i: usize) -> u16 {
+        self.thru[j * self.n + i]
+    }
+
+    /// Highest-priority own packet of `n` for input queue `side` of node
+    /// `target`, passing over the first `skip` (those already granted).
+    fn waiting_for(n: &Node, slab: &Slab, target: u16, side: usize, skip: usize) -> Option<u16> {
+        let q = if side == 1 { &n.responses } else { &n.requests };
+        q.to_send.iter().map(|&id| slab.get(id)).filter(|pk| pk.dst == target).nth(skip).map(|pk| pk.eff)
+    }
+}
+
+impl RingProtocol for Dfc {
+    const PRIORITY_QUEUES: bool = true;
+
+    fn may_send(&mut self, node: usize, _now: Time, _id: u32, pk: &Packet, _p: &Params) -> Permit {
+        let dst = pk.dst as usize;
+        let k = self.slot(node, dst, pk.side());
+        if (self.blocked[k] && self.grants[k] == 0) || self.thru_holds(node, dst, pk.eff) {
+            self.counters.flow_holds += 1;
+            return Permit::Skip;
+        }
+        Permit::Go
+    }
+
+    fn on_sent(&mut self, node: usize, _now: Time, _id: u32, pk: &Packet, next_own: Option<u16>, fx: &mut Effects) {
+        self.waits[node] = 0;
+        let k = self.slot(node, pk.dst as usize, pk.side());
+        if self.blocked[k] && self.grants[k] > 0 {
+            self.grants[k] -= 1;
+        }
+        if self.announced[node] != 0 {
+            // Lift the restriction, or change it to the next packet's priority (section 3.1).
+            self.announce(node, next_own.map_or(0, |q| q + 1), fx);
+        }
+    }
+
+    fn on_blocked(&mut self, node: usize, _now: Time, waiting: u16, fx: &mut Effects) {
+        // "Insufficient free space": the own packet has waited behind this
+        // many bypass packets in a row (one short wait is the ordinary
+        // register-insertion delay, not congestion).
+        self.waits[node] += 1;
+        if self.waits[node] >= self.thru_after {
+            self.announce(node, waiting + 1, fx);
+        }
+    }
+
+    fn admit(&mut self, _node: usize, _side: usize, _id: u32, _pk: &Packet, q: QueueView) -> Admission {
+        if q.free() > 0 {
+            Admission::Accept
+        } else {
+            Admission::Busy(Phase::Fresh)
+        }
+    }
+
+    fn on_input_change(&mut self, node: usize, side: usize, q: QueueView, _now: Time, fx: &mut Effects) {
+        let freed = q.occupied < self.occupied[node][side];
+        self.occupied[node][side] = q.occupied;
+        let a = self.arb[node][side];
+        if !a.blocked {
+            if q.occupied >= self.high[side] {
+                self.arb[node][side] = Arbitration { blocked: true, best: None, ungranted: 0, collecting: true };
+                self.send(node, Symbol::StopTo { side: side as u8, grant: Grant::Initial, best: None }, fx);
+            }
+            return;
+        }
+        // Only a removal frees a slot; an arrival (a granted packet) needs nothing.
+        if freed && q.occupied <= self.low {
+            self.arb[node][side] = Arbitration::default();
+            self.send(node, Symbol::StopTo { side: side as u8, grant: Grant::Release, best: None }, fx);
+        } else if freed {
+            let a = &mut self.arb[node][side];
+            a.ungranted += 1;
+            if let Some((g, _)) = a.best.take() {
+                a.ungranted -= 1;
+                a.collecting = true;
+                self.send(node, Symbol::StopTo { side: side as u8, grant: Grant::One(Some(g)), best: None }, fx);
+            } else if !a.collecting {
+                a.collecting = true;
+                self.send(node, Symbol::StopTo { side: side as u8, grant: Grant::One(None), best: None }, fx);
+            }
+        }
+    }
+
+    fn on_control(&mut self, node: usize, now: Time, pk: &mut Packet, n: &Node, slab: &Slab, fx: &mut Effects) -> bool {
+        debug_assert_eq!(pk.kind, PacketKind::Control);
+        let origin = pk.src as usize;
+        let tag = pk.ctl as usize;
+        let sym = self.symbols[tag];
+        if node == origin {
+            // Back home: removed by its sender. A collecting STOP-TO reports the best waiter.
+            self.free_tags.push(tag as u32);
+            if let Symbol::StopTo { side, grant, best } = sym {
+                let side = side as usize;
+                let a = &mut self.arb[node][side];
+                if a.blocked && grant != Grant::Release {
+                    a.collecting = false;
+                    a.best = best;
+                    if a.ungranted > 0 {
+                        if let Some((g, _)) = a.best.take() {
+                            a.ungranted -= 1;
+                            a.collecting = true;
+                            self.send(node, Symbol::StopTo { side: side as u8, grant: Grant::One(Some(g)), best: None }, fx);
+                        }
+                    }
+                }
+            }
+            return false;
+        }
+        let j = node;
+        match sym {
+            Symbol::StopThru { level } => {
+                let k = j * self.n + origin;
+                let before = self.thru[k];
+                if (before == 0) != (level == 0) {
+                    if level == 0 {
+                        self.thru_seen[j] -= 1;
+                    } else {
+                        self.thru_seen[j] += 1;
+                    }
+                }
+                self.thru[k] = level;
+                if level == 0 || level < before {
+                    fx.wakes.push((j as u16, now));
+                }
+            }
+            Symbol::StopTo { side, grant, best } => {
+                let s = side as usize;
+                let k = self.slot(j, origin, s);
+                match grant {
+                    Grant::Release => {
+                        self.blocked[k] = false;
+                        self.grants[k] = 0;
+                        fx.wakes.push((j as u16, now));
+                    }
+                    Grant::Initial | Grant::One(_) => {
+                        self.blocked[k] = true;
+                        if grant == Grant::One(Some(j as u16)) {
+                            self.grants[k] += 1;
+                            fx.wakes.push((j as u16, now));
+                        }
+                        // Collect: does this node hold a higher-priority packet for the
+                        // blocked queue (beyond those its grants already cover)?
+                        if let Some(prio) = Self::waiting_for(n, slab, origin as u16, s, self.grants[k] as usize) {
+                            if best.is_none_or(|(_, b)| prio > b) {
+                                self.symbols[tag] = Symbol::StopTo { side, grant, best: Some((j as u16, prio)) };
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        true
+    }
+
+    fn counters(&self) -> ProtoCounters {
+        self.counters
+    }
+}

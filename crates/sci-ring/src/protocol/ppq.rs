@@ -1,0 +1,156 @@
+//! Preemptive Priority Queue (seed 003 section 2.2): node-oriented priority.
+//!
+//! Each node decides from its own state alone:
+//! - the host input queue (HIQ, here the application and output queues),
+//!   the link input queue (LIQ, the input queues) and the bypass queue (BQ)
+//!   are priority queues;
+//! - **LIQ preemption** (input inversion): a send packet that finds the input
+//!   queue full evicts the lowest-priority waiting packet of lower priority,
+//!   which is busied back to its source; otherwise it is busied itself;
+//! - because of that, the accepting **echo is sent only on service**: the
+//!   source keeps the packet (EWQ) until then;
+//! - **BQ preemption** (output inversion): the ring's prioritized bypass path
+//!   (`Ring::try_output_prioritized`) sends the highest-priority packet of
+//!   the BQ first and turns buffered lower-priority send packets into busy
+//!   echoes when they hold back an own packet of higher priority;
+//! - within a priority level the base SCI go-bit flow control applies;
+//! - **starvation** of a packet stuck in a BQ: *aging* raises its priority
+//!   by one level per `ppq.aging_ns` waited there; *inheritance*: a source
+//!   whose output queue (EWQ) is full while a higher-priority transaction
+//!   waits sends an event message round the ring, and every node holding the
+//!   lowest-priority outstanding packet in its BQ or LIQ raises it.
+//! - **limited busy-retries** (beyond the seed): `ppq.retry_holdoff_ns`
+//!   delays each retry so that a full queue is not hammered.
+
+use super::sci::GoBits;
+use super::{Admission, Effects, Permit, ProtoCounters, QueueView, RingProtocol};
+use crate::node::Node;
+use crate::packet::{Packet, Phase, Slab};
+
+use crate::params::Params;
+use ringlet_engine::time::ns_to_ps;
+use ringlet_engine::Time;
+use ringlet_scenario::{self as scenario, Starvation};
+
+pub struct Ppq {
+    go: GoBits,
+    params: Params,
+    /// Aging step, ps (`None` with inheritance).
+    aging: Option<Time>,
+    holdoff: Time,
+    /// Highest priority level in use (aging and inheritance stop there).
+    top: u16,
+    /// Inheritance messages in flight, by tag: (packet, raised priority).
+    messages: Vec<(u32, u16)>,
+    free_tags: Vec<u32>,
+    message_len: u16,
+    /// Per source: inheritance already asked for (packet, priority).
+    asked: Vec<Vec<(u32, u16)>>,
+    counters: ProtoCounters,
+}
+
+impl Ppq {
+    pub fn new(p: &Params, s: &scenario::Ppq, priorities: u32) -> Self {
+        Ppq {
+            go: GoBits::new(p, true, true),
+            params: p.clone(),
+            aging: (s.starvation == Starvation::Aging).then(|| ns_to_ps(s.aging_ns).max(1)),
+            holdoff: ns_to_ps(s.retry_holdoff_ns),
+            top: (priorities - 1) as u16,
+            messages: Vec::new(),
+            free_tags: Vec::new(),
+            // An event message: target, command, source, the packet, the new priority, CRC.
+            message_len: p.echo_len + 2,
+            asked: vec![Vec::new(); p.nodes],
+            counters: ProtoCounters::default(),
+        }
+    }
+}
+
+impl RingProtocol for Ppq {
+    const PRIORITY_QUEUES: bool = true;
+    const PRIORITY_BYPASS: bool = true;
+    const ECHO_ON_SERVICE: bool = true;
+
+    fn may_send(&mut self, node: usize, now: Time, _id: u32, pk: &Packet, p: &Params) -> Permit {
+        self.go.may_start(node, now, pk.eff, p)
+    }
+
+    fn on_sent(&mut self, node: usize, now: Time, _id: u32, _pk: &Packet, _still: Option<u16>, fx: &mut Effects) {
+        self.go.set_blocked(node, now, None, &self.params, fx);
+    }
+
+    fn on_blocked(&mut self, node: usize, now: Time, waiting: u16, fx: &mut Effects) {
+        self.go.set_blocked(node, now, Some(waiting), &self.params, fx);
+    }
+
+    fn admit(&mut self, _node: usize, _side: usize, _id: u32, pk: &Packet, q: QueueView) -> Admission {
+        if q.free() > 0 {
+            Admission::Accept
+        } else if q.lowest_waiting.is_some_and(|low| low < pk.eff) {
+            Admission::Preempt
+        } else {
+            Admission::Busy(Phase::Fresh)
+        }
+    }
+
+    fn bypass_priority(&self, pk: &Packet, waited: Time) -> u32 {
+        match self.aging {
+            Some(step) => (pk.eff as u64 + waited / step).min(self.top as u64) as u32,
+            None => pk.eff as u32,
+        }
+    }
+
+    fn retry_holdoff(&self) -> Time {
+        self.holdoff
+    }
+
+    fn on_output_full(&mut self, node: usize, _now: Time, waiting: u16, n: &Node, slab: &mut Slab, fx: &mut Effects) {
+        if self.aging.is_some() {
+            return;
+        }
+        // The lowest-priority packet whose EWQ slot the waiting transaction needs.
+        let asked = &mut self.asked[node];
+        asked.retain(|(id, _)| n.requests.awaiting.contains(id));
+        // One slot is needed: one packet inherits at a time.
+        if asked.iter().any(|&(_, p)| p >= waiting) {
+            return;
+        }
+        let raised = |id: u32| asked.iter().find(|(x, _)| *x == id).map_or(slab.get(id).eff, |&(_, p)| p);
+        let Some(&victim) = n.requests.awaiting.iter().min_by_key(|&&id| raised(id)) else { return };
+        if raised(victim) >= waiting {
+            return;
+        }
+        // Every node on the way raises it when the message passes (`Ring::raise`).
+        asked.retain(|(id, _)| *id != victim);
+        asked.push((victim, waiting));
+        let msg = (victim, waiting);
+        let tag = match self.free_tags.pop() {
+            Some(t) => {
+                self.messages[t as usize] = msg;
+                t
+            }
+            None => {
+                self.messages.push(msg);
+                (self.messages.len() - 1) as u32
+            }
+        };
+        self.counters.inheritances += 1;
+        self.counters.control_symbols += 1;
+        fx.controls.push((node as u16, self.message_len, tag, 0));
+    }
+
+    fn on_control(&mut self, node: usize, _now: Time, pk: &mut Packet, _n: &Node, _slab: &Slab, fx: &mut Effects) -> bool {
+        let (victim, prio) = self.messages[pk.ctl as usize];
+        if node == pk.src as usize {
+            self.free_tags.push(pk.ctl);
+            return false;
+        }
+        fx.raises.push((node as u16, victim, prio));
+        true
+    }
+
+    fn counters(&self) -> ProtoCounters {
+        ProtoCounters { go_bit_holds: self.go.holds, ..self.counters }
+    }
+}

@@ -1,0 +1,451 @@
+//! TRAIN (seed 003 section 2.3): ring-wide arbitration.
+//!
+//! The TicketMaster keeps one train circling: a LocalMotive, plus tickets
+//! in arbitrated mode. Every node handles the train as it passes (on the
+//! fly, as Figure 3 describes), so the train is a control packet that visits
+//! each node.
+//! - **Immediate send mode.** The LocalMotive carries the bandwidth still
+//!   available this revolution. A node with a waiting packet takes its size
+//!   off the tally and sends the packet once the LocalMotive has passed: at
+//!   most one packet per node per revolution.
+//! - **Arbitrated send mode.** The request train collects tickets (priority,
+//!   size) in priority order; a node inserting a ticket truncates the train
+//!   where the sizes would exceed the LocalMotive's budget (Figure 3). A
+//!   destination deletes tickets that would not fit its input queue, and
+//!   reserves a slot for each one it keeps. After a full circle the
+//!   TicketMaster turns it into a grant train; a node whose ticket is still
+//!   on it may send that packet, which is never busied.
+//! - **Mode switches** at the TicketMaster: to arbitrated when an immediate
+//!   revolution claimed more than `train.arbitrate_above` of the budget;
+//!   back when a request train comes home filled below `train.immediate_below`.
+//! - **Gearshift** (beyond the seed, `train.gearshift`): the low-load mode is
+//!   base SCI itself (go bits, no waiting for the LocalMotive); nodes only
+//!   report on the LocalMotive what they sent, and the TicketMaster shifts to
+//!   arbitrated mode on the same threshold.
+
+use super::sci::GoBits;
+use super::{Admission, Effects, Permit, ProtoCounters, QueueView, RingProtocol};
+use crate::node::Node;
+use crate::packet::{Packet, PacketKind, Phase, Slab};
+use crate::params::Params;
+use ringlet_engine::Time;
+use ringlet_scenario as scenario;
+
+/// One ticket: a request to send one packet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Ticket {
+    pub priority: u16,
+    pub size: u32,
+    pub src: u16,
+    pub dst: u16,
+    /// Input queue side at the destination (0 requests, 1 responses).
+    pub side: u8,
+    /// The packet the ticket is for.
+    pub pkt: u32,
+    /// When the packet's transaction was born: older tickets go first within a priority.
+    pub born: Time,
+    /// The destination has reserved a slot for it.
+    pub approved: bool,
+}
+
+/// What the train is on this revolution.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TrainPhase {
+    /// Immediate send mode; the tally of bandwidth left.
+    Immediate { tally: u32 },
+    /// Gearshift's base-SCI mode; symbols reported sent this revolution.
+    Free { used: u32 },
+    Request,
+    Grant,
+}
+
+/// Inserts `t` into `tickets` by priority, oldest first within a priority
+/// (the order of the seed's priority queues), and truncates the train where the running size exceeds
+/// `budget`. Returns the tickets removed (the new one among them if it did
+/// not fit). This is Figure 3 of the seed.
+pub fn insert_ticket(tickets: &mut Vec<Ticket>, t: Ticket, budget: u32) -> Vec<Ticket> {
+    let at = tickets.iter().position(|x| x.priority < t.priority || (x.priority == t.priority && x.born > t.born)).unwrap_or(tickets.len());
+    tickets.insert(at, t);
+    let mut sum = 0;
+    let keep = tickets.iter().position(|x| {
+        sum += x.size;
+        sum > budget
+    });
+    match keep {
+        Some(k) => tickets.split_off(k),
+        None => Vec::new(),
+    }
+}
+
+pub struct Train {
+    tm: usize,
+    params: Params,
+    go: GoBits,
+    gearshift: bool,
+    loco_len: u16,
+    ticket_len: u16,
+    budget: u32,
+    arbitrate_above: f64,
+    immediate_below: f64,
+    max_tickets: usize,
+    /// The train's current revolution and its tickets.
+    phase: TrainPhase,
+    tickets: Vec<Ticket>,
+    /// Mode the TicketMaster switches to when this grant train comes home.
+    after_grant_immediate: bool,
+    /// Per node: packets granted (immediate claim or grant ticket), with the
+    /// time the grant was read (the packet goes after the LocalMotive).
+    granted: Vec<Vec<(u32, Time)>>,
+    /// Per node: packets with a ticket on the train (not to be ticketed twice).
+    ticketed: Vec<Vec<u32>>,
+    /// Per node and side: packets this destination reserved a slot for.
+    reserved: Vec<[Vec<u32>; 2]>,
+    /// Per node: the train's mode as the node last saw it is base SCI (gearshift).
+    sees_free: Vec<bool>,
+    /// Per node: symbols sent since the train last passed (gearshift report).
+    sent: Vec<u32>,
+    /// Per node: packets whose ticket a full destination deleted; the node
+    /// does not ticket them on the next request train (it tries its others).
+    deferred: Vec<Vec<u32>>,
+    /// Shortest time between two launches of the train by the TicketMaster.
+    revolution: Time,
+    launched: Time,
+    counters: ProtoCounters,
+}
+
+impl Train {
+    pub fn new(p: &Params, s: &scenario::Train) -> Result<Self, String> {
+        let n = p.nodes;
+        let loco = s.locomotive_symbols as u16;
+        // Symbols one link carries while the LocalMotive circles an idle ring,
+        // twice over: with uniform traffic a ring carries twice a link's worth.
+        let revolution = n as u64 * (p.hop / p.cycle + loco as u64 + p.separator as u64);
+        let budget = if s.budget_symbols == 0 { (2 * revolution) as u32 } else { s.budget_symbols };
+        if (budget as u64) < p.response_len.max(p.request_len) as u64 {
+            return Err(format!(
+                "train.budget_symbols: expected 0 (derived) or at least the longest send packet ({} symbols), got {budget}",
+                p.response_len.max(p.request_len)
+            ));
+        }
+        let start = if s.gearshift { TrainPhase::Free { used: 0 } } else { TrainPhase::Immediate { tally: budget } };
+        Ok(Train {
+
+            tm: s.ticketmaster as usize,
+            params: p.clone(),
+            go: GoBits::new(p, true, false),
+            gearshift: s.gearshift,
+            loco_len: loco,
+            ticket_len: s.ticket_symbols as u16,
+            budget,
+            arbitrate_above: s.arbitrate_above,
+            immediate_below: s.immediate_below,
+            max_tickets: s.max_tickets_per_node as usize,
+            phase: start,
+            tickets: Vec::new(),
+            after_grant_immediate: false,
+            granted: vec![Vec::new(); n],
+            ticketed: vec![Vec::new(); n],
+            reserved: vec![[Vec::new(), Vec::new()]; n],
+            sees_free: vec![s.gearshift; n],
+            sent: vec![0; n],
+            deferred: vec![Vec::new(); n],
+            revolution: if s.revolution_ns == 0.0 {
+                // A LocalMotive received whole at every node round an idle ring.
+                n as Time * (p.hop + loco as Time * p.cycle)
+            } else {
+                ringlet_engine::time::ns_to_ps(s.revolution_ns)
+            },
+            launched: 0,
+            counters: ProtoCounters::default(),
+        })
+    }
+
+    /// The budget, symbols.
+    pub fn budget(&self) -> u32 {
+        self.budget
+    }
+
+    /// The phase of the train now.
+    pub fn phase(&self) -> TrainPhase {
+        self.phase
+    }
+
+    /// The TicketMaster handles the train it launches as any node does (it
+    /// may claim, ticket or be granted too); returns the new train's length.
+    fn train_len_after_turn(&mut self, j: usize, now: Time, n: &Node, slab: &Slab, fx: &mut Effects) -> u16 {
+        let mut c = Packet::send(PacketKind::Control, j as u16, j as u16, 0, self.train_len(), now);
+        self.visit(j, now, &mut c, n, slab, fx);
+        c.len
+    }
+
+    fn train_len(&self) -> u16 {
+        self.loco_len + self.ticket_len * self.tickets.len() as u16
+    }
+
+    fn low_mode(&self) -> TrainPhase {
+        if self.gearshift {
+            TrainPhase::Free { used: 0 }
+        } else {
+            TrainPhase::Immediate { tally: self.budget }
+        }
+    }
+
+    /// A dropped ticket frees the slot its destination reserved for it.
+    fn drop_ticket(&mut self, t: &Ticket) {
+        self.counters.tickets_deleted += 1;
+        self.ticketed[t.src as usize].retain(|&x| x != t.pkt);
+        if t.approved {
+            self.reserved[t.dst as usize][t.side as usize].retain(|&x| x != t.pkt);
+        }
+    }
+
+    /// Node `j` as a destination: keep the tickets for it that fit its input
+    /// queues (highest priority first, reserving a slot each), delete the rest.
+    fn screen(&mut self, j: usize, n: &Node) {
+        let mut k = 0;
+        while k < self.tickets.len() {
+            let t = self.tickets[k];
+            if t.dst as usize != j || t.approved {
+                k += 1;
+                continue;
+            }
+            let q = &n.inputs[t.side as usize];
+            let reserved = &mut self.reserved[j][t.side as usize];
+            if q.capacity > q.occupied + reserved.len() as u32 {
+                reserved.push(t.pkt);
+                self.tickets[k].approved = true;
+                k += 1;
+            } else {
+                let t = self.tickets.remove(k);
+                self.drop_ticket(&t);
+                self.deferred[t.src as usize].push(t.pkt);
+            }
+        }
+    }
+
+    fn grant(&mut self, j: usize, pkt: u32, now: Time, fx: &mut Effects) {
+        self.granted[j].push((pkt, now));
+        // The LocalMotive goes first: decide just after it is in the bypass FIFO.
+        fx.wakes.push((j as u16, now + 1));
+    }
+
+    /// The TicketMaster receives the train back and starts its next revolution.
+    fn turn(&mut self) {
+        self.phase = match self.phase {
+            TrainPhase::Immediate { tally } => {
+                let used = self.budget - tally;
+                if used as f64 > self.arbitrate_above * self.budget as f64 {
+                    TrainPhase::Request
+                } else {
+                    self.low_mode()
+                }
+            }
+            TrainPhase::Free { used } => {
+                if used as f64 > self.arbitrate_above * self.budget as f64 {
+                    TrainPhase::Request
+                } else {
+                    TrainPhase::Free { used: 0 }
+                }
+            }
+            TrainPhase::Request => {
+                let asked: u32 = self.tickets.iter().map(|t| t.size).sum();
+                self.after_grant_immediate = (asked as f64) < self.immediate_below * self.budget as f64;
+                TrainPhase::Grant
+            }
+            TrainPhase::Grant => {
+                // Tickets left on a grant train were for nodes that have all been passed.
+                for t in std::mem::take(&mut self.tickets) {
+                    self.drop_ticket(&t);
+                }
+                if self.after_grant_immediate {
+                    self.low_mode()
+                } else {
+                    TrainPhase::Request
+                }
+            }
+        };
+    }
+}
+
+impl RingProtocol for Train {
+    const PRIORITY_QUEUES: bool = true;
+
+    fn on_start(&mut self, fx: &mut Effects) {
+        self.counters.control_symbols += 1;
+        self.launched = 0;
+        fx.controls.push((self.tm as u16, self.loco_len, 0, 0));
+    }
+
+    fn may_send(&mut self, node: usize, now: Time, id: u32, pk: &Packet, p: &Params) -> Permit {
+        if let Some(&(_, at)) = self.granted[node].iter().find(|&&(x, _)| x == id) {
+            return if at < now { Permit::Go } else { Permit::Hold { wake_at: Some(at + 1) } };
+        }
+        if self.sees_free[node] {
+            return self.go.may_start(node, now, pk.eff, p);
+        }
+        self.counters.flow_holds += 1;
+        Permit::Skip
+    }
+
+    fn on_sent(&mut self, node: usize, now: Time, id: u32, pk: &Packet, _still: Option<u16>, fx: &mut Effects) {
+        self.granted[node].retain(|&(x, _)| x != id);
+        self.ticketed[node].retain(|&x| x != id);
+        self.sent[node] += pk.len as u32;
+        self.go.set_blocked(node, now, None, &self.params, fx);
+    }
+
+    fn on_blocked(&mut self, node: usize, now: Time, waiting: u16, fx: &mut Effects) {
+        if self.sees_free[node] {
+            self.go.set_blocked(node, now, Some(waiting), &self.params, fx);
+        }
+    }
+
+    fn admit(&mut self, node: usize, side: usize, id: u32, _pk: &Packet, q: QueueView) -> Admission {
+        let reserved = &mut self.reserved[node][side];
+        if let Some(k) = reserved.iter().position(|&x| x == id) {
+            reserved.swap_remove(k);
+            return Admission::Accept;
+        }
+        if q.free() > reserved.len() as u32 {
+            Admission::Accept
+        } else {
+            Admission::Busy(Phase::Fresh)
+        }
+    }
+
+    fn on_control(&mut self, node: usize, now: Time, pk: &mut Packet, n: &Node, slab: &Slab, fx: &mut Effects) -> bool {
+        debug_assert_eq!(pk.kind, PacketKind::Control);
+        let j = node;
+        if j == self.tm && pk.born != now {
+            // Home: the TicketMaster takes the train off and launches the
+            // next revolution, no sooner than `revolution` after the last.
+            self.turn();
+            self.counters.control_symbols += 1;
+            let at = now.max(self.launched + self.revolution);
+            self.launched = at;
+            let len = self.train_len_after_turn(j, now, n, slab, fx);
+            fx.controls.push((self.tm as u16, len, 0, at));
+            return false;
+        }
+        self.visit(j, now, pk, n, slab, fx);
+        true
+    }
+
+    fn counters(&self) -> ProtoCounters {
+        ProtoCounters { go_bit_holds: self.go.holds, ..self.counters }
+    }
+}
+
+impl Train {
+    /// Node `j` handles the train passing it.
+    fn visit(&mut self, j: usize, now: Time, pk: &mut Packet, n: &Node, slab: &Slab, fx: &mut Effects) {
+        self.sees_free[j] = matches!(self.phase, TrainPhase::Free { .. });
+        match self.phase {
+            TrainPhase::Immediate { tally } => {
+                // Claim the highest-priority packet not yet granted, if it fits.
+                if self.granted[j].is_empty() {
+                    if let Some(id) = first_unclaimed(n, slab, &self.ticketed[j]) {
+                        let size = slab.get(id).len as u32;
+                        if size <= tally {
+                            self.phase = TrainPhase::Immediate { tally: tally - size };
+                            self.grant(j, id, now, fx);
+                        }
+                    }
+                }
+            }
+            TrainPhase::Free { used } => {
+                self.phase = TrainPhase::Free { used: used + std::mem::take(&mut self.sent[j]) };
+            }
+            TrainPhase::Request => {
+                self.screen(j, n);
+                let mut placed = self.ticketed[j].len();
+                let mut order = Vec::new();
+                n.own_in_order(&mut order, |id| slab.get(id).eff);
+                // Packets a full destination refused on the last train sit this one out.
+                let deferred = std::mem::take(&mut self.deferred[j]);
+                for id in order {
+                    if placed >= self.max_tickets {
+                        break;
+                    }
+                    if deferred.contains(&id) || self.ticketed[j].contains(&id) || self.granted[j].iter().any(|&(x, _)| x == id) {
+                        continue;
+                    }
+                    let p = slab.get(id);
+                    let t = Ticket { priority: p.eff, size: p.len as u32, src: j as u16, dst: p.dst, side: p.side() as u8, pkt: id, born: p.born, approved: false };
+                    self.ticketed[j].push(id);
+                    placed += 1;
+                    let dropped = insert_ticket(&mut self.tickets, t, self.budget);
+                    let lost_own = dropped.iter().any(|d| d.pkt == id);
+                    for d in dropped {
+                        self.drop_ticket(&d);
+                    }
+                    if lost_own {
+                        break;
+                    }
+                }
+            }
+            TrainPhase::Grant => {
+                self.screen(j, n);
+                let mine: Vec<Ticket> = self.tickets.iter().filter(|t| t.src as usize == j).copied().collect();
+                self.tickets.retain(|t| t.src as usize != j);
+                for t in mine {
+                    self.ticketed[j].retain(|&x| x != t.pkt);
+                    self.grant(j, t.pkt, now, fx);
+                }
+            }
+        }
+        pk.len = self.train_len();
+    }
+}
+
+/// The node's first own packet (in send order) with no ticket.
+fn first_unclaimed(n: &Node, slab: &Slab, ticketed: &[u32]) -> Option<u32> {
+    let first = n.first_own()?;
+    if !ticketed.contains(&first) {
+        return Some(first);
+    }
+    let mut order = Vec::new();
+    n.own_in_order(&mut order, |id| slab.get(id).eff);
+    order.into_iter().find(|id| !ticketed.contains(id))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t(priority: u16, size: u32) -> Ticket {
+        Ticket { priority, size, src: 0, dst: 1, side: 0, pkt: priority as u32, born: 0, approved: false }
+    }
+
+    /// Seed Figure 3: budget 40, tickets (255, 20) (200, 10) (100, 5) (10, 5);
+    /// a node inserts (201, 20): the train becomes (255, 20) (201, 20) and
+    /// the rest is stripped.
+    #[test]
+    fn figure_3_ticket_insertion_truncates_the_train() {
+        let mut train = vec![t(255, 20), t(200, 10), t(100, 5), t(10, 5)];
+        let dropped = insert_ticket(&mut train, t(201, 20), 40);
+        assert_eq!(train, vec![t(255, 20), t(201, 20)]);
+        assert_eq!(dropped, vec![t(200, 10), t(100, 5), t(10, 5)]);
+    }
+
+    #[test]
+    fn a_ticket_that_does_not_fit_is_dropped_itself() {
+        let mut train = vec![t(255, 30)];
+        let dropped = insert_ticket(&mut train, t(100, 20), 40);
+        assert_eq!(train, vec![t(255, 30)]);
+        assert_eq!(dropped, vec![t(100, 20)]);
+        // Equal priority: the older ticket goes ahead, whoever inserts it.
+        let mut train = vec![t(7, 10)];
+        train[0].born = 5;
+        let mut newer = t(7, 10);
+        newer.pkt = 99;
+        newer.born = 9;
+        insert_ticket(&mut train, newer, 40);
+        assert_eq!(train[1].pkt, 99);
+        let mut older = t(7, 10);
+        older.pkt = 42;
+        older.born = 1;
+        insert_ticket(&mut train, older, 40);
+        assert_eq!(train.iter().map(|x| x.pkt).collect::<Vec<_>>(), vec![42, 7, 99]);
+    }
+}

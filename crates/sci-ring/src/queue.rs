@@ -1,0 +1,177 @@
+//! The prioritized FIFO queue of seed 003 section 2.1: highest priority
+//! first, oldest first within a priority. With a single level it is a plain
+//! FIFO, which is what base SCI uses.
+//!
+//! One `VecDeque` per level and a bitmap of non-empty levels: push and pop
+//! are O(1) plus a leading-zeros count, whatever the number of levels (up to
+//! 256), so a 128-priority study costs no more per packet than one priority.
+
+use std::collections::VecDeque;
+
+/// Most levels a queue can have (the scenario's `traffic.priorities` limit).
+pub const MAX_LEVELS: usize = 256;
+
+#[derive(Debug)]
+pub struct PriorityFifo<T> {
+    levels: Vec<VecDeque<T>>,
+    /// Bit `l` of word `l / 64` is set when level `l` is non-empty.
+    nonempty: [u64; MAX_LEVELS / 64],
+    len: usize,
+}
+
+impl<T: Copy> PriorityFifo<T> {
+    /// A queue with `levels` priority levels (1 = FIFO).
+    pub fn new(levels: usize) -> Self {
+        assert!((1..=MAX_LEVELS).contains(&levels), "1..=256 priority levels");
+        PriorityFifo { levels: (0..levels).map(|_| VecDeque::new()).collect(), nonempty: [0; MAX_LEVELS / 64], len: 0 }
+    }
+
+    #[inline]
+    fn level(&self, priority: u16) -> usize {
+        (priority as usize).min(self.levels.len() - 1)
+    }
+
+    #[inline]
+    fn mark(&mut self, l: usize) {
+        if self.levels[l].is_empty() {
+            self.nonempty[l / 64] &= !(1u64 << (l % 64));
+        } else {
+            self.nonempty[l / 64] |= 1u64 << (l % 64);
+        }
+    }
+
+    /// Highest non-empty level.
+    #[inline]
+    fn top(&self) -> Option<usize> {
+        (0..self.nonempty.len()).rev().find(|&w| self.nonempty[w] != 0).map(|w| w * 64 + 63 - self.nonempty[w].leading_zeros() as usize)
+    }
+
+    /// Appends `item` behind everything of its priority.
+    #[inline]
+    pub fn push(&mut self, priority: u16, item: T) {
+        let l = self.level(priority);
+        self.levels[l].push_back(item);
+        self.mark(l);
+        self.len += 1;
+    }
+
+    /// Puts `item` ahead of everything of its priority (a retried packet keeps its place).
+    #[inline]
+    pub fn push_front(&mut self, priority: u16, item: T) {
+        let l = self.level(priority);
+        self.levels[l].push_front(item);
+        self.mark(l);
+        self.len += 1;
+    }
+
+    #[inline]
+    pub fn pop(&mut self) -> Option<T> {
+        let l = self.top()?;
+        let item = self.levels[l].pop_front();
+        self.mark(l);
+        self.len -= 1;
+        item
+    }
+
+    #[inline]
+    pub fn peek(&self) -> Option<&T> {
+        self.top().and_then(|l| self.levels[l].front())
+    }
+
+    /// Priority level of the head.
+    #[inline]
+    pub fn peek_level(&self) -> Option<u16> {
+        self.top().map(|l| l as u16)
+    }
+
+    /// Lowest non-empty level.
+    #[inline]
+    pub fn lowest_level(&self) -> Option<u16> {
+        (0..self.nonempty.len()).find(|&w| self.nonempty[w] != 0).map(|w| (w * 64 + self.nonempty[w].trailing_zeros() as usize) as u16)
+    }
+
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Items in service order: highest priority first, oldest first.
+    pub fn iter(&self) -> impl Iterator<Item = &T> + '_ {
+        self.levels.iter().rev().flat_map(|q| q.iter())
+    }
+
+    /// Removes and returns the first item (in service order) matching `f`.
+    pub fn remove_first(&mut self, mut f: impl FnMut(&T) -> bool) -> Option<T> {
+        for l in (0..self.levels.len()).rev() {
+            if let Some(k) = self.levels[l].iter().position(&mut f) {
+                let item = self.levels[l].remove(k);
+                self.mark(l);
+                self.len -= 1;
+                return item;
+            }
+        }
+        None
+    }
+
+    /// Removes and returns the *last* item in service order (lowest priority,
+    /// youngest) if its level is below `than`: the one a preemption evicts.
+    pub fn pop_lowest_below(&mut self, than: u16) -> Option<T> {
+        let l = (0..self.levels.len()).find(|&l| !self.levels[l].is_empty())?;
+        if l >= self.level(than) {
+            return None;
+        }
+        let item = self.levels[l].pop_back();
+        self.mark(l);
+        self.len -= 1;
+        item
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn highest_priority_first_oldest_first_within() {
+        let mut q = PriorityFifo::new(256);
+        q.push(3, 'a');
+        q.push(200, 'b');
+        q.push(3, 'c');
+        q.push(255, 'd');
+        q.push(200, 'e');
+        q.push_front(3, 'r');
+        assert_eq!(q.iter().copied().collect::<String>(), "dberac");
+        let order: String = std::iter::from_fn(|| q.pop()).collect();
+        assert_eq!(order, "dberac");
+        assert!(q.is_empty());
+    }
+
+    #[test]
+    fn one_level_is_a_fifo_and_levels_above_clamp() {
+        let mut q = PriorityFifo::new(1);
+        q.push(0, 1);
+        q.push(7, 2);
+        q.push_front(0, 0);
+        assert_eq!(q.peek_level(), Some(0));
+        assert_eq!((q.pop(), q.pop(), q.pop(), q.pop()), (Some(0), Some(1), Some(2), None));
+    }
+
+    #[test]
+    fn remove_first_and_evict_lowest() {
+        let mut q = PriorityFifo::new(8);
+        for (p, x) in [(1, 10), (5, 50), (1, 11), (3, 30)] {
+            q.push(p, x);
+        }
+        assert_eq!(q.remove_first(|&x| x == 30), Some(30));
+        // The youngest of the lowest level is evicted, only by a higher priority.
+        assert_eq!(q.pop_lowest_below(1), None);
+        assert_eq!(q.pop_lowest_below(2), Some(11));
+        assert_eq!(q.len(), 2);
+        assert_eq!(q.iter().copied().collect::<Vec<_>>(), vec![50, 10]);
+    }
+}

@@ -1,0 +1,281 @@
+//! The real-time protocols' rules on tiny cases with exact expected
+//! outcomes: the seed's worked examples (Figures 3, 5 and 6) and PPQ's
+//! preemption and starvation cures (seed 003 sections 2.2-3).
+
+mod common;
+use common::*;
+use ringlet_sci::node::Node;
+use ringlet_sci::packet::{Packet, PacketKind, Slab};
+use ringlet_sci::protocol::dfc::{Dfc, Grant, Symbol};
+use ringlet_sci::protocol::ppq::Ppq;
+use ringlet_sci::protocol::{Effects, Permit, QueueView, RingProtocol};
+use ringlet_sci::ring::{Ring, TraceKind};
+
+/// A DFC test bench: the protocol plus idle nodes whose queues a case fills.
+struct Bench {
+    dfc: Dfc,
+    nodes: Vec<Node>,
+    slab: Slab,
+    fx: Effects,
+}
+
+impl Bench {
+    fn new(n: u32) -> Bench {
+        let (s, p) = setup(n, &["network.protocol=\"dfc\"", "traffic.priorities=256"]);
+        Bench {
+            dfc: Dfc::new(&p, &s.dfc).unwrap(),
+            nodes: (0..n).map(|_| Node::new(5, 5, 5, 256)).collect(),
+            slab: Slab::with_capacity(16),
+            fx: Effects::default(),
+        }
+    }
+
+    /// Node `src` has a request of `priority` for `dst` waiting.
+    fn waiting(&mut self, src: u16, dst: u16, priority: u16) -> u32 {
+        let id = self.slab.alloc(Packet::send(PacketKind::Request, src, dst, priority, 8, 0));
+        self.nodes[src as usize].requests.to_send.push(priority, id);
+        id
+    }
+
+    fn may_send(&mut self, id: u32) -> Permit {
+        let pk = *self.slab.get(id);
+        let p = setup(self.nodes.len() as u32, &[]).1;
+        self.dfc.may_send(pk.src as usize, 0, id, &pk, &p)
+    }
+
+    /// Sends the control symbol the protocol just emitted once round the
+    /// ring; returns what it carried when it came home.
+    fn circulate(&mut self) -> Symbol {
+        let (origin, len, tag, _) = self.fx.controls.pop().expect("a control symbol was sent");
+        assert!(self.fx.controls.is_empty());
+        let mut pk = Packet::send(PacketKind::Control, origin, origin, 0, len, 0);
+        pk.ctl = tag;
+        let n = self.nodes.len();
+        let mut j = (origin as usize + 1) % n;
+        loop {
+            let sym = self.dfc.symbol(tag);
+            let keep = self.dfc.on_control(j, 0, &mut pk, &self.nodes[j], &self.slab, &mut self.fx);
+            if !keep {
+                assert_eq!(j, origin as usize, "removed by its sender");
+                return sym;
+            }
+            j = (j + 1) % n;
+        }
+    }
+}
+
+/// Seed Figure 5. Node 1 has a priority-10 packet held by a full bypass
+/// queue and circulates STOP-THRU(10). Node 3's packet does not pass node 1:
+/// it goes. Node 5's (priority 20, for node 2) passes node 1 with a higher
+/// priority: it goes. Node 6's (priority 5, for node 3) passes node 1 with a
+/// lower priority: it is held. When node 1 has sent and has nothing else, it
+/// lifts the restriction and node 6 may go.
+#[test]
+fn figure_5_stop_thru() {
+    let mut b = Bench::new(8);
+    let n1 = b.waiting(1, 4, 10);
+    let n3 = b.waiting(3, 4, 7);
+    let n5 = b.waiting(5, 2, 20);
+    let n6 = b.waiting(6, 3, 5);
+    b.dfc.on_blocked(1, 0, 10, &mut b.fx);
+    assert_eq!(b.circulate(), Symbol::StopThru { level: 11 });
+    for j in [2, 3, 4, 5, 6, 7, 0] {
+        assert_eq!(b.dfc.stop_thru_seen(j, 1), 11, "node {j} saw node 1's STOP-THRU");
+    }
+    assert_eq!(b.may_send(n3), Permit::Go);
+    assert_eq!(b.may_send(n5), Permit::Go);
+    assert_eq!(b.may_send(n6), Permit::Skip);
+    // The congested node itself is not held by its own announcement.
+    assert_eq!(b.may_send(n1), Permit::Go);
+    // Node 1 sends its packet with nothing behind it: the restriction is lifted.
+    let pk = *b.slab.get(n1);
+    b.nodes[1].requests.to_send.pop();
+    b.dfc.on_sent(1, 0, n1, &pk, None, &mut b.fx);
+    assert_eq!(b.circulate(), Symbol::StopThru { level: 0 });
+    assert!(b.fx.wakes.iter().any(|&(j, _)| j == 6), "node 6 is woken by the lift");
+    assert_eq!(b.may_send(n6), Permit::Go);
+}
+
+/// After sending, a congested node with another packet waiting changes the
+/// restriction to that packet's priority instead of lifting it (section 3.1).
+#[test]
+fn stop_thru_changes_to_the_next_packets_priority() {
+    let mut b = Bench::new(4);
+    let first = b.waiting(0, 2, 9);
+    b.dfc.on_blocked(0, 0, 9, &mut b.fx);
+    assert_eq!(b.circulate(), Symbol::StopThru { level: 10 });
+    let pk = *b.slab.get(first);
+    b.dfc.on_sent(0, 0, first, &pk, Some(3), &mut b.fx);
+    assert_eq!(b.circulate(), Symbol::StopThru { level: 4 });
+    assert_eq!(b.dfc.stop_thru_seen(3, 0), 4);
+    // Same priority again: no symbol is needed.
+    b.dfc.on_sent(0, 0, first, &pk, Some(3), &mut b.fx);
+    assert!(b.fx.controls.is_empty());
+}
+
+fn queue(occupied: u32) -> QueueView {
+    QueueView { capacity: 5, occupied, lowest_waiting: None }
+}
+
+/// Seed Figure 6 on a four-node ring (the seed's nodes 1-4 are nodes 1, 2,
+/// 3, 0 here). Node 1's input queue fills: an initial STOP-TO grants nobody
+/// and finds node 2's priority 10 the highest waiting. A freed slot grants
+/// node 2 and finds node 0's priority 15 (it arrived meanwhile) above node
+/// 3's 5. The next freed slot grants node 0. At the low-water mark a final
+/// STOP-TO releases everybody.
+#[test]
+fn figure_6_stop_to_life_cycle() {
+    let mut b = Bench::new(4);
+    let to_1_from_2 = b.waiting(2, 1, 10);
+    let to_1_from_3 = b.waiting(3, 1, 5);
+    // State 1: the responder queue (side 0) reaches its high-water mark (5 = full).
+    b.dfc.on_input_change(1, 0, queue(5), 0, &mut b.fx);
+    let home = b.circulate();
+    assert_eq!(home, Symbol::StopTo { side: 0, grant: Grant::Initial, best: Some((2, 10)) });
+    for j in [2, 3, 0] {
+        assert_eq!(b.dfc.stop_to_seen(j, 1, 0), (true, 0), "node {j} is blocked from sending to node 1");
+    }
+    assert_eq!(b.may_send(to_1_from_2), Permit::Skip);
+    assert_eq!(b.may_send(to_1_from_3), Permit::Skip);
+    // State 2: node 1 services a packet; the freed slot is granted to node 2.
+    let to_1_from_0 = b.waiting(0, 1, 15);
+    b.dfc.on_input_change(1, 0, queue(4), 0, &mut b.fx);
+    let home = b.circulate();
+    assert_eq!(home, Symbol::StopTo { side: 0, grant: Grant::One(Some(2)), best: Some((0, 15)) });
+    assert_eq!(b.dfc.stop_to_seen(2, 1, 0), (true, 1));
+    assert_eq!(b.may_send(to_1_from_2), Permit::Go);
+    assert_eq!(b.may_send(to_1_from_3), Permit::Skip);
+    assert_eq!(b.may_send(to_1_from_0), Permit::Skip);
+    // Node 2 uses its grant.
+    let pk = *b.slab.get(to_1_from_2);
+    b.nodes[2].requests.to_send.pop();
+    b.dfc.on_sent(2, 0, to_1_from_2, &pk, None, &mut b.fx);
+    assert_eq!(b.dfc.stop_to_seen(2, 1, 0), (true, 0));
+    b.dfc.on_input_change(1, 0, queue(5), 0, &mut b.fx); // it arrives
+    assert!(b.fx.controls.is_empty(), "an arrival sends no symbol");
+    // State 3: another slot frees: node 0 (priority 15) is granted, node 3 (5) still waits.
+    b.dfc.on_input_change(1, 0, queue(4), 0, &mut b.fx);
+    let home = b.circulate();
+    assert_eq!(home, Symbol::StopTo { side: 0, grant: Grant::One(Some(0)), best: Some((3, 5)) });
+    assert_eq!(b.may_send(to_1_from_0), Permit::Go);
+    assert_eq!(b.may_send(to_1_from_3), Permit::Skip);
+    // State 4: the queue drains to the low-water mark (2): everybody is released.
+    b.dfc.on_input_change(1, 0, queue(3), 0, &mut b.fx);
+    b.circulate(); // a grant for node 3
+    b.dfc.on_input_change(1, 0, queue(2), 0, &mut b.fx);
+    let home = b.circulate();
+    assert_eq!(home, Symbol::StopTo { side: 0, grant: Grant::Release, best: None });
+    for j in [2, 3, 0] {
+        assert_eq!(b.dfc.stop_to_seen(j, 1, 0), (false, 0));
+    }
+    assert_eq!(b.may_send(to_1_from_3), Permit::Go);
+}
+
+fn ppq_ring(nodes: u32, extra: &[&str]) -> Ring<Ppq> {
+    let mut all = vec!["network.protocol=\"ppq\"", "traffic.priorities=4", "ppq.starvation=\"inheritance\""];
+    all.extend_from_slice(extra);
+    let (s, p) = setup(nodes, &all);
+    let proto = Ppq::new(&p, &s.ppq, s.traffic.priorities);
+    Ring::hand_built(&s, p, proto)
+}
+
+/// LIQ preemption: node 2's responder queue holds 2 packets (one in
+/// service, one waiting, both priority 0). A priority-3 request finds it
+/// full and evicts the waiting priority-0 packet, which is busied back to
+/// its source and retried; the priority-3 request is accepted.
+#[test]
+fn ppq_preempts_a_lower_priority_packet_in_the_input_queue() {
+    let mut r = ppq_ring(4, &["node.responder_input_queue_packets=2", "node.iqst_ns=1000.0"]);
+    r.inject(0, 2, 0, 0);
+    r.inject(1, 2, 0, 0);
+    r.inject(3, 2, 3, 40 * NS);
+    r.run_until(200 * NS);
+    let t = records(&r);
+    let preempted: Vec<_> = t.iter().filter(|x| x.what == TraceKind::Preempted).collect();
+    assert_eq!(preempted.len(), 1);
+    assert_eq!((preempted[0].node, preempted[0].priority), (2, 0));
+    let accepted: Vec<_> = t.iter().filter(|x| x.what == TraceKind::Accepted && x.node == 2).map(|x| (x.src, x.priority)).collect();
+    assert_eq!(accepted, vec![(1, 0), (0, 0), (3, 3)]);
+    // The evicted packet's source got a busy echo and will retry it.
+    assert!(t.iter().any(|x| x.what == (TraceKind::EchoBack { busy: true }) && x.node == preempted[0].src));
+    // PPQ echoes only on service: nothing accepted has been echoed before its service.
+    assert!(!t.iter().any(|x| x.what == (TraceKind::EchoBack { busy: false })));
+}
+
+/// BQ preemption: node 1 sends its own priority-2 request at 0; node 0's
+/// priority-0 request arrives in node 1's bypass queue meanwhile. When node
+/// 1's link frees, its second own packet (priority 2) outranks the buffered
+/// one, which is turned into a busy echo for node 0.
+#[test]
+fn ppq_preempts_a_lower_priority_packet_in_the_bypass_queue() {
+    let mut r = ppq_ring(4, &[]);
+    r.inject(1, 2, 2, 0);
+    r.inject(1, 3, 2, 0);
+    r.inject(0, 2, 0, 0);
+    r.run_until(200 * NS);
+    let t = records(&r);
+    let preempted: Vec<_> = t.iter().filter(|x| x.what == TraceKind::Preempted).map(|x| (x.time, x.node, x.src, x.priority)).collect();
+    // Node 1's first request occupies its link for 8 + 1 symbols.
+    assert_eq!(preempted, vec![(9 * CYCLE, 1, 0, 0)]);
+    assert!(t.iter().any(|x| x.what == (TraceKind::EchoBack { busy: true }) && x.node == 0));
+    // Node 0 retries and its request is eventually delivered.
+    assert!(t.iter().any(|x| x.what == TraceKind::Received && x.node == 2 && x.src == 0));
+}
+
+/// Starvation cures. Aging: a packet's bypass-queue priority rises one
+/// level per `ppq.aging_ns` waited, up to the highest level in use.
+/// Inheritance: a source whose output queue is full while a higher-priority
+/// transaction waits asks, once, that its lowest outstanding packet inherit
+/// that priority, with a message that visits every other node.
+#[test]
+fn ppq_aging_and_inheritance() {
+    let (s, p) = setup(4, &["network.protocol=\"ppq\"", "traffic.priorities=4", "ppq.starvation=\"aging\"", "ppq.aging_ns=100"]);
+    let aging = Ppq::new(&p, &s.ppq, 4);
+    let pk = Packet::send(PacketKind::Request, 0, 2, 0, 8, 0);
+    assert_eq!(aging.bypass_priority(&pk, 99 * NS), 0);
+    assert_eq!(aging.bypass_priority(&pk, 100 * NS), 1);
+    assert_eq!(aging.bypass_priority(&pk, 250 * NS), 2);
+    assert_eq!(aging.bypass_priority(&pk, 10_000 * NS), 3);
+
+    let (s, p) = setup(4, &["network.protocol=\"ppq\"", "traffic.priorities=4", "ppq.starvation=\"inheritance\""]);
+    let mut inherit = Ppq::new(&p, &s.ppq, 4);
+    let mut node = Node::new(2, 5, 5, 4);
+    let mut slab = Slab::with_capacity(4);
+    let low = slab.alloc(Packet::send(PacketKind::Request, 0, 2, 0, 8, 0));
+    let mid = slab.alloc(Packet::send(PacketKind::Request, 0, 3, 1, 8, 0));
+    node.requests.awaiting.extend([mid, low]);
+    let mut fx = Effects::default();
+    inherit.on_output_full(0, 0, 3, &node, &mut slab, &mut fx);
+    assert_eq!(fx.controls.len(), 1, "one inheritance message");
+    inherit.on_output_full(0, 0, 3, &node, &mut slab, &mut fx);
+    assert_eq!(fx.controls.len(), 1, "asked once for the same packet and priority");
+    let (origin, len, tag, _) = fx.controls[0];
+    let mut msg = Packet::send(PacketKind::Control, origin, 1, 0, len, 0);
+    msg.ctl = tag;
+    for j in 1..4 {
+        assert!(inherit.on_control(j, 0, &mut msg, &node, &slab, &mut fx));
+    }
+    assert!(!inherit.on_control(0, 0, &mut msg, &node, &slab, &mut fx), "removed by its source");
+    assert_eq!(fx.raises, vec![(1, low, 3), (2, low, 3), (3, low, 3)]);
+}
+
+/// A starved low-priority packet stuck in an input queue behind a stream of
+/// higher-priority ones is served once inheritance raises it (ring level).
+#[test]
+fn ppq_inheritance_frees_a_starved_packet() {
+    // Node 0 has room for one outstanding request; its priority-0 request to
+    // node 2 waits in node 2's queue behind priority-3 traffic from node 1.
+    let mut r = ppq_ring(4, &["node.output_queue_packets=1", "node.iqst_ns=200.0", "node.responder_input_queue_packets=16"]);
+    for k in 0..12u64 {
+        r.inject(1, 2, 3, k * 100 * NS);
+    }
+    r.inject(0, 2, 0, 10 * NS);
+    r.inject(0, 3, 3, 20 * NS);
+    r.run_until(3_000 * NS);
+    let t = records(&r);
+    let served = |src: u16, prio: u16| t.iter().find(|x| x.what == TraceKind::Serviced && x.node == 2 && x.src == src && x.priority == prio).map(|x| x.time);
+    let low = served(0, 0).expect("the low-priority request is served");
+    let last_high = t.iter().filter(|x| x.what == TraceKind::Serviced && x.node == 2 && x.src == 1).map(|x| x.time).max().unwrap();
+    assert!(low < last_high, "served before the higher-priority stream ended ({low} vs {last_high})");
+    assert!(r.report().counters.inheritances >= 1);
+}

@@ -1,0 +1,226 @@
+"""Numbers a study reads off a figure's data: a statistic, a ratio, a percent drop.
+
+A study's quotes and findings say *how* to get ringlet's value from the sweep
+table of a figure, never the value itself:
+
+- a pick: ``{stat = "max", column = "total_throughput_mbps", where = {"network.protocol" = "dfc"}}``
+- a ratio of two values: ``{ratio = [PICK, PICK]}``
+- a percent drop from the first value to the second: ``{drop_pct = [PICK, PICK]}``
+
+``stat`` is ``max``, ``min`` or ``mean`` over the matching rows, or the value
+at the lowest x (``at_min_x``), the highest x (``at_max_x``) or a given x
+(``at_x`` with ``x = ...``). When several rows share that x (several series),
+``agg`` (``max``, ``min`` or ``mean``) combines them; without it that is an
+error, so a spec never silently averages what it did not mean to.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Optional, Sequence, Union
+
+from .sweep import PRIORITY_FIELDS, PROVENANCE_FIELDS, TOTAL_FIELDS
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
+STATS = ("max", "min", "mean", "at_min_x", "at_max_x", "at_x")
+AGGS = ("max", "min", "mean")
+
+#: Columns that hold one value per point (repeated on every priority row).
+POINT_COLUMNS = frozenset(TOTAL_FIELDS) | frozenset(PROVENANCE_FIELDS)
+#: Numeric result columns a study may plot or read a value from.
+NUMERIC_COLUMNS = tuple(PRIORITY_FIELDS) + tuple(c for c in TOTAL_FIELDS if c != "stopped_by")
+
+Where = tuple[tuple[str, tuple[Any, ...]], ...]
+
+
+class ExtractError(ValueError):
+    """A value cannot be read from the data (no matching rows, ambiguous rows)."""
+
+
+def column_unit(column: str) -> str:
+    """The unit of a sweep-table column: ``MB/s`` (SI), ``ns``, or ``""`` for counts."""
+    if "_mbps" in column:
+        return "MB/s"
+    if "latency_ns" in column:
+        return "ns"
+    return ""
+
+
+def is_number(value: Any) -> bool:
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
+def same_value(a: Any, b: Any) -> bool:
+    """Equality that treats 1 and 1.0, and floats that differ in the last bit, as equal."""
+    if is_number(a) and is_number(b):
+        return math.isclose(float(a), float(b), rel_tol=1e-9, abs_tol=1e-12)
+    return a == b
+
+
+def parse_where(spec: Any, context: str) -> Where:
+    """``{column = value | [values]}`` as a hashable tuple; raises ValueError."""
+    if spec is None:
+        return ()
+    if not isinstance(spec, Mapping):
+        raise ValueError(f"{context}: where must be a table of column = value or [values]")
+    out = []
+    for column, value in spec.items():
+        values = tuple(value) if isinstance(value, list) else (value,)
+        if not values:
+            raise ValueError(f"{context}: where {column!r} has an empty list")
+        out.append((str(column), values))
+    return tuple(out)
+
+
+def filter_rows(frame: "pd.DataFrame", where: Where) -> "pd.DataFrame":
+    """The rows of ``frame`` whose columns match every ``where`` entry (any of its values)."""
+    mask = None
+    for column, values in where:
+        col = frame[column]
+        match = col.map(lambda v, vs=values: any(same_value(v, w) for w in vs))
+        mask = match if mask is None else (mask & match)
+    return frame if mask is None else frame[mask.astype(bool)]
+
+
+def describe_where(where: Where) -> str:
+    parts = []
+    for column, values in where:
+        shown = values[0] if len(values) == 1 else list(values)
+        parts.append(f"{column}={shown}")
+    return ", ".join(parts)
+
+
+@dataclass(frozen=True)
+class Pick:
+    """One statistic of one column over the rows that match ``where``."""
+
+    stat: str
+    column: str
+    where: Where = ()
+    x: Optional[float] = None
+    agg: Optional[str] = None
+
+    @property
+    def unit(self) -> str:
+        return column_unit(self.column)
+
+    def picks(self) -> tuple["Pick", ...]:
+        return (self,)
+
+    def evaluate(self, frame: "pd.DataFrame", x_column: str) -> float:
+        rows = filter_rows(frame, self.where)
+        if self.column in POINT_COLUMNS:  # one value per point, not one per priority row
+            rows = rows.drop_duplicates("point")
+        rows = rows[rows[self.column].notna()]
+        if rows.empty:
+            raise ExtractError(f"no data for {self.column} where {describe_where(self.where) or 'any'}")
+        if self.stat in ("max", "min", "mean"):
+            return float(getattr(rows[self.column].astype(float), self.stat)())
+        xs = rows[x_column].astype(float)
+        target = {"at_min_x": xs.min(), "at_max_x": xs.max()}.get(self.stat, self.x)
+        at = rows[xs.map(lambda v: same_value(v, target))]
+        if at.empty:
+            raise ExtractError(f"no data for {self.column} at {x_column}={target:g}")
+        values = at[self.column].astype(float)
+        if len(values) > 1:
+            if self.agg is None:
+                raise ExtractError(
+                    f"{len(values)} rows for {self.column} at {x_column}={target:g}; "
+                    f"narrow 'where' or give agg = max | min | mean"
+                )
+            return float(getattr(values, self.agg)())
+        return float(values.iloc[0])
+
+    def describe(self) -> str:
+        what = {"at_min_x": "at lowest x", "at_max_x": "at highest x"}.get(self.stat, self.stat)
+        if self.stat == "at_x":
+            what = f"at x={self.x:g}"
+        agg = f" ({self.agg} over rows)" if self.agg else ""
+        where = f" where {describe_where(self.where)}" if self.where else ""
+        return f"{self.column} {what}{agg}{where}"
+
+
+@dataclass(frozen=True)
+class Ratio:
+    """``numerator / denominator``: a dimensionless ratio."""
+
+    numerator: Pick
+    denominator: Pick
+    unit = "ratio"
+
+    def picks(self) -> tuple[Pick, ...]:
+        return (self.numerator, self.denominator)
+
+    def evaluate(self, frame: "pd.DataFrame", x_column: str) -> float:
+        num = self.numerator.evaluate(frame, x_column)
+        den = self.denominator.evaluate(frame, x_column)
+        return num / den if den else math.nan
+
+    def describe(self) -> str:
+        return f"({self.numerator.describe()}) / ({self.denominator.describe()})"
+
+
+@dataclass(frozen=True)
+class DropPct:
+    """How much the second value is below the first, in percent of the first."""
+
+    start: Pick
+    end: Pick
+    unit = "%"
+
+    def picks(self) -> tuple[Pick, ...]:
+        return (self.start, self.end)
+
+    def evaluate(self, frame: "pd.DataFrame", x_column: str) -> float:
+        a = self.start.evaluate(frame, x_column)
+        b = self.end.evaluate(frame, x_column)
+        return (a - b) / a * 100.0 if a else math.nan
+
+    def describe(self) -> str:
+        return f"% drop from ({self.start.describe()}) to ({self.end.describe()})"
+
+
+Value = Union[Pick, Ratio, DropPct]
+
+
+def _parse_pick(spec: Any, context: str) -> Pick:
+    if not isinstance(spec, Mapping):
+        raise ValueError(f"{context}: expected a table like {{stat = \"max\", column = \"...\"}}")
+    unknown = set(spec) - {"stat", "column", "where", "x", "agg"}
+    if unknown:
+        raise ValueError(f"{context}: unknown field(s) {', '.join(sorted(unknown))}")
+    stat = spec.get("stat")
+    if stat not in STATS:
+        raise ValueError(f"{context}: stat must be one of {', '.join(STATS)}, got {stat!r}")
+    column = spec.get("column")
+    if column not in NUMERIC_COLUMNS:
+        raise ValueError(f"{context}: column must be one of {', '.join(NUMERIC_COLUMNS)}, got {column!r}")
+    x = spec.get("x")
+    if stat == "at_x" and not is_number(x):
+        raise ValueError(f"{context}: stat = \"at_x\" needs a number x")
+    if stat != "at_x" and x is not None:
+        raise ValueError(f"{context}: x is only for stat = \"at_x\"")
+    agg = spec.get("agg")
+    if agg is not None and (agg not in AGGS or not stat.startswith("at_")):
+        raise ValueError(f"{context}: agg must be one of {', '.join(AGGS)} and only with an at_* stat")
+    return Pick(stat, column, parse_where(spec.get("where"), context), None if x is None else float(x), agg)
+
+
+def parse_value(spec: Any, context: str) -> Value:
+    """A value spec from the study file: a pick, ``{ratio = [a, b]}`` or ``{drop_pct = [a, b]}``."""
+    if isinstance(spec, Mapping) and len(spec) == 1 and next(iter(spec)) in ("ratio", "drop_pct"):
+        kind, pair = next(iter(spec.items()))
+        if not isinstance(pair, list) or len(pair) != 2:
+            raise ValueError(f"{context}: {kind} needs a list of two value tables")
+        a, b = (_parse_pick(p, f"{context}: {kind}[{i}]") for i, p in enumerate(pair))
+        return Ratio(a, b) if kind == "ratio" else DropPct(a, b)
+    return _parse_pick(spec, context)
+
+
+def where_columns(values: Iterable[Value]) -> Sequence[tuple[str, tuple[Any, ...]]]:
+    """Every ``where`` entry used by ``values`` (for checking against the figure's grid)."""
+    return [entry for v in values for p in v.picks() for entry in p.where]

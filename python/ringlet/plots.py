@@ -1,0 +1,191 @@
+"""Drawing a study figure (PNG and SVG) from its sweep table, with the seed's numbers on it.
+
+Matplotlib is used through its object API on the Agg canvas: no pyplot, no
+global figure state, no display needed. Outputs carry no timestamps, so the
+same data gives the same files.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Optional, Sequence
+
+from .extract import POINT_COLUMNS, Pick, filter_rows, same_value
+from .study import Figure, PlotSpec, Quote
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
+MARKERS = "osD^vPX*<>hp"
+#: A light backing so a label stays readable where it crosses a line.
+LABEL_BOX = {"boxstyle": "round,pad=0.15", "facecolor": "white", "edgecolor": "none", "alpha": 0.75}
+
+#: Axis labels for common columns when the study gives none.
+DEFAULT_LABELS = {
+    "traffic.load_mbps_per_node": "Offered load per node (MB/s)",
+    "throughput_mbps": "Effective throughput (MB/s)",
+    "total_throughput_mbps": "Total effective throughput (MB/s)",
+    "latency_ns_mean": "Mean one-way latency (ns)",
+    "total_latency_ns_mean": "Mean one-way latency (ns)",
+    "latency_ns_p99": "p99 one-way latency (ns)",
+    "total_latency_ns_p99": "p99 one-way latency (ns)",
+}
+
+
+def _ordered_values(frame: "pd.DataFrame", column: Optional[str], wanted: Optional[Sequence[Any]]) -> list[Any]:
+    """The values to draw for a series/panel column: the study's list, else the data's, in order."""
+    if column is None:
+        return [None]
+    if wanted is not None:
+        return list(wanted)
+    return list(dict.fromkeys(frame[column].tolist()))
+
+
+def _subset(frame: "pd.DataFrame", plot: PlotSpec, panel: Any, series: Any) -> "pd.DataFrame":
+    where = list(plot.where)
+    if plot.panel is not None:
+        where.append((plot.panel, (panel,)))
+    if plot.series is not None:
+        where.append((plot.series, (series,)))
+    rows = filter_rows(frame, tuple(where))
+    if plot.y in POINT_COLUMNS:
+        rows = rows.drop_duplicates("point")
+    return rows.sort_values(plot.x, kind="stable")
+
+
+def _quote_marks(quote: Quote, plot: PlotSpec) -> Optional[tuple[Pick, Any, Any]]:
+    """``(pick, panel, series)`` if the quote is a plain value of the plotted column, else None.
+
+    ``panel``/``series`` is the single value the quote is restricted to, or None
+    (then it is drawn on every panel, in a neutral colour).
+    """
+    pick = quote.value
+    if not isinstance(pick, Pick) or pick.column != plot.y:
+        return None
+    where = dict(pick.where)
+    for column, values in plot.where:  # a quote about rows the plot leaves out is not drawn
+        if column in where and not any(same_value(v, w) for v in where[column] for w in values):
+            return None
+
+    def single(column: Optional[str]) -> Any:
+        values = where.get(column) if column else None
+        return values[0] if values and len(values) == 1 else None
+
+    return pick, single(plot.panel), single(plot.series)
+
+
+#: (axes, x of a star or None for a dashed line, the seed's value, text, colour)
+SeedLabel = tuple[Any, Optional[float], float, str, Any]
+
+
+def _place_labels(labels: list[SeedLabel], dpi: float) -> None:
+    """Writes the seed's numbers beside their lines and stars.
+
+    A dashed line is labelled at the left edge, where load sweeps start low
+    and leave room; a star just right of it. A label that would overlap the
+    one below it (close values, e.g. several protocols' low-load latency) is
+    pushed up.
+    """
+    by_axis: dict[int, list[SeedLabel]] = {}
+    for label in labels:
+        by_axis.setdefault(id(label[0]), []).append(label)
+    for group in by_axis.values():
+        top = -float("inf")  # where the previous label ends, in points
+        for ax, x, value, text, color in sorted(group, key=lambda s: s[2]):
+            at = ax.transData.transform((0.0 if x is None else x, value))[1] * 72.0 / dpi
+            placed = max(at + 1.0, top + 1.0) if x is None else max(at - 4.0, top + 1.0)
+            if x is None:
+                ax.annotate(text, xy=(0.0, value), xycoords=("axes fraction", "data"), xytext=(3, placed - at),
+                            textcoords="offset points", ha="left", va="bottom", fontsize=7, color=color,
+                            bbox=LABEL_BOX)
+            else:
+                ax.annotate(text, xy=(x, value), xytext=(9, placed - at), textcoords="offset points",
+                            va="bottom", fontsize=7, color=color, bbox=LABEL_BOX)
+            top = placed + 9.0
+
+
+def render(fig_spec: Figure, frame: "pd.DataFrame", png: Path, svg: Path, footer: str) -> None:
+    """Draws ``fig_spec`` from ``frame`` and writes it to ``png`` and ``svg``."""
+    # The Agg canvas is used directly (no pyplot, no matplotlib.use): nothing
+    # global changes for a caller that has its own backend, and no display is needed.
+    import matplotlib
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure as MplFigure
+    from matplotlib.layout_engine import ConstrainedLayoutEngine
+    from matplotlib.lines import Line2D
+
+    plot = fig_spec.plot
+    panels = _ordered_values(frame, plot.panel, plot.panel_values)
+    series = _ordered_values(frame, plot.series, plot.series_values)
+    colors = matplotlib.colormaps["tab10"].colors
+    color_of = {s: colors[i % len(colors)] for i, s in enumerate(series)}
+    marker_of = {s: MARKERS[i % len(MARKERS)] for i, s in enumerate(series)}
+
+    width = max(6.4, 4.6 * len(panels))
+    mfig = MplFigure(figsize=(width, 4.6), layout=ConstrainedLayoutEngine(rect=(0, 0.04, 1, 0.96)))
+    FigureCanvasAgg(mfig)
+    axes = mfig.subplots(1, len(panels), sharey=True, squeeze=False)[0]
+    marks = [(q, m) for q in fig_spec.quotes if (m := _quote_marks(q, plot)) is not None]
+
+    labels_to_place: list[SeedLabel] = []  # placed once the y scale is final
+    for ax, panel in zip(axes, panels):
+        for s in series:
+            rows = _subset(frame, plot, panel, s)
+            if rows.empty:
+                continue
+            label = plot.label("series", s) if plot.series else (plot.ylabel or plot.y)
+            ax.plot(rows[plot.x].astype(float), rows[plot.y].astype(float), marker=marker_of[s],
+                    markersize=4, linewidth=1.4, color=color_of[s], label=label)
+        for quote, (pick, q_panel, q_series) in marks:
+            if q_panel is not None and not same_value(q_panel, panel):
+                continue
+            color = color_of.get(q_series, "0.35") if q_series is not None else "0.35"
+            value = quote.seed_value_si
+            unit = "µs" if quote.seed_unit == "us" else quote.seed_unit
+            text = f"seed {quote.seed_value:g} {unit}"
+            if quote.seed_unit != quote.unit:  # show what the line's height is in the axis' unit
+                text += f" = {value:.4g} {quote.unit}"
+            if pick.stat in ("max", "min", "mean"):
+                # Labelled at the left, where load sweeps start low and the lines leave room.
+                ax.axhline(value, color=color, linestyle="--", linewidth=1.0, alpha=0.8)
+                labels_to_place.append((ax, None, value, text, color))
+            else:
+                xs = filter_rows(frame, pick.where)[plot.x].astype(float)
+                x = {"at_min_x": xs.min(), "at_max_x": xs.max()}.get(pick.stat, pick.x)
+                ax.plot([x], [value], marker="*", markersize=11, markerfacecolor="none",
+                        markeredgecolor=color, linestyle="none")
+                labels_to_place.append((ax, x, value, text, color))
+        if plot.panel is not None:
+            ax.set_title(plot.label("panel", panel), fontsize=10)
+        ax.set_xlabel(plot.xlabel or DEFAULT_LABELS.get(plot.x, plot.x))
+        ax.grid(True, alpha=0.3)
+        if plot.logx:
+            ax.set_xscale("log")
+        if plot.logy:
+            ax.set_yscale("log")
+    # The panels share y: limits are set once, after every panel has its data.
+    if plot.ylim:
+        axes[0].set_ylim(*plot.ylim)
+    elif not plot.logy:
+        axes[0].set_ylim(bottom=0)
+    axes[0].set_ylabel(plot.ylabel or DEFAULT_LABELS.get(plot.y, plot.y))
+    _place_labels(labels_to_place, mfig.dpi)
+
+    legend: dict[str, Any] = {}  # one entry per series, whichever panel drew it
+    for ax in axes:
+        for handle, label in zip(*ax.get_legend_handles_labels()):
+            legend.setdefault(label, handle)
+    handles, labels = list(legend.values()), list(legend)
+    if marks:
+        handles.append(Line2D([], [], color="0.35", linestyle="--", marker="*", markerfacecolor="none"))
+        labels.append("seed's quoted value")
+    if handles and (plot.series or marks):
+        # Outside the axes: inside, it would hide lines or the seed's labels.
+        mfig.legend(handles, labels, fontsize=8, title=plot.series_title, title_fontsize=8,
+                    loc="outside right center")
+    mfig.suptitle(fig_spec.title, fontsize=12)
+    mfig.text(0.005, 0.005, footer, fontsize=7, color="0.4", ha="left", va="bottom")
+    # Fixed metadata: the same data gives byte-identical files.
+    mfig.savefig(png, dpi=110, metadata={"Software": None})
+    with matplotlib.rc_context({"svg.hashsalt": "ringlet", "svg.fonttype": "none"}):
+        mfig.savefig(svg, metadata={"Date": None, "Creator": None})

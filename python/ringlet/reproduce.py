@@ -1,0 +1,196 @@
+"""``reproduce``: run a study's figures, plot them and compare them with the paper.
+
+Every figure's grid is expanded and validated with :func:`ringlet.sweep.points`
+before anything runs. Points that several figures share (same canonical
+scenario, so the same simulation) run once. All points go through the sweep
+machinery's process pool together, under one progress bar, and each figure's
+table is the one ``ringlet.sweep`` would return for it.
+
+Writes, per figure, ``<id>.csv``, ``<id>.png`` and ``<id>.svg``; for the
+study, ``validation.csv`` and ``validation.md``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Optional, Sequence
+
+from . import _core
+from .errors import ScenarioError
+from .scenario import Override
+from .study import Figure, Study, StudyError, load_study, max_priorities
+from .sweep import PRIORITY_FIELDS, Progress, _reporter, _run_all, columns, points, rows
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
+
+@dataclass
+class Plan:
+    """What a reproduction runs: unique points, and which of them each figure's table uses."""
+
+    work: list[tuple[str, tuple[Override, ...]]] = field(default_factory=list)
+    #: data figure id -> [(swept values, index into work)] in grid order
+    layout: dict[str, list[tuple[dict[str, Any], int]]] = field(default_factory=dict)
+
+    @property
+    def requested(self) -> int:
+        """Points the figures' sweeps ask for, counting a shared point once per sweep
+        (a figure that draws another figure's data asks for none)."""
+        return sum(len(entries) for entries in self.layout.values())
+
+
+@dataclass
+class Reproduction:
+    """The outcome of :func:`run_study`."""
+
+    study: Study
+    figures: list[Figure]
+    frames: dict[str, "pd.DataFrame"]
+    validation: "pd.DataFrame"
+    files: list[Path]
+    points_requested: int
+    points_run: int
+    wall_s: float
+    quick: bool
+
+
+def _split_only(only: "str | Sequence[str] | None") -> Optional[list[str]]:
+    if only is None:
+        return None
+    items = only.split(",") if isinstance(only, str) else list(only)
+    return [i.strip() for i in items if i.strip()] or None
+
+
+def _check_unambiguous(study: Study, figures: Sequence[Figure], quick: bool) -> None:
+    """A per-priority y with several priorities needs priority as series, panel or filter.
+
+    Checked before running, so a spec mistake does not surface after a long run.
+    """
+    for fig in figures:
+        plot = fig.plot
+        if plot.y not in PRIORITY_FIELDS or "priority" in (plot.series, plot.panel):
+            continue
+        if any(column == "priority" for column, _ in plot.where):
+            continue
+        if max_priorities(study, fig, quick) > 1:
+            raise StudyError(
+                f"{study.name}: {fig.id}: plot.y {plot.y} is per priority and the sweep has several "
+                f"priorities: use priority as series or panel, filter it in plot.where, or plot a total_ column"
+            )
+
+
+def plan(study: Study, figures: Sequence[Figure], quick: bool = False) -> Plan:
+    """Expands and validates the sweeps the figures need; shared points appear once in ``work``."""
+    out = Plan()
+    index: dict[str, int] = {}  # canonical scenario TOML -> position in work
+    owners = list(dict.fromkeys(fig.data_id for fig in figures))
+    for owner_id in owners:
+        owner = study.figure(owner_id)
+        scenario = study.scenario(owner, quick)
+        try:
+            expanded = points(scenario, owner.grid)
+        except ScenarioError as e:
+            raise StudyError(f"{study.name}: {owner.id}: {e}") from None
+        entries = []
+        for values, overrides in expanded:
+            # Equal canonical TOML (every default filled in, seed included) is the same simulation.
+            key = _core.validate(scenario.text, list(overrides))
+            if key not in index:
+                index[key] = len(out.work)
+                out.work.append((scenario.text, overrides))
+            entries.append((values, index[key]))
+        out.layout[owner_id] = entries
+    _check_unambiguous(study, figures, quick)
+    return out
+
+
+def _frames(plan_: Plan, study: Study, results: list[dict[str, Any]]) -> dict[str, "pd.DataFrame"]:
+    """Each data figure's sweep table, as ``ringlet.sweep`` would return it."""
+    import pandas as pd
+
+    frames = {}
+    for owner_id, entries in plan_.layout.items():
+        table: list[dict[str, Any]] = []
+        for i, (values, k) in enumerate(entries):
+            table.extend(rows(i, values, results[k]))
+        frames[owner_id] = pd.DataFrame(table, columns=columns(list(study.figure(owner_id).grid)))
+    return frames
+
+
+def _transactions(study: Study, fig: Figure, quick: bool) -> Any:
+    return study.scenario(fig, quick).get("run.measure_transactions")
+
+
+def run_study(
+    study: "str | os.PathLike[str] | Study",
+    out: "str | os.PathLike[str]",
+    jobs: Optional[int] = None,
+    quick: bool = False,
+    only: "str | Sequence[str] | None" = None,
+    progress: Progress = True,
+) -> Reproduction:
+    """Runs a study and writes its outputs to ``out``; see :func:`reproduce`."""
+    from .plots import render
+    from .validation import to_markdown, validation_table
+
+    start = time.monotonic()
+    study = load_study(study)
+    figures = study.select(_split_only(only))
+    if jobs is None:
+        jobs = os.cpu_count() or 1
+    if not isinstance(jobs, int) or isinstance(jobs, bool) or jobs < 1:
+        raise ValueError(f"jobs: expected an integer >= 1, got {jobs!r}")
+    the_plan = plan(study, figures, quick)
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+
+    outputs = _run_all(the_plan.work, jobs, _reporter(progress, len(the_plan.work)))
+    results = [json.loads(text) for text in outputs]
+    frames = _frames(the_plan, study, results)
+    version = _core.version()
+
+    files: list[Path] = []
+    for fig in figures:
+        frame = frames[fig.data_id]
+        csv, png, svg = (out / f"{fig.id}.{ext}" for ext in ("csv", "png", "svg"))
+        frame.to_csv(csv, index=False)
+        footer = (f"ringlet {version} · study {study.name} · {len(frame['point'].unique())} points · "
+                  f"{_transactions(study, fig, quick):,} transactions per point"
+                  + (" · QUICK RUN (smoke test, not a result)" if quick else ""))
+        render(fig, frame, png, svg, footer)
+        files += [csv, png, svg]
+    table = validation_table(figures, frames, quick, version)
+    table.to_csv(out / "validation.csv", index=False)
+    (out / "validation.md").write_text(to_markdown(table, study, quick, version), encoding="utf-8")
+    files += [out / "validation.csv", out / "validation.md"]
+    return Reproduction(
+        study=study, figures=figures, frames=frames, validation=table, files=files,
+        points_requested=the_plan.requested, points_run=len(the_plan.work),
+        wall_s=time.monotonic() - start, quick=quick,
+    )
+
+
+def reproduce(
+    study: "str | os.PathLike[str] | Study",
+    out: "str | os.PathLike[str]",
+    jobs: Optional[int] = None,
+    quick: bool = False,
+    only: "str | Sequence[str] | None" = None,
+    progress: Progress = True,
+) -> "pd.DataFrame":
+    """Runs every figure of ``study`` (a shipped name such as ``"sci-rt"``, or a folder).
+
+    Writes ``<figure>.csv/.png/.svg``, ``validation.csv`` and ``validation.md``
+    to ``out`` (created if needed) and returns the validation table.
+
+    ``jobs``: worker processes (default: one per core). ``quick``: the study's
+    documented reduction (fewer transactions per point), marked in the
+    outputs. ``only``: figure ids (a list or ``"fig8a,fig11"``). ``progress``:
+    ``True`` for one progress bar over all points, or a ``(done, total)`` callable.
+    """
+    return run_study(study, out, jobs=jobs, quick=quick, only=only, progress=progress).validation

@@ -1,0 +1,496 @@
+"""Studies: a published paper's figures, described as data (``study.toml``).
+
+A study is a folder with a ``study.toml`` and the base scenario it names. The
+file lists figures: what to sweep, how to plot it, and the numbers the paper
+quotes, each with a recipe (see :mod:`ringlet.extract`) for reading ringlet's
+own value off the figure's data. Nothing here runs a simulation;
+:mod:`ringlet.reproduce` does. The format is documented in docs/studies.md.
+
+Studies shipped with ringlet live in ``ringlet/studies/<name>/`` inside the
+package, so they install with it; any other folder can be given by path.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping, Optional, Sequence
+
+from ._literal import to_literal
+from .errors import ScenarioError
+from .extract import NUMERIC_COLUMNS, Pick, Value, is_number, parse_value, parse_where, same_value
+from .grid import check_key, parse_range
+from .scenario import Override, Scenario
+
+#: Where the studies shipped with ringlet are (installed with the package).
+STUDIES_DIR = Path(__file__).resolve().parent / "studies"
+STUDY_FILE = "study.toml"
+
+#: The ``--quick`` reduction when a study does not give its own ``[study.quick]``.
+DEFAULT_QUICK = {"run.measure_transactions": 10000}
+
+#: Units a seed may quote a number in: unit -> (ringlet's unit, factor to it).
+#: The seed's "MB/s" is 2^20 bytes per second (64 B / 0.1 us = 610 "MB/s"); ringlet's is 10^6.
+SEED_UNITS: dict[str, tuple[str, float]] = {
+    "MiB/s": ("MB/s", 1.048576),
+    "MB/s": ("MB/s", 1.0),
+    "us": ("ns", 1000.0),
+    "ns": ("ns", 1.0),
+    "%": ("%", 1.0),
+    "ratio": ("ratio", 1.0),
+}
+
+COMPARISONS = (">", ">=", "<", "<=")
+
+_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*\Z")
+
+
+class StudyError(ValueError):
+    """A study cannot be found, or its file is invalid (one line, names the place)."""
+
+
+@dataclass(frozen=True)
+class PlotSpec:
+    """How a figure is drawn: y against x, one line per series value, one panel per panel value."""
+
+    x: str
+    y: str
+    series: Optional[str] = None
+    series_values: Optional[tuple[Any, ...]] = None
+    series_labels: Mapping[str, str] = field(default_factory=dict)
+    series_title: Optional[str] = None
+    panel: Optional[str] = None
+    panel_values: Optional[tuple[Any, ...]] = None
+    panel_labels: Mapping[str, str] = field(default_factory=dict)
+    where: tuple = ()
+    xlabel: Optional[str] = None
+    ylabel: Optional[str] = None
+    logx: bool = False
+    logy: bool = False
+    ylim: Optional[tuple[float, float]] = None
+
+    def label(self, kind: str, value: Any) -> str:
+        """The display label of a series or panel value (its own text if none is given).
+
+        Labels are keyed by the value as TOML writes it: ``"dfc"``, ``"2"``,
+        ``"0.5"``, ``"true"``; an integral float also matches its integer (``"1"`` for 1.0).
+        """
+        labels = self.series_labels if kind == "series" else self.panel_labels
+        for key in _label_keys(value):
+            if key in labels:
+                return labels[key]
+        return _label_keys(value)[0]
+
+
+def _label_keys(value: Any) -> list[str]:
+    if isinstance(value, bool):
+        return ["true" if value else "false"]
+    keys = [str(value)]
+    if isinstance(value, float) and value.is_integer():
+        keys.append(str(int(value)))
+    return keys
+
+
+@dataclass(frozen=True)
+class Quote:
+    """A number the paper quotes, and how to read ringlet's counterpart off the data."""
+
+    id: str
+    description: str
+    seed_value: float
+    seed_unit: str
+    value: Value
+
+    @property
+    def unit(self) -> str:
+        return SEED_UNITS[self.seed_unit][0]
+
+    @property
+    def seed_value_si(self) -> float:
+        return self.seed_value * SEED_UNITS[self.seed_unit][1]
+
+
+@dataclass(frozen=True)
+class Finding:
+    """A qualitative claim, checked as ``left OP factor * right``."""
+
+    id: str
+    description: str
+    left: Value
+    op: str
+    right: Value
+    factor: float = 1.0
+
+    def holds(self, left: float, right: float) -> bool:
+        bound = self.factor * right
+        return {">": left > bound, ">=": left >= bound, "<": left < bound, "<=": left <= bound}[self.op]
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One figure: its own sweep (``fixed`` + ``grid``), or another figure's data (``data``)."""
+
+    id: str
+    title: str
+    description: str
+    plot: PlotSpec
+    fixed: tuple[Override, ...] = ()
+    grid: Mapping[str, list[Any]] = field(default_factory=dict)
+    data: Optional[str] = None
+    quotes: tuple[Quote, ...] = ()
+    findings: tuple[Finding, ...] = ()
+
+    @property
+    def data_id(self) -> str:
+        """The figure whose sweep this figure draws (itself unless ``data`` names another)."""
+        return self.data or self.id
+
+
+@dataclass(frozen=True)
+class Study:
+    name: str
+    title: str
+    source: str
+    folder: Path
+    base: Scenario
+    figures: tuple[Figure, ...]
+    quick: tuple[Override, ...]
+    description: str = ""
+
+    def figure(self, fig_id: str) -> Figure:
+        for fig in self.figures:
+            if fig.id == fig_id:
+                return fig
+        raise StudyError(f"unknown figure {fig_id!r} in study {self.name}; available: {', '.join(self.ids)}")
+
+    @property
+    def ids(self) -> list[str]:
+        return [f.id for f in self.figures]
+
+    def scenario(self, fig: Figure, quick: bool = False) -> Scenario:
+        """The scenario the figure's grid sweeps over: base + fixed (+ the quick reduction)."""
+        owner = self.figure(fig.data_id)
+        try:
+            return self.base.with_overrides(owner.fixed + (self.quick if quick else ()))
+        except ScenarioError as e:
+            raise StudyError(f"{self.name}: {owner.id}: {e}") from None
+
+    def select(self, only: Optional[Sequence[str]]) -> list[Figure]:
+        """The figures named in ``only`` (all if None), in study order; unknown ids raise."""
+        if not only:
+            return list(self.figures)
+        unknown = [i for i in only if i not in self.ids]
+        if unknown:
+            raise StudyError(
+                f"--only {','.join(unknown)}: unknown figure in study {self.name}; available: {', '.join(self.ids)}"
+            )
+        return [f for f in self.figures if f.id in only]
+
+
+# -- finding studies -------------------------------------------------------------
+
+
+def available_studies() -> list[str]:
+    """Names of the studies shipped with ringlet."""
+    if not STUDIES_DIR.is_dir():
+        return []
+    return sorted(p.name for p in STUDIES_DIR.iterdir() if (p / STUDY_FILE).is_file())
+
+
+def find_study(study: "str | os.PathLike[str]") -> Path:
+    """The folder of a study given by shipped name, by folder path, or by path to its study.toml."""
+    path = Path(study)
+    if path.is_file() and path.name == STUDY_FILE:
+        return path.parent
+    if path.is_dir():
+        if not (path / STUDY_FILE).is_file():
+            raise StudyError(f"{study}: not a study folder (no {STUDY_FILE})")
+        return path
+    name = os.fspath(study)
+    if name in available_studies():
+        return STUDIES_DIR / name
+    shipped = ", ".join(available_studies()) or "none"
+    raise StudyError(f"unknown study {name!r}: give a study folder or one of: {shipped}")
+
+
+# -- parsing ---------------------------------------------------------------------
+
+
+def _table(spec: Any, context: str) -> Mapping[str, Any]:
+    if spec is None:
+        return {}
+    if not isinstance(spec, Mapping):
+        raise StudyError(f"{context}: expected a table")
+    return spec
+
+
+def _text(spec: Mapping[str, Any], key: str, context: str, default: Optional[str] = None) -> str:
+    value = spec.get(key, default)
+    if not isinstance(value, str) or (default is None and not value):
+        raise StudyError(f"{context}: {key} must be a non-empty string")
+    return value
+
+
+def _check_fields(spec: Mapping[str, Any], allowed: set[str], context: str) -> None:
+    unknown = set(spec) - allowed
+    if unknown:
+        raise StudyError(f"{context}: unknown field(s) {', '.join(sorted(unknown))}")
+
+
+def _overrides(spec: Mapping[str, Any], context: str) -> tuple[Override, ...]:
+    try:
+        return tuple((check_key(k), to_literal(k, v)) for k, v in spec.items())
+    except ScenarioError as e:
+        raise StudyError(f"{context}: {e}") from None
+
+
+def _axis(key: str, values: Any, context: str) -> list[Any]:
+    """A grid axis: a list of values or a ``"START:STOP:STEP"`` range (STOP included on grid)."""
+    if isinstance(values, str):
+        try:
+            return parse_range(key, values)
+        except ScenarioError as e:
+            raise StudyError(f"{context}: {e}") from None
+    if isinstance(values, list) and values:
+        return values
+    raise StudyError(
+        f"{context}: {key} must be a non-empty list or a \"START:STOP:STEP\" range "
+        f"(a single value belongs in fixed)"
+    )
+
+
+def _values_tuple(spec: Any, context: str, what: str) -> Optional[tuple[Any, ...]]:
+    if spec is None:
+        return None
+    if not isinstance(spec, list) or not spec:
+        raise StudyError(f"{context}: {what} must be a non-empty list")
+    return tuple(spec)
+
+
+def _labels(spec: Any, context: str) -> dict[str, str]:
+    return {str(k): str(v) for k, v in _table(spec, context).items()}
+
+
+PLOT_FIELDS = {"x", "y", "series", "series_values", "series_labels", "series_title", "panel", "panel_values",
+               "panel_labels", "where", "xlabel", "ylabel", "logx", "logy", "ylim"}
+
+
+def _plot(spec: Any, context: str) -> PlotSpec:
+    spec = _table(spec, context)
+    _check_fields(spec, PLOT_FIELDS, context)
+    ylim = spec.get("ylim")
+    if ylim is not None and (not isinstance(ylim, list) or len(ylim) != 2 or not all(map(is_number, ylim))):
+        raise StudyError(f"{context}: ylim must be [low, high]")
+    for flag in ("logx", "logy"):
+        if not isinstance(spec.get(flag, False), bool):
+            raise StudyError(f"{context}: {flag} must be true or false")
+    try:
+        where = parse_where(spec.get("where"), context)
+    except ValueError as e:
+        raise StudyError(str(e)) from None
+    return PlotSpec(
+        x=_text(spec, "x", context),
+        y=_text(spec, "y", context),
+        series=spec.get("series"),
+        series_values=_values_tuple(spec.get("series_values"), context, "series_values"),
+        series_labels=_labels(spec.get("series_labels"), context),
+        series_title=spec.get("series_title"),
+        panel=spec.get("panel"),
+        panel_values=_values_tuple(spec.get("panel_values"), context, "panel_values"),
+        panel_labels=_labels(spec.get("panel_labels"), context),
+        where=where,
+        xlabel=spec.get("xlabel"),
+        ylabel=spec.get("ylabel"),
+        logx=spec.get("logx", False),
+        logy=spec.get("logy", False),
+        ylim=None if ylim is None else (float(ylim[0]), float(ylim[1])),
+    )
+
+
+def _value(spec: Any, context: str) -> Value:
+    try:
+        return parse_value(spec, context)
+    except ValueError as e:
+        raise StudyError(str(e)) from None
+
+
+def _quote(spec: Any, context: str) -> Quote:
+    spec = _table(spec, context)
+    _check_fields(spec, {"id", "description", "seed_value", "seed_unit", "value"}, context)
+    qid = _text(spec, "id", context)
+    context = f"{context} {qid}"
+    unit = spec.get("seed_unit")
+    if unit not in SEED_UNITS:
+        raise StudyError(f"{context}: seed_unit must be one of {', '.join(SEED_UNITS)}, got {unit!r}")
+    if not is_number(spec.get("seed_value")):
+        raise StudyError(f"{context}: seed_value must be a number")
+    value = _value(spec.get("value"), f"{context}: value")
+    if value.unit != SEED_UNITS[unit][0]:
+        raise StudyError(
+            f"{context}: seed_unit {unit} is {SEED_UNITS[unit][0]} but the value is in {value.unit or 'counts'}"
+        )
+    return Quote(qid, _text(spec, "description", context), float(spec["seed_value"]), unit, value)
+
+
+def _finding(spec: Any, context: str) -> Finding:
+    spec = _table(spec, context)
+    _check_fields(spec, {"id", "description", "left", "op", "right", "factor"}, context)
+    fid = _text(spec, "id", context)
+    context = f"{context} {fid}"
+    op = spec.get("op")
+    if op not in COMPARISONS:
+        raise StudyError(f"{context}: op must be one of {', '.join(COMPARISONS)}, got {op!r}")
+    factor = spec.get("factor", 1.0)
+    if not is_number(factor):
+        raise StudyError(f"{context}: factor must be a number")
+    left = _value(spec.get("left"), f"{context}: left")
+    right = _value(spec.get("right"), f"{context}: right")
+    if left.unit != right.unit:
+        raise StudyError(f"{context}: left is in {left.unit or 'counts'} but right in {right.unit or 'counts'}")
+    return Finding(fid, _text(spec, "description", context), left, op, right, float(factor))
+
+
+FIGURE_FIELDS = {"id", "title", "description", "fixed", "grid", "data", "plot", "quote", "finding"}
+
+
+def _figure(spec: Any, index: int, where: str) -> Figure:
+    spec = _table(spec, f"{where}: figure {index + 1}")
+    fig_id = spec.get("id")
+    if not isinstance(fig_id, str) or not _ID.match(fig_id):
+        raise StudyError(f"{where}: figure {index + 1}: id must be letters, digits, '-', '_' or '.', got {fig_id!r}")
+    context = f"{where}: {fig_id}"
+    _check_fields(spec, FIGURE_FIELDS, context)
+    data = spec.get("data")
+    if data is not None and ("grid" in spec or "fixed" in spec):
+        raise StudyError(f"{context}: a figure with data = {data!r} reuses that figure's sweep; drop fixed/grid")
+    grid_spec = _table(spec.get("grid"), f"{context}: grid")
+    if data is None and not grid_spec:
+        raise StudyError(f"{context}: needs a grid (or data = \"<figure id>\" to reuse another figure's sweep)")
+    fixed = _overrides(_table(spec.get("fixed"), f"{context}: fixed"), f"{context}: fixed")
+    grid: dict[str, list[Any]] = {}
+    for key, values in grid_spec.items():
+        try:
+            check_key(key)
+        except ScenarioError as e:
+            raise StudyError(f"{context}: grid: {e}") from None
+        if any(k == key for k, _ in fixed):
+            raise StudyError(f"{context}: {key} is both fixed and swept")
+        grid[key] = _axis(key, values, f"{context}: grid")
+    quotes = tuple(_quote(q, f"{context}: quote") for q in spec.get("quote", []))
+    findings = tuple(_finding(f, f"{context}: finding") for f in spec.get("finding", []))
+    ids = [q.id for q in quotes] + [f.id for f in findings]
+    if len(set(ids)) != len(ids):
+        raise StudyError(f"{context}: quote and finding ids must be unique within a figure")
+    return Figure(
+        id=fig_id,
+        title=_text(spec, "title", context),
+        description=_text(spec, "description", context, default=""),
+        plot=_plot(spec.get("plot"), f"{context}: plot"),
+        fixed=fixed,
+        grid=grid,
+        data=data,
+        quotes=quotes,
+        findings=findings,
+    )
+
+
+def _check_columns(fig: Figure, owner: Figure, where: str) -> None:
+    """Every column the figure plots, filters or reads exists in its data, and filtered values are swept."""
+    context = f"{where}: {fig.id}"
+    keys = list(owner.grid)
+    selectable = keys + ["priority"]
+    plot = fig.plot
+    if plot.x not in keys:
+        raise StudyError(f"{context}: plot.x {plot.x!r} is not a swept key ({', '.join(keys)})")
+    if plot.y not in NUMERIC_COLUMNS:
+        raise StudyError(f"{context}: plot.y {plot.y!r} is not a result column ({', '.join(NUMERIC_COLUMNS)})")
+    for role in ("series", "panel"):
+        column = getattr(plot, role)
+        if column is not None and column not in selectable:
+            raise StudyError(f"{context}: plot.{role} {column!r} is not a swept key or priority")
+        if column is None and getattr(plot, f"{role}_values") is not None:
+            raise StudyError(f"{context}: plot.{role}_values without plot.{role}")
+    wheres = [("plot.where", plot.where)]
+    for item in (*fig.quotes, *fig.findings):
+        values = (item.value,) if isinstance(item, Quote) else (item.left, item.right)
+        wheres += [(f"{item.id}", p.where) for v in values for p in v.picks()]
+    for label, entries in wheres:
+        for column, wanted in entries:
+            if column not in selectable:
+                raise StudyError(f"{context}: {label}: where {column!r} is not a swept key or priority")
+            if column in owner.grid:
+                missing = [w for w in wanted if not any(same_value(w, v) for v in owner.grid[column])]
+                if missing:
+                    raise StudyError(f"{context}: {label}: where {column} = {missing[0]!r} is not in the grid")
+
+
+def parse_study(text: str, folder: Path, name: Optional[str] = None) -> Study:
+    """A :class:`Study` from the text of a study.toml in ``folder``; raises :class:`StudyError`."""
+    where = str(folder / STUDY_FILE)
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise StudyError(f"{where}: malformed TOML: {e}") from None
+    _check_fields(doc, {"study", "figure"}, where)
+    head = _table(doc.get("study"), f"{where}: [study]")
+    _check_fields(head, {"name", "title", "source", "description", "base", "quick"}, f"{where}: [study]")
+    base_path = folder / _text(head, "base", f"{where}: [study]")
+    try:
+        base = Scenario.load(base_path)
+    except ScenarioError as e:
+        raise StudyError(str(e)) from None
+    quick = _overrides(_table(head.get("quick", DEFAULT_QUICK), f"{where}: [study.quick]"), f"{where}: [study.quick]")
+    figures = tuple(_figure(spec, i, where) for i, spec in enumerate(doc.get("figure", [])))
+    if not figures:
+        raise StudyError(f"{where}: no [[figure]]")
+    ids = [f.id for f in figures]
+    duplicate = next((i for i in ids if ids.count(i) > 1), None)
+    if duplicate:
+        raise StudyError(f"{where}: figure id {duplicate!r} is used twice")
+    by_id = {f.id: f for f in figures}
+    for fig in figures:
+        owner = by_id.get(fig.data_id)
+        if owner is None or owner.data is not None:
+            raise StudyError(f"{where}: {fig.id}: data = {fig.data!r} must name a figure that has its own grid")
+        _check_columns(fig, owner, where)
+    return Study(
+        name=head.get("name") or name or folder.name,
+        title=_text(head, "title", f"{where}: [study]"),
+        source=_text(head, "source", f"{where}: [study]", default=""),
+        description=_text(head, "description", f"{where}: [study]", default=""),
+        folder=folder,
+        base=base,
+        figures=figures,
+        quick=quick,
+    )
+
+
+def load_study(study: "str | os.PathLike[str] | Study") -> Study:
+    """Loads a study by shipped name (``"sci-rt"``) or by folder; raises :class:`StudyError`."""
+    if isinstance(study, Study):
+        return study
+    folder = find_study(study)
+    path = folder / STUDY_FILE
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise StudyError(f"{path}: cannot read study file: {getattr(e, 'strerror', None) or e}") from None
+    return parse_study(text, folder, name=folder.name)
+
+
+def max_priorities(study: Study, fig: Figure, quick: bool = False) -> int:
+    """The largest ``traffic.priorities`` among the points of a figure's sweep (without running it)."""
+    owner = study.figure(fig.data_id)
+    if "traffic.priorities" in owner.grid:
+        return max(int(v) for v in owner.grid["traffic.priorities"])
+    return int(study.scenario(owner, quick).get("traffic.priorities"))
+
+
+__all__ = [
+    "Study", "Figure", "PlotSpec", "Quote", "Finding", "StudyError", "Pick",
+    "available_studies", "find_study", "load_study", "parse_study", "max_priorities",
+    "SEED_UNITS", "STUDIES_DIR",
+]

@@ -1,0 +1,368 @@
+"""``ringlet reproduce``: studies as data, run end to end on a tiny study.
+
+The tiny study (4-node base SCI, 3 distinct points of 2000 transactions) is
+written into a temporary folder. Expected ringlet values are never hard-coded:
+they are recomputed here from the figure CSVs the run wrote.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import ringlet
+from ringlet.reproduce import plan
+from ringlet.study import STUDIES_DIR, StudyError, available_studies, load_study, parse_study
+from ringlet.sweep import columns, points
+from ringlet.validation import COLUMNS
+
+BASE_TOML = """\
+[network]
+nodes = 4
+protocol = "sci"
+
+[node]
+iqst_ns = 100.0
+
+[traffic]
+load_mbps_per_node = 10.0
+
+[run]
+seed = 3
+warmup_ns = 2000.0
+measure_transactions = 2000
+"""
+
+# figA and figB share the point at 20 MB/s; figC draws figA's data.
+STUDY_TOML = """\
+[study]
+title = "Tiny test study"
+source = "the test suite"
+base = "base.toml"
+quick = { "run.measure_transactions" = 500 }
+
+[[figure]]
+id = "figA"
+title = "A: throughput"
+fixed = { "node.iqst_ns" = 100 }
+[figure.grid]
+"network.protocol" = ["sci"]
+"traffic.load_mbps_per_node" = [10, 20]
+[figure.plot]
+x = "traffic.load_mbps_per_node"
+y = "total_throughput_mbps"
+series = "network.protocol"
+series_labels = { sci = "Base SCI" }
+xlabel = "Offered load per node (MB/s)"
+ylabel = "Throughput (MB/s)"
+
+[[figure.quote]]
+id = "peak"
+description = "peak throughput"
+seed_value = 60
+seed_unit = "MiB/s"
+value = { stat = "max", column = "total_throughput_mbps", where = { "network.protocol" = "sci" } }
+
+[[figure.quote]]
+id = "low-load-latency"
+description = "latency at the lowest load"
+seed_value = 0.17
+seed_unit = "us"
+value = { stat = "at_min_x", column = "total_latency_ns_mean" }
+
+[[figure.finding]]
+id = "rises"
+description = "more offered load, more throughput (true below saturation)"
+left = { stat = "at_max_x", column = "total_throughput_mbps" }
+op = ">"
+right = { stat = "at_min_x", column = "total_throughput_mbps" }
+
+[[figure.finding]]
+id = "falls"
+description = "more offered load, less throughput (false below saturation)"
+left = { stat = "at_max_x", column = "total_throughput_mbps" }
+op = "<"
+right = { stat = "at_min_x", column = "total_throughput_mbps" }
+
+[[figure]]
+id = "figB"
+title = "B: shares a point with A"
+fixed = { "node.iqst_ns" = 100 }
+[figure.grid]
+"traffic.load_mbps_per_node" = [20, 30]
+[figure.plot]
+x = "traffic.load_mbps_per_node"
+y = "throughput_mbps"
+
+[[figure.quote]]
+id = "drop"
+description = "a percent drop between two loads"
+seed_value = -50
+seed_unit = "%"
+value = { drop_pct = [
+    { stat = "at_x", x = 20, column = "total_throughput_mbps" },
+    { stat = "at_x", x = 30, column = "total_throughput_mbps" },
+] }
+
+[[figure]]
+id = "figC"
+data = "figA"
+title = "C: latency from A's points"
+[figure.plot]
+x = "traffic.load_mbps_per_node"
+y = "total_latency_ns_mean"
+series = "network.protocol"
+logy = true
+"""
+
+FIGURES = ["figA", "figB", "figC"]
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+def write_study(folder: Path, study_toml: str = STUDY_TOML) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "base.toml").write_text(BASE_TOML)
+    (folder / "study.toml").write_text(study_toml)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def cli_run(tmp_path_factory):
+    """The tiny study run once through the CLI: (study folder, out dir, completed process)."""
+    from conftest import run_cli
+
+    root = tmp_path_factory.mktemp("reproduce")
+    study = write_study(root / "tiny")
+    out = root / "out"
+    proc = run_cli(["reproduce", study, "--out", out, "--jobs", "2"])
+    return study, out, proc
+
+
+def _validation(out: Path) -> pd.DataFrame:
+    return pd.read_csv(out / "validation.csv")
+
+
+def _row(table: pd.DataFrame, column: str, ident: str) -> pd.Series:
+    rows = table[table[column] == ident]
+    assert len(rows) == 1, rows
+    return rows.iloc[0]
+
+
+# -- the CLI, end to end -------------------------------------------------------------
+
+
+def test_cli_writes_every_output(cli_run):
+    _, out, proc = cli_run
+    assert proc.returncode == 0, proc.stderr
+    for fig in FIGURES:
+        for ext in ("csv", "png", "svg"):
+            path = out / f"{fig}.{ext}"
+            assert path.is_file() and path.stat().st_size > 0, path
+        assert (out / f"{fig}.png").read_bytes()[:8] == PNG_SIGNATURE
+        assert "<svg" in (out / f"{fig}.svg").read_text()
+    assert (out / "validation.csv").stat().st_size > 0
+    md = (out / "validation.md").read_text()
+    assert "| figA | peak |" in md and "| figA | rises |" in md
+    # The summary names every quote and finding, and how many points ran.
+    for ident in ("peak", "low-load-latency", "drop", "rises", "falls"):
+        assert ident in proc.stdout
+    assert "3 distinct points run (4 asked for by the figures; shared points ran once)" in proc.stdout
+
+
+def test_figure_csv_is_the_sweep_table(cli_run):
+    _, out, _ = cli_run
+    a = pd.read_csv(out / "figA.csv")
+    assert list(a.columns) == columns(["network.protocol", "traffic.load_mbps_per_node"])
+    assert a["traffic.load_mbps_per_node"].tolist() == [10, 20]
+    c = pd.read_csv(out / "figC.csv")
+    pd.testing.assert_frame_equal(a, c)  # figC draws figA's data
+    b = pd.read_csv(out / "figB.csv")
+    # The shared point ran once: both figures carry the very same result.
+    shared_a = a[a["traffic.load_mbps_per_node"] == 20].iloc[0]
+    shared_b = b[b["traffic.load_mbps_per_node"] == 20].iloc[0]
+    assert shared_a["total_throughput_mbps"] == shared_b["total_throughput_mbps"]
+    assert shared_a["scenario_hash"] == shared_b["scenario_hash"]
+
+
+def test_validation_matches_the_figure_data(cli_run):
+    _, out, _ = cli_run
+    table = _validation(out)
+    assert set(COLUMNS) <= set(table.columns)
+    for col in ("figure", "quote_id", "description", "seed_value", "seed_unit", "seed_value_si", "ringlet_value",
+                "unit", "difference", "difference_pct", "finding_id", "holds"):
+        assert col in table.columns
+    a = pd.read_csv(out / "figA.csv").drop_duplicates("point")
+    b = pd.read_csv(out / "figB.csv").drop_duplicates("point")
+
+    peak = _row(table, "quote_id", "peak")
+    expected = a["total_throughput_mbps"].max()
+    assert peak["ringlet_value"] == pytest.approx(expected, rel=1e-12)
+    assert peak["seed_value_si"] == pytest.approx(60 * 1.048576)  # the seed's MB/s is 2^20 B/s
+    assert peak["unit"] == "MB/s"
+    assert peak["difference"] == pytest.approx(expected - 60 * 1.048576)
+    assert peak["difference_pct"] == pytest.approx((expected / (60 * 1.048576) - 1) * 100)
+    assert not bool(peak["quick"])
+
+    latency = _row(table, "quote_id", "low-load-latency")
+    lowest = a.loc[a["traffic.load_mbps_per_node"].idxmin(), "total_latency_ns_mean"]
+    assert latency["ringlet_value"] == pytest.approx(lowest, rel=1e-12)
+    assert latency["seed_value_si"] == pytest.approx(170.0)
+    assert latency["unit"] == "ns"
+
+    drop = _row(table, "quote_id", "drop")
+    at = b.set_index("traffic.load_mbps_per_node")["total_throughput_mbps"]
+    assert drop["ringlet_value"] == pytest.approx((at[20] - at[30]) / at[20] * 100, rel=1e-12)
+    assert drop["unit"] == "%"
+
+
+def test_findings_are_computed(cli_run):
+    _, out, _ = cli_run
+    table = _validation(out)
+    a = pd.read_csv(out / "figA.csv").set_index("traffic.load_mbps_per_node")["total_throughput_mbps"]
+    rises, falls = _row(table, "finding_id", "rises"), _row(table, "finding_id", "falls")
+    assert bool(rises["holds"]) is bool(a[20] > a[10])
+    assert bool(falls["holds"]) is bool(a[20] < a[10])
+    assert bool(rises["holds"]) != bool(falls["holds"])
+    assert rises["ringlet_value"] == pytest.approx(a[20]) and rises["compared_to"] == pytest.approx(a[10])
+
+
+# -- the Python API ---------------------------------------------------------------------
+
+
+def test_api_dedupes_shared_points_and_returns_the_table(tmp_path):
+    study = write_study(tmp_path / "tiny")
+    calls: list[tuple[int, int]] = []
+    table = ringlet.reproduce(study, tmp_path / "out", jobs=1, progress=lambda d, t: calls.append((d, t)))
+    # figA (10, 20) + figB (20, 30) + figC (figA's): 3 distinct simulations, one progress total.
+    assert {t for _, t in calls} == {3}
+    assert calls[-1] == (3, 3)
+    assert list(table.columns) == COLUMNS
+    assert sorted(table["quote_id"].dropna()) == ["drop", "low-load-latency", "peak"]
+    written = pd.read_csv(tmp_path / "out" / "validation.csv")
+    assert written["ringlet_value"].tolist() == pytest.approx(table["ringlet_value"].tolist(), nan_ok=True)
+    assert plan(load_study(study), load_study(study).figures).requested == 4  # figC asks for none
+
+
+def test_api_only_and_quick(tmp_path):
+    study = write_study(tmp_path / "tiny")
+    out = tmp_path / "out"
+    table = ringlet.reproduce(study, out, jobs=1, quick=True, only="figC", progress=False)
+    # figC needs figA's points, but only figC's files are written.
+    assert sorted(p.name for p in out.iterdir()) == ["figC.csv", "figC.png", "figC.svg",
+                                                     "validation.csv", "validation.md"]
+    assert table.empty or table["quick"].all()
+    frame = pd.read_csv(out / "figC.csv")
+    assert (frame["total_transactions"] <= 500).all()  # the study's [study.quick] reduction
+    assert "quick run" in (out / "validation.md").read_text()
+
+
+def test_api_errors(tmp_path):
+    study = write_study(tmp_path / "tiny")
+    with pytest.raises(StudyError, match="unknown figure.*available: figA, figB, figC"):
+        ringlet.reproduce(study, tmp_path / "out", only=["figZ"], progress=False)
+    with pytest.raises(StudyError, match="unknown study 'no-such-study'"):
+        ringlet.reproduce("no-such-study", tmp_path / "out", progress=False)
+    assert not (tmp_path / "out").exists()
+
+
+# -- CLI errors and --list -----------------------------------------------------------------
+
+
+def _one_error_line(proc) -> str:
+    assert proc.returncode == 2, proc.stderr
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("ringlet: error: "), proc.stderr
+    return lines[0]
+
+
+def test_cli_unknown_study(cli, tmp_path):
+    line = _one_error_line(cli(["reproduce", "no-such-study", "--out", tmp_path / "o"]))
+    assert "unknown study 'no-such-study'" in line
+    for name in available_studies():
+        assert name in line
+
+
+def test_cli_unknown_figure(cli, tmp_path):
+    study = write_study(tmp_path / "tiny")
+    line = _one_error_line(cli(["reproduce", study, "--out", tmp_path / "o", "--only", "figA,fig99"]))
+    assert "--only fig99" in line and "available: figA, figB, figC" in line
+    assert not (tmp_path / "o").exists()
+
+
+def test_cli_unwritable_out(cli, tmp_path):
+    study = write_study(tmp_path / "tiny")
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    line = _one_error_line(cli(["reproduce", study, "--out", blocker]))
+    assert "--out" in line and "not a directory" in line
+
+
+def test_cli_needs_a_study_and_out(cli, tmp_path):
+    assert "a study is required" in _one_error_line(cli(["reproduce", "--out", tmp_path]))
+    assert "--out DIR is required" in _one_error_line(cli(["reproduce", write_study(tmp_path / "t")]))
+
+
+def test_cli_list(cli, tmp_path):
+    proc = cli(["reproduce", "--list"])
+    assert proc.returncode == 0, proc.stderr
+    assert "sci-rt" in proc.stdout
+    proc = cli(["reproduce", write_study(tmp_path / "tiny"), "--list"])
+    assert proc.returncode == 0, proc.stderr
+    for fig in FIGURES:
+        assert fig in proc.stdout
+    assert "figA's points" in proc.stdout
+
+
+# -- the study format's checks (no simulation) ------------------------------------------------
+
+
+@pytest.mark.parametrize("old, new, message", [
+    ('where = { "network.protocol" = "sci" }', 'where = { "network.protocol" = "dfc" }', "'dfc' is not in the grid"),
+    ('stat = "max"', 'stat = "maximum"', "stat must be one of"),
+    ('seed_unit = "us"', 'seed_unit = "MiB/s"', "seed_unit MiB/s is MB/s but the value is in ns"),
+    ('data = "figA"', 'data = "figB2"', "must name a figure that has its own grid"),
+    ('y = "throughput_mbps"', 'y = "throughput"', "plot.y 'throughput' is not a result column"),
+    ('op = "<"', 'op = "=="', "op must be one of"),
+    ('"traffic.load_mbps_per_node" = [20, 30]', '"traffic.load_mbps_per_node" = "30:20:5"', "STOP (20) is below START"),
+])
+def test_bad_study_files_name_the_problem(tmp_path, old, new, message):
+    assert old in STUDY_TOML
+    folder = write_study(tmp_path / "bad", STUDY_TOML.replace(old, new, 1))
+    with pytest.raises(StudyError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        load_study(folder)
+
+
+def test_parse_rejects_unknown_fields(tmp_path):
+    folder = write_study(tmp_path / "t")
+    with pytest.raises(StudyError, match="unknown field"):
+        parse_study(STUDY_TOML.replace('title = "A: throughput"', 'title = "A"\ncolour = "red"'), folder)
+
+
+# -- the shipped study ----------------------------------------------------------------------
+
+
+def test_shipped_study_parses():
+    assert "sci-rt" in available_studies()
+    study = load_study("sci-rt")
+    assert study.folder == STUDIES_DIR / "sci-rt"
+    assert {"fig8a", "fig8b", "fig9a", "fig9b", "fig10", "fig11", "fig9a-p99"} <= set(study.ids)
+    assert study.base.get("run.measure_transactions") >= 200_000  # the issue's floor per point
+    quotes = [q for f in study.figures for q in f.quotes]
+    assert quotes and all(math.isfinite(q.seed_value_si) for q in quotes)
+    assert all(f.findings or f.quotes or f.data or "Beyond" in f.title for f in study.figures)
+
+
+def test_shipped_study_grids_validate():
+    """Every point of every figure is a valid scenario, and the study stays within its budget.
+
+    Needs a core that knows the real-time protocols' [ppq]/[train]/[dfc] keys.
+    """
+    study = load_study("sci-rt")
+    for fig in study.figures:
+        if fig.data is None:
+            assert points(study.scenario(fig), fig.grid)
+    work = plan(study, study.figures).work
+    assert 300 <= len(work) <= 450
