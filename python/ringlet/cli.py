@@ -165,6 +165,10 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     return 0
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
+
+
 def _list_studies(study_arg: Optional[str]) -> None:
     from .study import available_studies, load_study
 
@@ -184,14 +188,14 @@ def _list_studies(study_arg: Optional[str]) -> None:
             points = f"{count} points"
         else:
             points = f"{fig.data}'s points"
-        extras = f"{len(fig.quotes)} quotes, {len(fig.findings)} findings"
+        extras = f"{_count(len(fig.quotes), 'quote')}, {_count(len(fig.findings), 'finding')}"
         print(f"  {fig.id:<{width}}  {fig.title}  [{points}; {extras}]")
 
 
 def cmd_reproduce(args: argparse.Namespace) -> int:
     import time
 
-    from .reproduce import _split_only, run_study
+    from .reproduce import run_study, split_ids
     from .study import available_studies, load_study
 
     if args.list:
@@ -204,7 +208,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         raise CliError("reproduce: --out DIR is required")
     start = time.monotonic()
     study = load_study(args.study)
-    study.select(_split_only(args.only))  # unknown figure ids fail before anything else
+    study.select(split_ids(args.only))  # unknown figure ids fail before anything else
     out = check_out_dir(args.out)
     try:
         done = run_study(study, out, jobs=args.jobs, quick=args.quick, only=args.only, progress=True)

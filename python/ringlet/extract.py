@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 import numbers
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Iterable, Mapping, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Any, Mapping, Optional, Union
 
 from .sweep import PRIORITY_FIELDS, PROVENANCE_FIELDS, TOTAL_FIELDS
 
@@ -220,7 +220,3 @@ def parse_value(spec: Any, context: str) -> Value:
         return Ratio(a, b) if kind == "ratio" else DropPct(a, b)
     return _parse_pick(spec, context)
 
-
-def where_columns(values: Iterable[Value]) -> Sequence[tuple[str, tuple[Any, ...]]]:
-    """Every ``where`` entry used by ``values`` (for checking against the figure's grid)."""
-    return [entry for v in values for p in v.picks() for entry in p.where]

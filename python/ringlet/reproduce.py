@@ -59,7 +59,8 @@ class Reproduction:
     quick: bool
 
 
-def _split_only(only: "str | Sequence[str] | None") -> Optional[list[str]]:
+def split_ids(only: "str | Sequence[str] | None") -> Optional[list[str]]:
+    """Figure ids from ``"fig8a,fig11"`` or a list; None (all figures) when empty."""
     if only is None:
         return None
     items = only.split(",") if isinstance(only, str) else list(only)
@@ -140,7 +141,7 @@ def run_study(
 
     start = time.monotonic()
     study = load_study(study)
-    figures = study.select(_split_only(only))
+    figures = study.select(split_ids(only))
     if jobs is None:
         jobs = os.cpu_count() or 1
     if not isinstance(jobs, int) or isinstance(jobs, bool) or jobs < 1:

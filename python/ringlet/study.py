@@ -21,7 +21,7 @@ from typing import Any, Mapping, Optional, Sequence
 
 from ._literal import to_literal
 from .errors import ScenarioError
-from .extract import NUMERIC_COLUMNS, Pick, Value, is_number, parse_value, parse_where, same_value
+from .extract import NUMERIC_COLUMNS, Value, is_number, parse_value, parse_where, same_value
 from .grid import check_key, parse_range
 from .scenario import Override, Scenario
 
@@ -490,7 +490,7 @@ def max_priorities(study: Study, fig: Figure, quick: bool = False) -> int:
 
 
 __all__ = [
-    "Study", "Figure", "PlotSpec", "Quote", "Finding", "StudyError", "Pick",
+    "Study", "Figure", "PlotSpec", "Quote", "Finding", "StudyError",
     "available_studies", "find_study", "load_study", "parse_study", "max_priorities",
     "SEED_UNITS", "STUDIES_DIR",
 ]

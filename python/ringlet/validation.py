@@ -117,7 +117,7 @@ def to_markdown(table: "pd.DataFrame", study: Study, quick: bool, version: str) 
                   "|---|---|---|---:|---:|---:|---:|"]
         for r in quotes.itertuples():
             diff = "–" if math.isnan(r.difference_pct) else f"{r.difference:+.4g} ({r.difference_pct:+.1f}%)"
-            ringlet = _fmt(r.ringlet_value) if not r.note else f"– ({_cell(r.note)})"
+            ringlet = f"{_fmt(r.ringlet_value)} {r.unit}" if not r.note else f"– ({_cell(r.note)})"
             lines.append(
                 f"| {r.figure} | {r.quote_id} | {_cell(r.description)} | {r.seed_value:g} {r.seed_unit} "
                 f"| {_fmt(r.seed_value_si)} {r.unit} | {ringlet} | {diff} |"
