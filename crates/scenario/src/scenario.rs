@@ -115,6 +115,7 @@ pub struct Run {
 pub struct Ppq {
     pub starvation: Starvation,
     pub aging_ns: f64,
+    pub ewq_packets: u32,
     pub retry_holdoff_ns: f64,
 }
 
@@ -290,6 +291,7 @@ impl Scenario {
                 _ => Starvation::Inheritance,
             },
             aging_ns: g.float("ppq", "aging_ns").unwrap(),
+            ewq_packets: g.int("ppq", "ewq_packets").unwrap() as u32,
             retry_holdoff_ns: g.float("ppq", "retry_holdoff_ns").unwrap(),
         };
         let train = Train {

@@ -115,6 +115,8 @@ pub const SCHEMA: &[Param] = &[
         doc: "How a low-priority packet stuck in a bypass queue is freed: priority inheritance from its source, or priority aging while it waits." },
     Param { section: "ppq", key: "aging_ns", kind: Kind::Float { min: 1.0, max: 1e12 }, default: Default::Float(1000.0),
         doc: "Aging: a packet waiting in a bypass queue gains one priority level per this much waiting, ns." },
+    Param { section: "ppq", key: "ewq_packets", kind: Kind::Int { min: 0, max: 1_000_000 }, default: Default::Int(5),
+        doc: "Echo Waiting Queue: sent packets a node keeps until their (service-time) echo, beyond its output queue. 0 = they keep their output queue slot as in base SCI." },
     Param { section: "ppq", key: "retry_holdoff_ns", kind: Kind::Float { min: 0.0, max: 1e9 }, default: Default::Float(0.0),
         doc: "Limited busy-retries (beyond the seed): a busied packet waits this long before it is sent again, ns. 0 = the seed's PPQ (immediate retry)." },
     // [train] TRAIN (seed 003 section 2.3)

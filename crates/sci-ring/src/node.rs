@@ -22,16 +22,19 @@ pub struct OutputQueue {
     /// Sent packets whose echo has not returned (or busied ones held off before their retry).
     pub awaiting: Vec<u32>,
     pub capacity: u32,
+    /// Slots of a separate echo-waiting queue (PPQ's EWQ) beyond `capacity`;
+    /// 0 = sent packets keep their output queue slot (base SCI).
+    pub ewq: u32,
 }
 
 impl OutputQueue {
-    pub fn new(capacity: u32, levels: usize) -> Self {
-        OutputQueue { to_send: PriorityFifo::new(levels), awaiting: Vec::with_capacity(capacity as usize), capacity }
+    pub fn new(capacity: u32, ewq: u32, levels: usize) -> Self {
+        OutputQueue { to_send: PriorityFifo::new(levels), awaiting: Vec::with_capacity((capacity + ewq) as usize), capacity, ewq }
     }
 
     #[inline]
     pub fn has_room(&self) -> bool {
-        (self.to_send.len() + self.awaiting.len()) < self.capacity as usize
+        self.to_send.len() < self.capacity as usize && (self.to_send.len() + self.awaiting.len()) < (self.capacity + self.ewq) as usize
     }
 
     /// The echo for `id` came back: it no longer waits.
@@ -93,12 +96,13 @@ pub struct Node {
 }
 
 impl Node {
-    /// A node whose queues have `levels` priority levels (1 = FIFO, base SCI).
-    pub fn new(output_queue: u32, responder_queue: u32, requestor_queue: u32, levels: usize) -> Self {
+    /// A node whose queues have `levels` priority levels (1 = FIFO, base
+    /// SCI) and `ewq` echo-waiting slots beyond each output queue.
+    pub fn new(output_queue: u32, responder_queue: u32, requestor_queue: u32, levels: usize, ewq: u32) -> Self {
         Node {
             app: PriorityFifo::new(levels),
-            requests: OutputQueue::new(output_queue, levels),
-            responses: OutputQueue::new(output_queue, levels),
+            requests: OutputQueue::new(output_queue, ewq, levels),
+            responses: OutputQueue::new(output_queue, ewq, levels),
             bypass: VecDeque::with_capacity(16),
             out_free_at: 0,
             decision_at: NO_DECISION,

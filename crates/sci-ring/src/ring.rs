@@ -109,7 +109,8 @@ pub struct Ring<P: RingProtocol> {
 impl<P: RingProtocol> Ring<P> {
     pub fn new(s: &Scenario, p: Params, proto: P) -> Self {
         let levels = if P::PRIORITY_QUEUES { s.traffic.priorities as usize } else { 1 };
-        let nodes = (0..p.nodes).map(|_| Node::new(p.output_queue, p.responder_queue, p.requestor_queue, levels)).collect();
+        let ewq = proto.echo_wait_slots();
+        let nodes = (0..p.nodes).map(|_| Node::new(p.output_queue, p.responder_queue, p.requestor_queue, levels, ewq)).collect();
         let mut traffic = Traffic::new(s);
         let mut sched = Scheduler::with_capacity(4 * p.nodes + traffic.sources.len() + 64);
         for i in 0..traffic.sources.len() {
@@ -385,20 +386,7 @@ impl<P: RingProtocol> Ring<P> {
             return;
         }
         if has_own && buffered {
-            let own = self.slab.get(self.nodes[node].first_own().expect("own")).eff;
-            for k in 0..self.nodes[node].bypass.len() {
-                let (id, ready) = self.nodes[node].bypass[k];
-                if ready >= now {
-                    break;
-                }
-                let pk = *self.slab.get(id);
-                if pk.is_send() && self.proto.bypass_priority(&pk, now - ready) < own as u32 {
-                    let echo = self.busy_echo(node, id, crate::packet::Phase::Fresh);
-                    self.nodes[node].bypass[k] = (echo, ready);
-                    self.counters.preemptions += 1;
-                    self.record(node, TraceKind::Preempted, id);
-                }
-            }
+            self.preempt_for_own(node);
         }
         // Best arrived entry: highest rank, oldest first.
         let mut best: Option<(usize, u32)> = None;
@@ -426,6 +414,43 @@ impl<P: RingProtocol> Ring<P> {
                     self.decide_at(node, at);
                 }
             }
+        }
+    }
+
+    /// PPQ makes room in its bypass FIFO for a held own packet: while the
+    /// buffered symbols and the own packet's would overflow the FIFO, the
+    /// lowest-priority buffered send packet below the own packet's priority
+    /// is turned into a busy echo in place (youngest first among equals).
+    fn preempt_for_own(&mut self, node: usize) {
+        let now = self.sched.now();
+        let first = self.nodes[node].first_own().expect("own");
+        let own = *self.slab.get(first);
+        let need = self.p.slot(own.len) / self.p.cycle;
+        loop {
+            let mut used = 0;
+            let mut victim: Option<(usize, u32)> = None;
+            for (k, &(id, ready)) in self.nodes[node].bypass.iter().enumerate() {
+                if ready >= now {
+                    break;
+                }
+                let pk = self.slab.get(id);
+                used += self.p.slot(pk.len) / self.p.cycle;
+                if pk.is_send() {
+                    let rank = self.proto.bypass_priority(pk, now - ready);
+                    if rank < own.eff as u32 && victim.is_none_or(|(_, r)| rank <= r) {
+                        victim = Some((k, rank));
+                    }
+                }
+            }
+            if used + need <= self.p.bypass_fifo_symbols as Time {
+                return;
+            }
+            let Some((k, _)) = victim else { return };
+            let (id, ready) = self.nodes[node].bypass[k];
+            let echo = self.busy_echo(node, id, crate::packet::Phase::Fresh);
+            self.nodes[node].bypass[k] = (echo, ready);
+            self.counters.preemptions += 1;
+            self.record(node, TraceKind::Preempted, id);
         }
     }
 
@@ -667,7 +692,7 @@ impl<P: RingProtocol> Ring<P> {
 
     fn on_service_done(&mut self, node: usize, side: usize) {
         if side == InputSide::Responder as usize {
-            if self.has_response && !self.nodes[node].responses.has_room() {
+            if self.has_response && P::RESPONDER_STALLS && !self.nodes[node].responses.has_room() {
                 // The response has nowhere to go: the server holds the request.
                 self.nodes[node].inputs[side].stalled = true;
                 return;

@@ -24,7 +24,7 @@ impl Bench {
         let (s, p) = setup(n, &["network.protocol=\"dfc\"", "traffic.priorities=256"]);
         Bench {
             dfc: Dfc::new(&p, &s.dfc).unwrap(),
-            nodes: (0..n).map(|_| Node::new(5, 5, 5, 256)).collect(),
+            nodes: (0..n).map(|_| Node::new(5, 5, 5, 256, 0)).collect(),
             slab: Slab::with_capacity(16),
             fx: Effects::default(),
         }
@@ -202,21 +202,35 @@ fn ppq_preempts_a_lower_priority_packet_in_the_input_queue() {
     assert!(!t.iter().any(|x| x.what == (TraceKind::EchoBack { busy: false })));
 }
 
-/// BQ preemption: node 1 sends its own priority-2 request at 0; node 0's
-/// priority-0 request arrives in node 1's bypass queue meanwhile. When node
-/// 1's link frees, its second own packet (priority 2) outranks the buffered
-/// one, which is turned into a busy echo for node 0.
+/// A buffered packet that leaves room in the bypass FIFO for the own packet
+/// is not preempted: read64 requests are 8 symbols, the FIFO holds 41.
 #[test]
-fn ppq_preempts_a_lower_priority_packet_in_the_bypass_queue() {
+fn ppq_does_not_preempt_when_the_bypass_fifo_has_room() {
     let mut r = ppq_ring(4, &[]);
     r.inject(1, 2, 2, 0);
     r.inject(1, 3, 2, 0);
     r.inject(0, 2, 0, 0);
     r.run_until(200 * NS);
+    assert!(!records(&r).iter().any(|x| x.what == TraceKind::Preempted));
+}
+
+/// BQ preemption: node 1 sends its own priority-2 write64 request (40
+/// symbols) at 0; node 0's priority-0 request arrives in node 1's bypass
+/// queue meanwhile. When node 1's link frees, its second own packet
+/// (priority 2) outranks the buffered one and would not fit the bypass FIFO
+/// beside it (41 + 41 symbols > 41), so the buffered packet is turned into a
+/// busy echo for node 0.
+#[test]
+fn ppq_preempts_a_lower_priority_packet_in_the_bypass_queue() {
+    let mut r = ppq_ring(4, &["traffic.transaction=\"write64\""]);
+    r.inject(1, 2, 2, 0);
+    r.inject(1, 3, 2, 0);
+    r.inject(0, 2, 0, 0);
+    r.run_until(2_000 * NS);
     let t = records(&r);
     let preempted: Vec<_> = t.iter().filter(|x| x.what == TraceKind::Preempted).map(|x| (x.time, x.node, x.src, x.priority)).collect();
-    // Node 1's first request occupies its link for 8 + 1 symbols.
-    assert_eq!(preempted, vec![(9 * CYCLE, 1, 0, 0)]);
+    // Node 1's first request occupies its link for 40 + 1 symbols.
+    assert_eq!(preempted, vec![(41 * CYCLE, 1, 0, 0)]);
     assert!(t.iter().any(|x| x.what == (TraceKind::EchoBack { busy: true }) && x.node == 0));
     // Node 0 retries and its request is eventually delivered.
     assert!(t.iter().any(|x| x.what == TraceKind::Received && x.node == 2 && x.src == 0));
@@ -239,7 +253,7 @@ fn ppq_aging_and_inheritance() {
 
     let (s, p) = setup(4, &["network.protocol=\"ppq\"", "traffic.priorities=4", "ppq.starvation=\"inheritance\""]);
     let mut inherit = Ppq::new(&p, &s.ppq, 4);
-    let mut node = Node::new(2, 5, 5, 4);
+    let mut node = Node::new(2, 5, 5, 4, 0);
     let mut slab = Slab::with_capacity(4);
     let low = slab.alloc(Packet::send(PacketKind::Request, 0, 2, 0, 8, 0));
     let mid = slab.alloc(Packet::send(PacketKind::Request, 0, 3, 1, 8, 0));
@@ -265,7 +279,7 @@ fn ppq_aging_and_inheritance() {
 fn ppq_inheritance_frees_a_starved_packet() {
     // Node 0 has room for one outstanding request; its priority-0 request to
     // node 2 waits in node 2's queue behind priority-3 traffic from node 1.
-    let mut r = ppq_ring(4, &["node.output_queue_packets=1", "node.iqst_ns=200.0", "node.responder_input_queue_packets=16"]);
+    let mut r = ppq_ring(4, &["node.output_queue_packets=1", "ppq.ewq_packets=0", "node.iqst_ns=200.0", "node.responder_input_queue_packets=16"]);
     for k in 0..12u64 {
         r.inject(1, 2, 3, k * 100 * NS);
     }

@@ -105,6 +105,12 @@ pub trait RingProtocol {
     /// PPQ: the accepting echo is sent when the packet is serviced, not when
     /// it enters the input queue (it can still be preempted until then).
     const ECHO_ON_SERVICE: bool = false;
+    /// The responder holds a serviced request while its response output
+    /// queue is full (base SCI). PPQ's host queue is a preemptive priority
+    /// queue instead: a response joins it in priority order and never holds
+    /// the responder, so a low-priority response cannot block the service of
+    /// high-priority requests.
+    const RESPONDER_STALLS: bool = true;
 
     /// The run starts (TRAIN puts its LocalMotive on the ring here).
     fn on_start(&mut self, _fx: &mut Effects) {}
@@ -140,6 +146,12 @@ pub trait RingProtocol {
     /// there for `waited` (aging raises it).
     fn bypass_priority(&self, pk: &Packet, _waited: Time) -> u32 {
         pk.eff as u32
+    }
+
+    /// Slots of a separate echo-waiting queue (PPQ's EWQ) per output queue;
+    /// 0 = a sent packet keeps its output queue slot until its echo.
+    fn echo_wait_slots(&self) -> u32 {
+        0
     }
 
     /// A busied packet waits this long before it may be sent again.

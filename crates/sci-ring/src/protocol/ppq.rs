@@ -38,6 +38,7 @@ pub struct Ppq {
     /// Aging step, ps (`None` with inheritance).
     aging: Option<Time>,
     holdoff: Time,
+    ewq: u32,
     /// Highest priority level in use (aging and inheritance stop there).
     top: u16,
     /// Inheritance messages in flight, by tag: (packet, raised priority).
@@ -56,6 +57,7 @@ impl Ppq {
             params: p.clone(),
             aging: (s.starvation == Starvation::Aging).then(|| ns_to_ps(s.aging_ns).max(1)),
             holdoff: ns_to_ps(s.retry_holdoff_ns),
+            ewq: s.ewq_packets,
             top: (priorities - 1) as u16,
             messages: Vec::new(),
             free_tags: Vec::new(),
@@ -71,6 +73,7 @@ impl RingProtocol for Ppq {
     const PRIORITY_QUEUES: bool = true;
     const PRIORITY_BYPASS: bool = true;
     const ECHO_ON_SERVICE: bool = true;
+    const RESPONDER_STALLS: bool = false;
 
     fn may_send(&mut self, node: usize, now: Time, _id: u32, pk: &Packet, p: &Params) -> Permit {
         self.go.may_start(node, now, pk.eff, p)
@@ -99,6 +102,10 @@ impl RingProtocol for Ppq {
             Some(step) => (pk.eff as u64 + waited / step).min(self.top as u64) as u32,
             None => pk.eff as u32,
         }
+    }
+
+    fn echo_wait_slots(&self) -> u32 {
+        self.ewq
     }
 
     fn retry_holdoff(&self) -> Time {

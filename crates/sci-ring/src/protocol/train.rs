@@ -269,6 +269,7 @@ impl Train {
 
 impl RingProtocol for Train {
     const PRIORITY_QUEUES: bool = true;
+    const RESPONDER_STALLS: bool = false;
 
     fn on_start(&mut self, fx: &mut Effects) {
         self.counters.control_symbols += 1;
