@@ -121,20 +121,30 @@ impl Node {
         }
     }
 
-    /// Every own packet in the order they would go (see [`Node::first_own`]).
-    pub fn own_in_order(&self, out: &mut Vec<u32>, level: impl Fn(u32) -> u16) {
-        out.clear();
+    /// Every own packet in the order they would go (see [`Node::first_own`]),
+    /// lazily: callers that stop early do not pay for long queues.
+    pub fn own_iter<'a>(&'a self, level: impl Fn(u32) -> u16 + 'a) -> impl Iterator<Item = u32> + 'a {
         let mut r = self.responses.to_send.iter().copied().peekable();
         let mut q = self.requests.to_send.iter().copied().peekable();
-        loop {
+        std::iter::from_fn(move || {
             let pick_q = match (r.peek(), q.peek()) {
                 (Some(&a), Some(&b)) => level(b) > level(a),
                 (Some(_), None) => false,
                 (None, Some(_)) => true,
-                (None, None) => break,
+                (None, None) => return None,
             };
-            out.push(if pick_q { q.next().unwrap() } else { r.next().unwrap() });
-        }
+            if pick_q {
+                q.next()
+            } else {
+                r.next()
+            }
+        })
+    }
+
+    /// Every own packet in send order, into `out`.
+    pub fn own_in_order(&self, out: &mut Vec<u32>, level: impl Fn(u32) -> u16) {
+        out.clear();
+        out.extend(self.own_iter(level));
     }
 
     /// Takes own packet `id` (a response if `response`) out to be sent; it then awaits its echo.

@@ -344,7 +344,14 @@ impl<P: RingProtocol> Ring<P> {
                 // The protocol may let a later packet go: offer the rest in order.
                 let slab = &self.slab;
                 let mut cands = std::mem::take(&mut self.cands);
-                self.nodes[node].own_in_order(&mut cands, |id| slab.get(id).eff);
+                match self.proto.only_candidates(node) {
+                    Some(list) => {
+                        cands.clear();
+                        cands.push(first);
+                        cands.extend(list.iter().copied().filter(|&id| id != first));
+                    }
+                    None => self.nodes[node].own_in_order(&mut cands, |id| slab.get(id).eff),
+                }
                 for &id in cands.iter().skip(1) {
                     match self.proto.may_send(node, now, id, self.slab.get(id), &self.p) {
                         Permit::Go => {

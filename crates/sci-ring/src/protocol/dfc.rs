@@ -25,7 +25,7 @@
 //! finds a full queue (sent before its source saw the block) is busied and
 //! retried, held by STOP-TO from then on.
 
-use super::{Admission, Effects, Permit, ProtoCounters, QueueView, RingProtocol};
+use super::{Admission, Effects, Payloads, Permit, ProtoCounters, QueueView, RingProtocol};
 use crate::node::Node;
 use crate::packet::{Packet, PacketKind, Phase, Slab};
 use crate::params::Params;
@@ -68,9 +68,8 @@ pub struct Dfc {
     symbol_len: u16,
     high: [u32; 2],
     low: u32,
-    /// Control symbols in flight, indexed by the packet's tag.
-    symbols: Vec<Symbol>,
-    free_tags: Vec<u32>,
+    /// Control symbols in flight, by the packet's tag.
+    symbols: Payloads<Symbol>,
     /// `thru[j * n + i]`: what node `j` last saw of node `i`'s STOP-THRU.
     thru: Vec<u16>,
     /// Number of non-zero STOP-THRU entries node `j` sees (fast path).
@@ -114,8 +113,7 @@ impl Dfc {
             symbol_len: s.control_symbols as u16,
             high,
             low: s.stop_to_low,
-            symbols: Vec::new(),
-            free_tags: Vec::new(),
+            symbols: Payloads::new(),
             thru: vec![0; n * n],
             thru_seen: vec![0; n],
             blocked: vec![false; n * n * 2],
@@ -130,16 +128,7 @@ impl Dfc {
     }
 
     fn send(&mut self, node: usize, sym: Symbol, fx: &mut Effects) {
-        let tag = match self.free_tags.pop() {
-            Some(t) => {
-                self.symbols[t as usize] = sym;
-                t
-            }
-            None => {
-                self.symbols.push(sym);
-                (self.symbols.len() - 1) as u32
-            }
-        };
+        let tag = self.symbols.put(sym);
         self.counters.control_symbols += 1;
         fx.controls.push((node as u16, self.symbol_len, tag, 0));
     }
@@ -185,7 +174,7 @@ impl Dfc {
 
     /// What control symbol `tag` carries now.
     pub fn symbol(&self, tag: u32) -> Symbol {
-        self.symbols[tag as usize]
+        self.symbols.get(tag)
     }
 
     /// What node `j` saw of node `i`'s STOP-THRU (0 = none, else 1 + priority).
@@ -276,11 +265,11 @@ impl RingProtocol for Dfc {
     fn on_control(&mut self, node: usize, now: Time, pk: &mut Packet, n: &Node, slab: &Slab, fx: &mut Effects) -> bool {
         debug_assert_eq!(pk.kind, PacketKind::Control);
         let origin = pk.src as usize;
-        let tag = pk.ctl as usize;
-        let sym = self.symbols[tag];
+        let tag = pk.ctl;
+        let sym = self.symbols.get(tag);
         if node == origin {
             // Back home: removed by its sender. A collecting STOP-TO reports the best waiter.
-            self.free_tags.push(tag as u32);
+            self.symbols.release(tag);
             if let Symbol::StopTo { side, grant, best } = sym {
                 let side = side as usize;
                 let a = &mut self.arb[node][side];
@@ -334,7 +323,7 @@ impl RingProtocol for Dfc {
                         // blocked queue (beyond those its grants already cover)?
                         if let Some(prio) = Self::waiting_for(n, slab, origin as u16, s, self.grants[k] as usize) {
                             if best.is_none_or(|(_, b)| prio > b) {
-                                self.symbols[tag] = Symbol::StopTo { side, grant, best: Some((j as u16, prio)) };
+                                self.symbols.set(tag, Symbol::StopTo { side, grant, best: Some((j as u16, prio)) });
                             }
                         }
                     }

@@ -80,6 +80,54 @@ impl Effects {
     }
 }
 
+/// What a protocol's control packets carry, indexed by the tag the packet
+/// holds (`Packet::ctl`); slots are reused once a packet is removed.
+pub struct Payloads<T> {
+    items: Vec<T>,
+    free: Vec<u32>,
+}
+
+impl<T: Copy> Payloads<T> {
+    pub fn new() -> Self {
+        Payloads { items: Vec::new(), free: Vec::new() }
+    }
+
+    /// Stores `item`; returns its tag.
+    pub fn put(&mut self, item: T) -> u32 {
+        match self.free.pop() {
+            Some(t) => {
+                self.items[t as usize] = item;
+                t
+            }
+            None => {
+                self.items.push(item);
+                (self.items.len() - 1) as u32
+            }
+        }
+    }
+
+    #[inline]
+    pub fn get(&self, tag: u32) -> T {
+        self.items[tag as usize]
+    }
+
+    #[inline]
+    pub fn set(&mut self, tag: u32, item: T) {
+        self.items[tag as usize] = item;
+    }
+
+    /// The control packet with `tag` has been removed from the ring.
+    pub fn release(&mut self, tag: u32) {
+        self.free.push(tag);
+    }
+}
+
+impl<T: Copy> Default for Payloads<T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 /// Counters a protocol contributes to the report (zero where not applicable).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct ProtoCounters {
@@ -119,6 +167,12 @@ pub trait RingProtocol {
     /// node would send, only when the output link is free and the bypass
     /// FIFO lets an own packet in.
     fn may_send(&mut self, node: usize, now: Time, id: u32, pk: &Packet, p: &Params) -> Permit;
+
+    /// When the node's first own packet is skipped: the only packets worth
+    /// offering next, in order (TRAIN: its granted ones), or `None` for all.
+    fn only_candidates(&self, _node: usize) -> Option<&[u32]> {
+        None
+    }
 
     /// `node` has started own packet `id`; `next_own` is the priority of its
     /// next own packet, if it has one.

@@ -23,7 +23,7 @@
 //!   delays each retry so that a full queue is not hammered.
 
 use super::sci::GoBits;
-use super::{Admission, Effects, Permit, ProtoCounters, QueueView, RingProtocol};
+use super::{Admission, Effects, Payloads, Permit, ProtoCounters, QueueView, RingProtocol};
 use crate::node::Node;
 use crate::packet::{Packet, Phase, Slab};
 
@@ -42,8 +42,7 @@ pub struct Ppq {
     /// Highest priority level in use (aging and inheritance stop there).
     top: u16,
     /// Inheritance messages in flight, by tag: (packet, raised priority).
-    messages: Vec<(u32, u16)>,
-    free_tags: Vec<u32>,
+    messages: Payloads<(u32, u16)>,
     message_len: u16,
     /// Per source: inheritance already asked for (packet, priority).
     asked: Vec<Vec<(u32, u16)>>,
@@ -59,8 +58,7 @@ impl Ppq {
             holdoff: ns_to_ps(s.retry_holdoff_ns),
             ewq: s.ewq_packets,
             top: (priorities - 1) as u16,
-            messages: Vec::new(),
-            free_tags: Vec::new(),
+            messages: Payloads::new(),
             // An event message: target, command, source, the packet, the new priority, CRC.
             message_len: p.echo_len + 2,
             asked: vec![Vec::new(); p.nodes],
@@ -131,26 +129,16 @@ impl RingProtocol for Ppq {
         // Every node on the way raises it when the message passes (`Ring::raise`).
         asked.retain(|(id, _)| *id != victim);
         asked.push((victim, waiting));
-        let msg = (victim, waiting);
-        let tag = match self.free_tags.pop() {
-            Some(t) => {
-                self.messages[t as usize] = msg;
-                t
-            }
-            None => {
-                self.messages.push(msg);
-                (self.messages.len() - 1) as u32
-            }
-        };
+        let tag = self.messages.put((victim, waiting));
         self.counters.inheritances += 1;
         self.counters.control_symbols += 1;
         fx.controls.push((node as u16, self.message_len, tag, 0));
     }
 
     fn on_control(&mut self, node: usize, _now: Time, pk: &mut Packet, _n: &Node, _slab: &Slab, fx: &mut Effects) -> bool {
-        let (victim, prio) = self.messages[pk.ctl as usize];
+        let (victim, prio) = self.messages.get(pk.ctl);
         if node == pk.src as usize {
-            self.free_tags.push(pk.ctl);
+            self.messages.release(pk.ctl);
             return false;
         }
         fx.raises.push((node as u16, victim, prio));

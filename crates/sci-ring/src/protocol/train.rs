@@ -96,6 +96,8 @@ pub struct Train {
     /// Per node: packets granted (immediate claim or grant ticket), with the
     /// time the grant was read (the packet goes after the LocalMotive).
     granted: Vec<Vec<(u32, Time)>>,
+    /// The same packets, ids only (what the node offers when its first packet is not granted).
+    granted_ids: Vec<Vec<u32>>,
     /// Per node: packets with a ticket on the train (not to be ticketed twice).
     ticketed: Vec<Vec<u32>>,
     /// Per node and side: packets this destination reserved a slot for.
@@ -144,6 +146,7 @@ impl Train {
             tickets: Vec::new(),
             after_grant_immediate: false,
             granted: vec![Vec::new(); n],
+            granted_ids: vec![Vec::new(); n],
             ticketed: vec![Vec::new(); n],
             reserved: vec![[Vec::new(), Vec::new()]; n],
             sees_free: vec![s.gearshift; n],
@@ -225,6 +228,7 @@ impl Train {
 
     fn grant(&mut self, j: usize, pkt: u32, now: Time, fx: &mut Effects) {
         self.granted[j].push((pkt, now));
+        self.granted_ids[j].push(pkt);
         // The LocalMotive goes first: decide just after it is in the bypass FIFO.
         fx.wakes.push((j as u16, now + 1));
     }
@@ -288,8 +292,13 @@ impl RingProtocol for Train {
         Permit::Skip
     }
 
+    fn only_candidates(&self, node: usize) -> Option<&[u32]> {
+        (!self.sees_free[node]).then_some(self.granted_ids[node].as_slice())
+    }
+
     fn on_sent(&mut self, node: usize, now: Time, id: u32, pk: &Packet, _still: Option<u16>, fx: &mut Effects) {
         self.granted[node].retain(|&(x, _)| x != id);
+        self.granted_ids[node].retain(|&x| x != id);
         self.ticketed[node].retain(|&x| x != id);
         self.sent[node] += pk.len as u32;
         self.go.set_blocked(node, now, None, &self.params, fx);
@@ -360,16 +369,16 @@ impl Train {
             TrainPhase::Request => {
                 self.screen(j, n);
                 let mut placed = self.ticketed[j].len();
-                let mut order = Vec::new();
-                n.own_in_order(&mut order, |id| slab.get(id).eff);
                 // Packets a full destination refused on the last train sit this one out.
                 let deferred = std::mem::take(&mut self.deferred[j]);
+                let order: Vec<u32> = n
+                    .own_iter(|id| slab.get(id).eff)
+                    .filter(|id| !deferred.contains(id) && !self.ticketed[j].contains(id) && !self.granted_ids[j].contains(id))
+                    .take(self.max_tickets.saturating_sub(placed))
+                    .collect();
                 for id in order {
                     if placed >= self.max_tickets {
                         break;
-                    }
-                    if deferred.contains(&id) || self.ticketed[j].contains(&id) || self.granted[j].iter().any(|&(x, _)| x == id) {
-                        continue;
                     }
                     let p = slab.get(id);
                     let t = Ticket { priority: p.eff, size: p.len as u32, src: j as u16, dst: p.dst, side: p.side() as u8, pkt: id, born: p.born, approved: false };
@@ -401,13 +410,7 @@ impl Train {
 
 /// The node's first own packet (in send order) with no ticket.
 fn first_unclaimed(n: &Node, slab: &Slab, ticketed: &[u32]) -> Option<u32> {
-    let first = n.first_own()?;
-    if !ticketed.contains(&first) {
-        return Some(first);
-    }
-    let mut order = Vec::new();
-    n.own_in_order(&mut order, |id| slab.get(id).eff);
-    order.into_iter().find(|id| !ticketed.contains(id))
+    n.own_iter(|id| slab.get(id).eff).find(|id| !ticketed.contains(id))
 }
 
 #[cfg(test)]
