@@ -16,6 +16,8 @@ pub struct PriorityFifo<T> {
     levels: Vec<VecDeque<T>>,
     /// Bit `l` of word `l / 64` is set when level `l` is non-empty.
     nonempty: [u64; MAX_LEVELS / 64],
+    /// Words of `nonempty` in use (1 for up to 64 levels).
+    words: usize,
     len: usize,
 }
 
@@ -23,7 +25,7 @@ impl<T: Copy> PriorityFifo<T> {
     /// A queue with `levels` priority levels (1 = FIFO).
     pub fn new(levels: usize) -> Self {
         assert!((1..=MAX_LEVELS).contains(&levels), "1..=256 priority levels");
-        PriorityFifo { levels: (0..levels).map(|_| VecDeque::new()).collect(), nonempty: [0; MAX_LEVELS / 64], len: 0 }
+        PriorityFifo { levels: (0..levels).map(|_| VecDeque::new()).collect(), nonempty: [0; MAX_LEVELS / 64], words: levels.div_ceil(64), len: 0 }
     }
 
     #[inline]
@@ -43,7 +45,7 @@ impl<T: Copy> PriorityFifo<T> {
     /// Highest non-empty level.
     #[inline]
     fn top(&self) -> Option<usize> {
-        (0..self.nonempty.len()).rev().find(|&w| self.nonempty[w] != 0).map(|w| w * 64 + 63 - self.nonempty[w].leading_zeros() as usize)
+        (0..self.words).rev().find(|&w| self.nonempty[w] != 0).map(|w| w * 64 + 63 - self.nonempty[w].leading_zeros() as usize)
     }
 
     /// Appends `item` behind everything of its priority.
@@ -87,7 +89,7 @@ impl<T: Copy> PriorityFifo<T> {
     /// Lowest non-empty level.
     #[inline]
     pub fn lowest_level(&self) -> Option<u16> {
-        (0..self.nonempty.len()).find(|&w| self.nonempty[w] != 0).map(|w| (w * 64 + self.nonempty[w].trailing_zeros() as usize) as u16)
+        (0..self.words).find(|&w| self.nonempty[w] != 0).map(|w| (w * 64 + self.nonempty[w].trailing_zeros() as usize) as u16)
     }
 
     #[inline]
