@@ -403,7 +403,7 @@ impl<P: RingProtocol> Ring<P> {
                 next_arrival = Some(ready);
                 break;
             }
-            let rank = self.bypass_rank(node, id, ready, now);
+            let rank = self.bypass_rank(id, ready, now);
             if best.is_none_or(|(_, r)| rank > r) {
                 best = Some((k, rank));
             }
@@ -463,7 +463,7 @@ impl<P: RingProtocol> Ring<P> {
 
     /// Rank of a bypass entry in PPQ's prioritized bypass queue.
     #[inline]
-    fn bypass_rank(&self, _node: usize, id: u32, ready: Time, now: Time) -> u32 {
+    fn bypass_rank(&self, id: u32, ready: Time, now: Time) -> u32 {
         let pk = self.slab.get(id);
         if pk.is_send() {
             self.proto.bypass_priority(pk, now - ready)
@@ -552,21 +552,25 @@ impl<P: RingProtocol> Ring<P> {
     /// A busy echo from `node` for send packet `id` (its source retries in `phase`).
     fn busy_echo(&mut self, node: usize, id: u32, phase: crate::packet::Phase) -> u32 {
         let pk = *self.slab.get(id);
-        let mut echo = Packet::send(PacketKind::Echo, node as u16, pk.src, pk.priority, self.p.echo_len, self.sched.now());
-        echo.echo_of = id;
-        echo.echoed_kind = pk.kind;
-        echo.busy = true;
-        echo.echo_phase = phase;
         self.counters.busy_echoes += 1;
-        self.counters.echoes += 1;
-        self.slab.alloc(echo)
+        self.echo(node, id, &pk, Some(phase))
     }
 
     /// An accepting echo from `node` for send packet `pk` (id `id`).
     fn accept_echo(&mut self, node: usize, id: u32, pk: &Packet) -> u32 {
+        self.echo(node, id, pk, None)
+    }
+
+    /// An echo from `node` answering send packet `pk` (id `id`): busy with
+    /// the retry phase, or accepting.
+    fn echo(&mut self, node: usize, id: u32, pk: &Packet, busy: Option<crate::packet::Phase>) -> u32 {
         let mut echo = Packet::send(PacketKind::Echo, node as u16, pk.src, pk.priority, self.p.echo_len, self.sched.now());
         echo.echo_of = id;
         echo.echoed_kind = pk.kind;
+        if let Some(phase) = busy {
+            echo.busy = true;
+            echo.echo_phase = phase;
+        }
         self.counters.echoes += 1;
         self.slab.alloc(echo)
     }
