@@ -282,7 +282,7 @@ impl Scenario {
             max_sim_time_ns: g.float("run", "max_sim_time_ns").unwrap(),
             batches: g.int("run", "batches").unwrap() as u32,
         };
-        if run.batches % 2 != 0 {
+        if !run.batches.is_multiple_of(2) {
             return Err(ScenarioError::new(format!("run.batches: expected an even integer, got {}", run.batches)));
         }
         let ppq = Ppq {

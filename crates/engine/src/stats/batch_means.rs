@@ -44,7 +44,7 @@ pub struct BatchMeans {
 impl BatchMeans {
     /// `max_batches` must be even and at least 4.
     pub fn new(max_batches: usize) -> Self {
-        assert!(max_batches >= 4 && max_batches % 2 == 0);
+        assert!(max_batches >= 4 && max_batches.is_multiple_of(2));
         BatchMeans { batches: Vec::with_capacity(max_batches), max_batches, span: 1, pending: (0.0, 0.0, 0) }
     }
 

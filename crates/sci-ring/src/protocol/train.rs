@@ -109,6 +109,9 @@ pub struct Train {
     /// Per node: packets whose ticket a full destination deleted; the node
     /// does not ticket them on the next request train (it tries its others).
     deferred: Vec<Vec<u32>>,
+    /// Reused buffers (nothing allocated per train visit).
+    scratch_ids: Vec<u32>,
+    scratch_tickets: Vec<Ticket>,
     /// Shortest time between two launches of the train by the TicketMaster.
     revolution: Time,
     launched: Time,
@@ -152,6 +155,8 @@ impl Train {
             sees_free: vec![s.gearshift; n],
             sent: vec![0; n],
             deferred: vec![Vec::new(); n],
+            scratch_ids: Vec::new(),
+            scratch_tickets: Vec::new(),
             revolution: if s.revolution_ns == 0.0 {
                 // A LocalMotive received whole at every node round an idle ring.
                 n as Time * (p.hop + loco as Time * p.cycle)
@@ -368,22 +373,22 @@ impl Train {
             }
             TrainPhase::Request => {
                 self.screen(j, n);
-                let mut placed = self.ticketed[j].len();
+                let placed = self.ticketed[j].len();
                 // Packets a full destination refused on the last train sit this one out.
-                let deferred = std::mem::take(&mut self.deferred[j]);
-                let order: Vec<u32> = n
-                    .own_iter(|id| slab.get(id).eff)
-                    .filter(|id| !deferred.contains(id) && !self.ticketed[j].contains(id) && !self.granted_ids[j].contains(id))
-                    .take(self.max_tickets.saturating_sub(placed))
-                    .collect();
-                for id in order {
-                    if placed >= self.max_tickets {
-                        break;
-                    }
+                let mut deferred = std::mem::take(&mut self.deferred[j]);
+                let mut order = std::mem::take(&mut self.scratch_ids);
+                order.clear();
+                order.extend(
+                    n.own_iter(|id| slab.get(id).eff)
+                        .filter(|id| !deferred.contains(id) && !self.ticketed[j].contains(id) && !self.granted_ids[j].contains(id))
+                        .take(self.max_tickets.saturating_sub(placed)),
+                );
+                deferred.clear();
+                self.deferred[j] = deferred;
+                for &id in &order {
                     let p = slab.get(id);
                     let t = Ticket { priority: p.eff, size: p.len as u32, src: j as u16, dst: p.dst, side: p.side() as u8, pkt: id, born: p.born, approved: false };
                     self.ticketed[j].push(id);
-                    placed += 1;
                     let dropped = insert_ticket(&mut self.tickets, t, self.budget);
                     let lost_own = dropped.iter().any(|d| d.pkt == id);
                     for d in dropped {
@@ -393,15 +398,19 @@ impl Train {
                         break;
                     }
                 }
+                self.scratch_ids = order;
             }
             TrainPhase::Grant => {
                 self.screen(j, n);
-                let mine: Vec<Ticket> = self.tickets.iter().filter(|t| t.src as usize == j).copied().collect();
+                let mut mine = std::mem::take(&mut self.scratch_tickets);
+                mine.clear();
+                mine.extend(self.tickets.iter().filter(|t| t.src as usize == j).copied());
                 self.tickets.retain(|t| t.src as usize != j);
-                for t in mine {
+                for t in &mine {
                     self.ticketed[j].retain(|&x| x != t.pkt);
                     self.grant(j, t.pkt, now, fx);
                 }
+                self.scratch_tickets = mine;
             }
         }
         pk.len = self.train_len();
