@@ -33,6 +33,19 @@ def _with_ci(value: Any, ci: Any, digits: int = 1) -> str:
     return f"{_num(value, digits)} ± {_num(ci, digits)}"
 
 
+#: Counters shown under a run's tables: (label, key of the run's JSON "counters").
+COUNTERS = [
+    ("busy echoes", "busy_echoes"),
+    ("go-bit holds", "go_bit_holds"),
+    ("A/B reservations", "reservations"),
+    ("preemptions", "preemptions"),
+    ("control symbols", "control_symbols"),
+    ("tickets deleted", "tickets_deleted"),
+    ("flow-control holds", "flow_holds"),
+    ("inheritances", "inheritances"),
+]
+
+
 def result_view(r: Mapping[str, Any]) -> Group:
     """The summary, per-priority and per-link tables of one run's JSON dict."""
     summary = Table(title="ringlet run", show_header=False, title_justify="left")
@@ -68,6 +81,12 @@ def result_view(r: Mapping[str, Any]) -> Group:
             f"link utilisation over {len(links)} links: min {min(util):.3f}, "
             f"mean {sum(util) / len(util):.3f}, max {max(util):.3f}"
         ))
+    # Counters that explain a result (SPEC section 4), only those that occurred.
+    counters = r.get("counters", {})
+    explain = [(label, counters.get(key, 0)) for label, key in COUNTERS]
+    explain = [f"{label} {value:,}" for label, value in explain if value]
+    if explain:
+        parts.append(Text("counters: " + ", ".join(explain)))
     prov = r.get("provenance", {})
     parts.append(Text(
         f"ringlet {prov.get('ringlet_version')} · seed {prov.get('seed')} · "

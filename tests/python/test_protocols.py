@@ -53,3 +53,14 @@ def test_protocol_keys_are_validated():
         s.with_(network={"protocol": "dfc"}, dfc={"stop_to_low": 5}).run()
     with pytest.raises(ScenarioError, match=r"ppq\.starvation: expected one of \"aging\", \"inheritance\""):
         s.with_(ppq={"starvation": "never"}).run()
+
+
+def test_run_summary_shows_the_counters_that_explain_it(cli):
+    path = ROOT / "scenarios" / "sci-rt" / "dfc-8node.toml"
+    done = cli(["run", str(path), "--set", "run.measure_transactions=4000", "--set", "traffic.priorities=3"])
+    assert done.returncode == 0, done.stderr
+    line = next(x for x in done.stdout.splitlines() if x.startswith("counters:"))
+    raw = json.loads(cli(["run", str(path), "--json", "--set", "run.measure_transactions=4000",
+                          "--set", "traffic.priorities=3"]).stdout)["counters"]
+    assert f"control symbols {raw['control_symbols']:,}" in line
+    assert "preemptions" not in line  # DFC never preempts: zero counters are left out
