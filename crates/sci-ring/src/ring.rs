@@ -108,14 +108,22 @@ pub struct Ring<P: RingProtocol> {
 
 impl<P: RingProtocol> Ring<P> {
     pub fn new(s: &Scenario, p: Params, proto: P) -> Self {
+        Ring::build(s, p, proto, true)
+    }
+
+    /// A ring with its traffic sources (`with_traffic`) or without.
+    fn build(s: &Scenario, p: Params, proto: P, with_traffic: bool) -> Self {
         let levels = if P::PRIORITY_QUEUES { s.traffic.priorities as usize } else { 1 };
         let ewq = proto.echo_wait_slots();
         let nodes = (0..p.nodes).map(|_| Node::new(p.output_queue, p.responder_queue, p.requestor_queue, levels, ewq)).collect();
-        let mut traffic = Traffic::new(s);
-        let mut sched = Scheduler::with_capacity(4 * p.nodes + traffic.sources.len() + 64);
-        for i in 0..traffic.sources.len() {
-            let gap = traffic.first_gap(i);
-            sched.at(gap, Event::Arrival { source: i as u32 });
+        let mut traffic = with_traffic.then(|| Traffic::new(s));
+        let sources = traffic.as_ref().map_or(0, |t| t.sources.len());
+        let mut sched = Scheduler::with_capacity(4 * p.nodes + sources + 64);
+        if let Some(traffic) = traffic.as_mut() {
+            for i in 0..sources {
+                let gap = traffic.first_gap(i);
+                sched.at(gap, Event::Arrival { source: i as u32 });
+            }
         }
         let mut ring = Ring {
             has_response: p.response_len > 0,
@@ -123,7 +131,7 @@ impl<P: RingProtocol> Ring<P> {
             slab: Slab::with_capacity(64 * p.nodes),
             sched,
             proto,
-            traffic: Some(traffic),
+            traffic,
             measure: Measure::new(s),
             fx: Effects::default(),
             cands: Vec::with_capacity(2 * p.output_queue as usize),
@@ -144,17 +152,7 @@ impl<P: RingProtocol> Ring<P> {
     /// A ring with no traffic sources, for hand-built cases: packets are
     /// injected with [`Ring::inject`] and every step is traced.
     pub fn hand_built(s: &Scenario, p: Params, proto: P) -> Self {
-        let mut r = Ring::new(s, p, proto);
-        r.traffic = None;
-        // Keep only what the protocol put on the ring at the start (no traffic arrivals).
-        let mut sched = Scheduler::with_capacity(64);
-        while let Some(t) = r.sched.peek_time() {
-            let ev = r.sched.pop().expect("peeked");
-            if !matches!(ev, Event::Arrival { .. }) {
-                sched.at(t, ev);
-            }
-        }
-        r.sched = sched;
+        let mut r = Ring::build(s, p, proto, false);
         r.trace = Some(Vec::new());
         r
     }
@@ -333,7 +331,7 @@ impl<P: RingProtocol> Ring<P> {
         let now = self.sched.now();
         let first = self.nodes[node].first_own().expect("has own packet");
         let mut pick = None;
-        match self.proto.may_send(node, now, first, self.slab.get(first), &self.p) {
+        match self.proto.may_send(node, now, first, self.slab.get(first)) {
             Permit::Go => pick = Some(first),
             Permit::Hold { wake_at } => {
                 if let Some(w) = wake_at {
@@ -353,7 +351,7 @@ impl<P: RingProtocol> Ring<P> {
                     None => self.nodes[node].own_in_order(&mut cands, |id| slab.get(id).eff),
                 }
                 for &id in cands.iter().skip(1) {
-                    match self.proto.may_send(node, now, id, self.slab.get(id), &self.p) {
+                    match self.proto.may_send(node, now, id, self.slab.get(id)) {
                         Permit::Go => {
                             pick = Some(id);
                             break;

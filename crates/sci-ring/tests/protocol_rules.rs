@@ -39,8 +39,7 @@ impl Bench {
 
     fn may_send(&mut self, id: u32) -> Permit {
         let pk = *self.slab.get(id);
-        let p = setup(self.nodes.len() as u32, &[]).1;
-        self.dfc.may_send(pk.src as usize, 0, id, &pk, &p)
+        self.dfc.may_send(pk.src as usize, 0, id, &pk)
     }
 
     /// Sends the control symbol the protocol just emitted once round the

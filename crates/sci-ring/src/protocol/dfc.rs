@@ -193,7 +193,7 @@ impl Dfc {
 impl RingProtocol for Dfc {
     const PRIORITY_QUEUES: bool = true;
 
-    fn may_send(&mut self, node: usize, _now: Time, _id: u32, pk: &Packet, _p: &Params) -> Permit {
+    fn may_send(&mut self, node: usize, _now: Time, _id: u32, pk: &Packet) -> Permit {
         let dst = pk.dst as usize;
         let k = self.slot(node, dst, pk.side());
         if (self.blocked[k] && self.grants[k] == 0) || self.thru_holds(node, dst, pk.eff) {

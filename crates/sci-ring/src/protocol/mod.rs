@@ -16,7 +16,6 @@ pub mod train;
 
 use crate::node::Node;
 use crate::packet::{Packet, Phase, Slab};
-use crate::params::Params;
 use ringlet_engine::Time;
 
 /// Answer to "may this node start this own packet now?".
@@ -166,7 +165,7 @@ pub trait RingProtocol {
     /// Whether `node` may start own packet `id` now. Called in the order the
     /// node would send, only when the output link is free and the bypass
     /// FIFO lets an own packet in.
-    fn may_send(&mut self, node: usize, now: Time, id: u32, pk: &Packet, p: &Params) -> Permit;
+    fn may_send(&mut self, node: usize, now: Time, id: u32, pk: &Packet) -> Permit;
 
     /// When the node's first own packet is skipped: the only packets worth
     /// offering next, in order (TRAIN: its granted ones), or `None` for all.

@@ -34,7 +34,6 @@ use ringlet_scenario::{self as scenario, Starvation};
 
 pub struct Ppq {
     go: GoBits,
-    params: Params,
     /// Aging step, ps (`None` with inheritance).
     aging: Option<Time>,
     holdoff: Time,
@@ -53,7 +52,6 @@ impl Ppq {
     pub fn new(p: &Params, s: &scenario::Ppq, priorities: u32) -> Self {
         Ppq {
             go: GoBits::new(p, true, true),
-            params: p.clone(),
             aging: (s.starvation == Starvation::Aging).then(|| ns_to_ps(s.aging_ns).max(1)),
             holdoff: ns_to_ps(s.retry_holdoff_ns),
             ewq: s.ewq_packets,
@@ -73,16 +71,16 @@ impl RingProtocol for Ppq {
     const ECHO_ON_SERVICE: bool = true;
     const RESPONDER_STALLS: bool = false;
 
-    fn may_send(&mut self, node: usize, now: Time, _id: u32, pk: &Packet, p: &Params) -> Permit {
-        self.go.may_start(node, now, pk.eff, p)
+    fn may_send(&mut self, node: usize, now: Time, _id: u32, pk: &Packet) -> Permit {
+        self.go.may_start(node, now, pk.eff)
     }
 
     fn on_sent(&mut self, node: usize, now: Time, _id: u32, _pk: &Packet, _still: Option<u16>, fx: &mut Effects) {
-        self.go.set_blocked(node, now, None, &self.params, fx);
+        self.go.set_blocked(node, now, None, fx);
     }
 
     fn on_blocked(&mut self, node: usize, now: Time, waiting: u16, fx: &mut Effects) {
-        self.go.set_blocked(node, now, Some(waiting), &self.params, fx);
+        self.go.set_blocked(node, now, Some(waiting), fx);
     }
 
     fn admit(&mut self, _node: usize, _side: usize, _id: u32, pk: &Packet, q: QueueView) -> Admission {

@@ -46,6 +46,7 @@ pub struct GoBits {
     /// `dist[i * n + j]`: time for idles to travel from node `i` to node `j`.
     dist: Vec<Time>,
     max_dist: Time,
+    n: usize,
     pub holds: u64,
 }
 
@@ -63,6 +64,7 @@ impl GoBits {
             waits_on: vec![None; n],
             dist: (0..n * n).map(|k| p.hops(k / n, k % n) as Time * p.hop).collect(),
             max_dist: (n as Time - 1) * p.hop,
+            n,
             holds: 0,
         }
     }
@@ -98,7 +100,7 @@ impl GoBits {
     }
 
     /// May node `j` start a packet of priority `priority` now?
-    pub fn may_start(&mut self, j: usize, now: Time, priority: u16, p: &Params) -> Permit {
+    pub fn may_start(&mut self, j: usize, now: Time, priority: u16) -> Permit {
         self.waits_on[j] = None;
         if !self.enabled || self.blocked[j] != 0 {
             return Permit::Go;
@@ -107,7 +109,7 @@ impl GoBits {
             return Permit::Go;
         }
         let mine = self.level(priority);
-        let n = p.nodes;
+        let n = self.n;
         let mut held = false;
         // Earliest time every blocker seen now (all released already) is seen released.
         let mut wake: Time = 0;
@@ -138,7 +140,7 @@ impl GoBits {
 
     /// Node `i` becomes blocked by bypass traffic with a packet of
     /// `priority` waiting (`Some`), or stops being blocked (`None`).
-    pub fn set_blocked(&mut self, i: usize, now: Time, priority: Option<u16>, p: &Params, fx: &mut Effects) {
+    pub fn set_blocked(&mut self, i: usize, now: Time, priority: Option<u16>, fx: &mut Effects) {
         let level = priority.map_or(0, |q| self.level(q));
         if !self.enabled || self.blocked[i] == level {
             return;
@@ -162,7 +164,7 @@ impl GoBits {
         if level < before {
             // Nodes held by this block may be released: they decide again
             // when the change becomes visible to them.
-            let n = p.nodes;
+            let n = self.n;
             for j in 0..n {
                 if self.waits_on[j] == Some(i as u16) {
                     self.waits_on[j] = None;
@@ -231,12 +233,11 @@ impl QueueAllocation {
 pub struct BaseSci {
     pub go: GoBits,
     pub ab: QueueAllocation,
-    params: Params,
 }
 
 impl BaseSci {
     pub fn new(p: &Params, go_bits: bool, ab: bool) -> Self {
-        BaseSci { go: GoBits::new(p, go_bits, false), ab: QueueAllocation::new(p.nodes, ab), params: p.clone() }
+        BaseSci { go: GoBits::new(p, go_bits, false), ab: QueueAllocation::new(p.nodes, ab) }
     }
 
     /// (serve phase, outstanding per phase) of one input queue, for diagnostics.
@@ -248,16 +249,16 @@ impl BaseSci {
 impl RingProtocol for BaseSci {
     const PRIORITY_QUEUES: bool = false;
 
-    fn may_send(&mut self, node: usize, now: Time, _id: u32, pk: &Packet, p: &Params) -> Permit {
-        self.go.may_start(node, now, pk.eff, p)
+    fn may_send(&mut self, node: usize, now: Time, _id: u32, pk: &Packet) -> Permit {
+        self.go.may_start(node, now, pk.eff)
     }
 
     fn on_sent(&mut self, node: usize, now: Time, _id: u32, _pk: &Packet, _still: Option<u16>, fx: &mut Effects) {
-        self.go.set_blocked(node, now, None, &self.params, fx);
+        self.go.set_blocked(node, now, None, fx);
     }
 
     fn on_blocked(&mut self, node: usize, now: Time, waiting: u16, fx: &mut Effects) {
-        self.go.set_blocked(node, now, Some(waiting), &self.params, fx);
+        self.go.set_blocked(node, now, Some(waiting), fx);
     }
 
     fn admit(&mut self, node: usize, side: usize, _id: u32, pk: &Packet, q: QueueView) -> Admission {
@@ -284,15 +285,15 @@ mod tests {
         let mut go = GoBits::new(&p, true, true);
         let mut fx = Effects::default();
         // Node 0 is blocked with a priority-5 packet waiting.
-        go.set_blocked(0, 10_000, Some(5), &p, &mut fx);
-        assert_eq!(go.may_start(1, 20_000, 6, &p), Permit::Go);
-        assert_eq!(go.may_start(1, 20_000, 5, &p), Permit::Hold { wake_at: None });
-        assert_eq!(go.may_start(1, 20_000, 0, &p), Permit::Hold { wake_at: None });
+        go.set_blocked(0, 10_000, Some(5), &mut fx);
+        assert_eq!(go.may_start(1, 20_000, 6), Permit::Go);
+        assert_eq!(go.may_start(1, 20_000, 5), Permit::Hold { wake_at: None });
+        assert_eq!(go.may_start(1, 20_000, 0), Permit::Hold { wake_at: None });
         // Its next packet has priority 2: priority-3..5 packets elsewhere are released.
-        go.set_blocked(0, 30_000, Some(2), &p, &mut fx);
+        go.set_blocked(0, 30_000, Some(2), &mut fx);
         assert_eq!(fx.wakes, vec![(1, 32_000)]);
-        assert_eq!(go.may_start(1, 32_000, 3, &p), Permit::Go);
-        assert_eq!(go.may_start(1, 32_000, 2, &p), Permit::Hold { wake_at: None });
+        assert_eq!(go.may_start(1, 32_000, 3), Permit::Go);
+        assert_eq!(go.may_start(1, 32_000, 2), Permit::Hold { wake_at: None });
     }
 
     #[test]
@@ -333,16 +334,16 @@ mod tests {
         let p = params(4); // hop = 2 ns
         let mut sci = GoBits::new(&p, true, false);
         let mut fx = Effects::default();
-        sci.set_blocked(0, 10_000, Some(0), &p, &mut fx);
+        sci.set_blocked(0, 10_000, Some(0), &mut fx);
         // Node 2 is two hops downstream of node 0: it sees the cleared go bits at 14 ns.
-        assert_eq!(sci.may_start(2, 13_999, 0, &p), Permit::Go);
-        assert_eq!(sci.may_start(2, 14_000, 0, &p), Permit::Hold { wake_at: None });
+        assert_eq!(sci.may_start(2, 13_999, 0), Permit::Go);
+        assert_eq!(sci.may_start(2, 14_000, 0), Permit::Hold { wake_at: None });
         // The blocked node itself is not held.
-        assert_eq!(sci.may_start(0, 14_000, 0, &p), Permit::Go);
+        assert_eq!(sci.may_start(0, 14_000, 0), Permit::Go);
         // Node 0 sends at 20 ns: node 2 is woken when that becomes visible, at 24 ns.
-        sci.set_blocked(0, 20_000, None, &p, &mut fx);
+        sci.set_blocked(0, 20_000, None, &mut fx);
         assert_eq!(fx.wakes, vec![(2, 24_000)]);
-        assert_eq!(sci.may_start(2, 22_000, 0, &p), Permit::Hold { wake_at: Some(24_000) });
-        assert_eq!(sci.may_start(2, 24_000, 0, &p), Permit::Go);
+        assert_eq!(sci.may_start(2, 22_000, 0), Permit::Hold { wake_at: Some(24_000) });
+        assert_eq!(sci.may_start(2, 24_000, 0), Permit::Go);
     }
 }

@@ -79,7 +79,6 @@ pub fn insert_ticket(tickets: &mut Vec<Ticket>, t: Ticket, budget: u32) -> Vec<T
 
 pub struct Train {
     tm: usize,
-    params: Params,
     go: GoBits,
     gearshift: bool,
     loco_len: u16,
@@ -136,7 +135,6 @@ impl Train {
         Ok(Train {
 
             tm: s.ticketmaster as usize,
-            params: p.clone(),
             go: GoBits::new(p, true, false),
             gearshift: s.gearshift,
             loco_len: loco,
@@ -286,12 +284,12 @@ impl RingProtocol for Train {
         fx.controls.push((self.tm as u16, self.loco_len, 0, 0));
     }
 
-    fn may_send(&mut self, node: usize, now: Time, id: u32, pk: &Packet, p: &Params) -> Permit {
+    fn may_send(&mut self, node: usize, now: Time, id: u32, pk: &Packet) -> Permit {
         if let Some(&(_, at)) = self.granted[node].iter().find(|&&(x, _)| x == id) {
             return if at < now { Permit::Go } else { Permit::Hold { wake_at: Some(at + 1) } };
         }
         if self.sees_free[node] {
-            return self.go.may_start(node, now, pk.eff, p);
+            return self.go.may_start(node, now, pk.eff);
         }
         self.counters.flow_holds += 1;
         Permit::Skip
@@ -306,12 +304,12 @@ impl RingProtocol for Train {
         self.granted_ids[node].retain(|&x| x != id);
         self.ticketed[node].retain(|&x| x != id);
         self.sent[node] += pk.len as u32;
-        self.go.set_blocked(node, now, None, &self.params, fx);
+        self.go.set_blocked(node, now, None, fx);
     }
 
     fn on_blocked(&mut self, node: usize, now: Time, waiting: u16, fx: &mut Effects) {
         if self.sees_free[node] {
-            self.go.set_blocked(node, now, Some(waiting), &self.params, fx);
+            self.go.set_blocked(node, now, Some(waiting), fx);
         }
     }
 
