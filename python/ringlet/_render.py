@@ -109,38 +109,95 @@ def bench_view(report: Mapping[str, Any]) -> Table:
     return t
 
 
-@contextlib.contextmanager
-def progress_bar(total: int) -> Iterator[Callable[[int, int], None]]:
-    """A sweep progress bar on stderr: points done / total, elapsed, time left.
+def _tally(failed: int, from_store: int) -> str:
+    parts = ([f"{from_store} from store"] if from_store else []) + ([f"{failed} failed"] if failed else [])
+    return f"({', '.join(parts)})" if parts else ""
 
-    Yields the ``(done, total)`` callback that advances it. On a terminal the
-    bar is live; otherwise (a log file, a pipe) one line is printed at the
-    end. If the block fails, no bar is left behind: the error is all the user sees.
+
+@contextlib.contextmanager
+def progress_bar(total: int, unit: str = "points") -> Iterator[Callable[..., None]]:
+    """A sweep progress bar on stderr: done / total, how many came from the
+    results store and how many failed, elapsed time and time left.
+
+    Yields the ``(done, total, failed=0, from_store=0)`` callback that advances
+    it; ``done`` counts every finished run, failed and stored ones included.
+    On a terminal the bar is live; otherwise (a log file, a pipe) one line is
+    printed at the end. If the block fails, no bar is left behind: the error
+    is all the user sees.
     """
     console = Console(stderr=True)
     if not console.is_terminal:
-        done_now = [0]
+        state = [0, 0, 0]
         start = time.monotonic()
-        yield lambda done, _total: done_now.__setitem__(0, done)
+
+        def note(done: int, _total: int, failed: int = 0, from_store: int = 0) -> None:
+            state[:] = [done, failed, from_store]
+
+        yield note
         elapsed = datetime.timedelta(seconds=round(time.monotonic() - start))
-        console.print(f"sweep {done_now[0]}/{total} points in {elapsed}")
+        tally = _tally(state[1], state[2])
+        console.print(f"sweep {state[0]}/{total} {unit} in {elapsed}" + (f" {tally}" if tally else ""))
         return
     bar = Progress(
         TextColumn("sweep"),
         BarColumn(),
         MofNCompleteColumn(),
-        TextColumn("points"),
+        TextColumn(unit),
+        TextColumn("{task.fields[tally]}"),
         TimeElapsedColumn(),
         TextColumn("left"),
         TimeRemainingColumn(),
         console=console,
     )
-    task = bar.add_task("sweep", total=total)
+    task = bar.add_task("sweep", total=total, tally="")
+    first = [True]
+
+    def update(done: int, _total: int, failed: int = 0, from_store: int = 0) -> None:
+        if first[0]:
+            # Runs found in the store are done at once: set them without a speed
+            # sample, so the time left is estimated from computed runs only.
+            bar.reset(task, total=total, completed=done, tally=_tally(failed, from_store))
+            first[0] = False
+        else:
+            bar.update(task, completed=done, tally=_tally(failed, from_store))
+
     bar.start()
     try:
-        yield lambda done, _total: bar.update(task, completed=done)
+        yield update
     except BaseException:
         bar.live.transient = True
         raise
     finally:
         bar.stop()
+
+
+def store_view(store: Any, current: str) -> Group:
+    """What a results store holds: a line per ringlet version, then a table of each
+    version's rows (this version's first; other versions' rows are never reused)."""
+    import json
+
+    versions = store.versions()
+    total = sum(versions.values())
+    parts: list[Any] = [Text(f"results store {store.path}: {total:,} runs", style="bold")]
+    order = sorted(versions, key=lambda v: v != current)
+    for version in order:
+        rows = store.rows(version)
+        points = len({r.point_hash or r.scenario_hash for r in rows})
+        times = [r.finished_at for r in rows if r.finished_at]
+        when = f", finished {min(times)} to {max(times)}" if times else ""
+        label = "this version" if version == current else "another version: kept apart, not reused"
+        reps = max(r.replication for r in rows) + 1 if rows else 0
+        reps_text = f", up to {reps} replications" if reps > 1 else ""
+        parts.append(Text(f"ringlet {version} ({label}): {len(rows):,} runs of {points:,} points{reps_text}{when}"))
+    for version in order:
+        t = Table(title=f"ringlet {version}", title_justify="left", box=box.SIMPLE_HEAD, show_edge=False)
+        for col, justify in (("id", "right"), ("scenario hash", "left"), ("seed", "right"), ("rep", "right"),
+                             ("MB/s", "right"), ("latency ns", "right"), ("swept values", "left")):
+            t.add_column(col, justify=justify, no_wrap=col != "swept values", overflow="fold")
+        for r in store.rows(version):
+            res = json.loads(r.result)
+            values = ", ".join(f"{k}={v}" for k, v in r.values.items()) or "-"
+            t.add_row(str(r.id), r.scenario_hash, str(r.seed), str(r.replication),
+                      _num(res.get("throughput_mbps")), _num(res.get("latency_ns_mean"), 0), values)
+        parts.append(t)
+    return Group(*parts)

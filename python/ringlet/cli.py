@@ -1,4 +1,4 @@
-"""The ``ringlet`` command: run, sweep, reproduce, bench, params.
+"""The ``ringlet`` command: run, sweep, results, rerun, reproduce, report, bench, params.
 
 Any bad input prints one line ``ringlet: error: <message>`` on stderr and
 exits with status 2, with no traceback and no output file written.
@@ -15,8 +15,10 @@ from typing import Any, NoReturn, Optional, Sequence
 
 from . import _core
 from .errors import ScenarioError
+from .executors import ExecutorError
 from .grid import parse_sets, split_set
 from .scenario import Scenario
+from .store import StoreError
 from .study import StudyError
 
 EXIT_USAGE = 2
@@ -62,7 +64,27 @@ def build_parser() -> argparse.ArgumentParser:
                        help="a sweep axis (inclusive range or comma list) or a fixed override (repeatable)")
     sweep.add_argument("--out", required=True, metavar="DIR", help="output directory (created if needed)")
     sweep.add_argument("--processes", type=_positive_int, default=None, metavar="N",
-                       help="worker processes (default: one per core; 1 = no worker processes)")
+                       help="worker processes (default: one per core; 1 = no worker processes); "
+                            "with --executor dask, the local cluster's workers")
+    sweep.add_argument("--executor", default="local", metavar="NAME",
+                       help="where points run: local (worker processes, the default) or dask (Dask distributed)")
+    sweep.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                       help="with --executor dask: a running Dask scheduler, e.g. tcp://10.0.0.5:8786, or its "
+                            "scheduler file (default: start a local cluster)")
+    sweep.add_argument("--replications", type=_positive_int, default=1, metavar="K",
+                       help="independent seed streams per point; the table gets means and 95%% CIs (default 1)")
+
+    results = sub.add_parser("results", help="list a sweep's results store, or export it as CSV or Parquet")
+    results.add_argument("dir", metavar="DIR", help="a `ringlet sweep --out` folder (or its results.sqlite)")
+    results.add_argument("--csv", metavar="FILE", help="write the store's tidy table as CSV")
+    results.add_argument("--parquet", metavar="FILE", help="write the store's tidy table as Parquet")
+    results.add_argument("--version", dest="ringlet_version", metavar="V",
+                         help="the rows of ringlet version V (default: this version's)")
+
+    rerun = sub.add_parser("rerun", help="re-run one stored result from its provenance; check it is bit-identical")
+    rerun.add_argument("dir", metavar="DIR", help="a `ringlet sweep --out` folder (or its results.sqlite)")
+    rerun.add_argument("id", metavar="ID", type=int, help="the row id, as `ringlet results DIR` lists it")
+    rerun.add_argument("--json", action="store_true", help="print the new result as one JSON object")
 
     repro = sub.add_parser("reproduce", help="run a study's figures; write CSVs, plots and a validation table")
     repro.add_argument("study", nargs="?", metavar="STUDY",
@@ -76,11 +98,29 @@ def build_parser() -> argparse.ArgumentParser:
     repro.add_argument("--list", action="store_true",
                        help="list the shipped studies, or the figures of STUDY, and run nothing")
 
+    report = sub.add_parser("report", help="write one self-contained HTML page of a sweep's or reproduction's results")
+    report.add_argument("dir", metavar="DIR", help="a `ringlet sweep --out` or `ringlet reproduce --out` folder")
+    report.add_argument("--out", required=True, metavar="FILE", help="the HTML file to write, e.g. report.html")
+    report.add_argument("--tolerance", type=float, default=10.0, metavar="PCT",
+                        help="a quoted number agrees with the seed within PCT %% of it (default 10)")
+
     bench = sub.add_parser("bench", help="measure simulator speed on the reference workloads")
     bench.add_argument("--json", action="store_true", help="print the report as one JSON object")
     bench.add_argument("--repeats", type=_positive_int, default=5, metavar="N",
                        help="runs per workload; figures are medians (default 5)")
     bench.add_argument("--quick", action="store_true", help="short workloads (checks the command, not the speed)")
+
+    trace = sub.add_parser("trace", help="write one point's packet lifetimes as a Chrome trace (Perfetto, chrome://tracing)")
+    trace.add_argument("file", metavar="FILE", help="scenario TOML file")
+    trace.add_argument("--out", required=True, metavar="FILE", help="trace file to write (JSON)")
+    trace.add_argument("--from", dest="from_ns", type=float, default=0.0, metavar="NS",
+                       help="start of the traced window, simulated ns (default 0)")
+    trace.add_argument("--to", dest="to_ns", type=float, default=None, metavar="NS",
+                       help="end of the traced window, simulated ns; the run stops there (default: the run's own end)")
+    trace.add_argument("--max-events", type=_positive_int, default=200_000, metavar="N",
+                       help="records kept at most; the run stops when the trace is full (default 200000)")
+    trace.add_argument("--set", dest="sets", action="append", default=[], metavar="KEY=VALUE",
+                       help="override a scenario key (repeatable)")
 
     params = sub.add_parser("params", help="print the scenario key reference")
     params.add_argument("--markdown", action="store_true", help="print the raw Markdown")
@@ -98,13 +138,38 @@ def _console(stderr: bool = False) -> Any:
 
 def cmd_run(args: argparse.Namespace) -> int:
     scenario = Scenario.load(args.file).with_overrides([split_set(s) for s in args.sets])
-    result = scenario.run()
+    result = scenario.run(progress=True)  # a bar on a terminal only
     if args.json:
         print(result.to_json())
     else:
         from ._render import result_view
 
         _console().print(result_view(result.raw))
+    return 0
+
+
+def cmd_trace(args: argparse.Namespace) -> int:
+    from .trace import trace
+
+    scenario = Scenario.load(args.file).with_overrides([split_set(s) for s in args.sets])
+    out = Path(args.out)
+    if out.is_dir():
+        raise CliError(f"--out {args.out}: is a directory; give a file name such as trace.json")
+    parent = out.absolute().parent
+    if not parent.is_dir():
+        raise CliError(f"--out {args.out}: folder {parent} does not exist")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise CliError(f"--out {args.out}: folder {parent} is not writable")
+    try:
+        done = trace(scenario, out, from_ns=args.from_ns, to_ns=args.to_ns, max_events=args.max_events)
+    except OSError as e:
+        raise CliError(f"--out {args.out}: cannot write the trace: {e.strerror or e}") from None
+    info = done.info
+    window = f"{info['from_ns']:.0f} ns to {done.result.summary['sim_time_ns']:.0f} ns"
+    print(f"wrote {out}: {info['records']} records, {window}; open it in https://ui.perfetto.dev or chrome://tracing")
+    if done.truncated:
+        print(f"note: the trace is full at --max-events {args.max_events}; the run stopped there "
+              "(narrow --from/--to or raise --max-events)", file=sys.stderr)
     return 0
 
 
@@ -133,11 +198,11 @@ def check_out_dir(out: str) -> Path:
     return path
 
 
-def write_tables(frame: Any, out: Path) -> tuple[Path, Path]:
-    """Writes ``frame`` as ``out/sweep.csv`` and ``out/sweep.parquet`` (both or neither)."""
+def write_tables(frame: Any, out: Path, name: str = "sweep") -> tuple[Path, Path]:
+    """Writes ``frame`` as ``out/<name>.csv`` and ``out/<name>.parquet`` (both or neither)."""
     out.mkdir(parents=True, exist_ok=True)
-    csv, parquet = out / "sweep.csv", out / "sweep.parquet"
-    tmp_csv, tmp_parquet = out / ".sweep.csv.tmp", out / ".sweep.parquet.tmp"
+    csv, parquet = out / f"{name}.csv", out / f"{name}.parquet"
+    tmp_csv, tmp_parquet = out / f".{name}.csv.tmp", out / f".{name}.parquet.tmp"
     try:
         frame.to_csv(tmp_csv, index=False)
         frame.to_parquet(tmp_parquet, index=False, engine="pyarrow")
@@ -150,19 +215,112 @@ def write_tables(frame: Any, out: Path) -> tuple[Path, Path]:
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
-    from .sweep import points, sweep
+    from .executors import make_executor
+    from .store import FILENAME, Store
+    from .sweep import describe, points, run_sweep
 
     fixed, axes = parse_sets(args.sets)
     scenario = Scenario.load(args.file).with_overrides(fixed)
-    plan = points(scenario, axes)  # validates every point before anything runs
+    points(scenario, axes)  # validates every point before anything runs
+    make_executor(args.executor, args.processes, args.scheduler)  # checks the options; starts nothing
     out = check_out_dir(args.out)
-    frame = sweep(scenario, axes, processes=args.processes, progress=True)
+    # An existing store is checked in full now; a new one appears with the first finished point.
+    with Store(out / FILENAME) as store:
+        try:
+            done = run_sweep(scenario, axes, processes=args.processes, progress=True, store=store,
+                             executor=args.executor, scheduler=args.scheduler, replications=args.replications)
+        except KeyboardInterrupt:
+            print(f"ringlet: finished points are kept in {store.path}: run the same command to resume",
+                  file=sys.stderr)
+            raise
+        o = done.outcome
+        tally = f"{o.computed} computed, {o.from_store} from {store.path}"
+        if o.failures:  # the others are stored; a table without these points would mislead
+            unit = "runs" if done.replications > 1 else "points"
+            print(f"ringlet: error: {len(o.failures)} of {len(done.runs)} {unit} failed ({tally}); "
+                  "sweep.csv not written:", file=sys.stderr)
+            for point, rep, values, msg in done.failures:
+                where = f"point {point}" + (f" replication {rep}" if done.replications > 1 else "")
+                print(f"  {where}" + (f" ({describe(values)})" if values else "") + f": {msg}", file=sys.stderr)
+            return 1
+    frame = done.table()
     try:
         csv, parquet = write_tables(frame, out)
+        if done.replications > 1:
+            write_tables(done.replication_table(), out, "sweep-replications")
+        else:
+            for stale in ("sweep-replications.csv", "sweep-replications.parquet"):
+                (out / stale).unlink(missing_ok=True)
     except OSError as e:
         raise CliError(f"--out {args.out}: cannot write results: {e.strerror or e}") from None
-    print(f"wrote {csv} and {parquet}: {len(plan)} points, {len(frame)} rows")
+    reps = ""
+    if done.replications > 1:
+        reps = f" x {done.replications} replications (means and 95% CIs; each replication in sweep-replications.csv)"
+    print(f"wrote {csv} and {parquet}: {done.points} points{reps}, {len(frame)} rows; {tally}")
     return 0
+
+
+def _store_at(location: str) -> Any:
+    """The existing store of ``location``, checked; CliError if there is none."""
+    from .store import Store, path_of
+
+    path = path_of(location)
+    if not os.path.lexists(path):
+        raise CliError(f"{location}: no results store ({path} does not exist)")
+    return Store(path)
+
+
+def cmd_results(args: argparse.Namespace) -> int:
+    from ._render import store_view
+
+    with _store_at(args.dir) as store:
+        version = args.ringlet_version or _core.version()
+        if not (args.csv or args.parquet):
+            _console().print(store_view(store, _core.version()))
+            return 0
+        frame = store.table(version)
+    for target, kind in ((args.csv, "csv"), (args.parquet, "parquet")):
+        if not target:
+            continue
+        path = Path(target)
+        tmp = path.with_name(f".{path.name}.tmp")
+        try:
+            if kind == "csv":
+                frame.to_csv(tmp, index=False)
+            else:
+                frame.to_parquet(tmp, index=False, engine="pyarrow")
+            os.replace(tmp, path)
+        except OSError as e:
+            raise CliError(f"--{kind} {target}: cannot write: {e.strerror or e}") from None
+        finally:
+            tmp.unlink(missing_ok=True)
+        print(f"wrote {path}: {len(frame)} rows of ringlet {version}")
+    return 0
+
+
+def cmd_rerun(args: argparse.Namespace) -> int:
+    from .store import compare_results
+
+    with _store_at(args.dir) as store:
+        row = store.row(args.id)
+    if row is None:
+        raise CliError(f"{store.path}: no row {args.id} (see ringlet results {args.dir})")
+    result = Scenario.from_toml(row.scenario).run()
+    if args.json:
+        print(result.to_json())
+    else:
+        from ._render import result_view
+
+        _console().print(result_view(result.raw))
+    diffs = compare_results(row.result, result.to_json())
+    note = "" if row.ringlet_version == _core.version() else \
+        f" (stored by ringlet {row.ringlet_version}, re-run with ringlet {_core.version()})"
+    if not diffs:
+        print(f"row {row.id}: bit-identical to the stored result{note}", file=sys.stderr if args.json else sys.stdout)
+        return 0
+    print(f"ringlet: row {row.id}: the re-run DIFFERS from the stored result{note}: " + "; ".join(diffs[:5])
+          + (f"; and {len(diffs) - 5} more" if len(diffs) > 5 else ""), file=sys.stderr)
+    return 1
 
 
 def _count(n: int, noun: str) -> str:
@@ -229,6 +387,17 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_report(args: argparse.Namespace) -> int:
+    from .report import ReportError, report
+
+    try:
+        out = report(args.dir, args.out, tolerance_pct=args.tolerance)
+    except ReportError as e:
+        raise CliError(str(e)) from None
+    print(f"wrote {out} ({out.stat().st_size:,} bytes)")
+    return 0
+
+
 def cmd_bench(args: argparse.Namespace) -> int:
     text = _core.bench(args.repeats, args.quick)
     if args.json:
@@ -252,7 +421,7 @@ def cmd_params(args: argparse.Namespace) -> int:
 
 
 COMMANDS = {"run": cmd_run, "sweep": cmd_sweep, "reproduce": cmd_reproduce, "bench": cmd_bench,
-            "params": cmd_params}
+            "params": cmd_params, "report": cmd_report, "trace": cmd_trace, "results": cmd_results, "rerun": cmd_rerun}
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -260,9 +429,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     try:
         args = build_parser().parse_args(argv)
         if args.command is None:
-            raise CliError("a command is required: run, sweep, reproduce, bench or params (see ringlet --help)")
+            raise CliError("a command is required: run, sweep, results, rerun, reproduce, trace, report, bench "
+                           "or params (see ringlet --help)")
         return COMMANDS[args.command](args)
-    except (CliError, ScenarioError, StudyError) as e:
+    except (CliError, ScenarioError, StudyError, StoreError, ExecutorError) as e:
         print(f"ringlet: error: {e}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:

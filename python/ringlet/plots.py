@@ -185,7 +185,9 @@ def render(fig_spec: Figure, frame: "pd.DataFrame", png: Path, svg: Path, footer
                     loc="outside right center")
     mfig.suptitle(fig_spec.title, fontsize=12)
     mfig.text(0.005, 0.005, footer, fontsize=7, color="0.4", ha="left", va="bottom")
-    # Fixed metadata: the same data gives byte-identical files.
-    mfig.savefig(png, dpi=110, metadata={"Software": None})
+    # Fixed metadata: the same data gives byte-identical files. The title and
+    # description make the files self-describing (`ringlet report` captions them).
+    about = {"Title": fig_spec.title, **({"Description": fig_spec.description} if fig_spec.description else {})}
+    mfig.savefig(png, dpi=110, metadata={"Software": None, **about})
     with matplotlib.rc_context({"svg.hashsalt": "ringlet", "svg.fonttype": "none"}):
-        mfig.savefig(svg, metadata={"Date": None, "Creator": None})
+        mfig.savefig(svg, metadata={"Date": None, "Creator": None, **about})

@@ -7,7 +7,8 @@ machinery's process pool together, under one progress bar, and each figure's
 table is the one ``ringlet.sweep`` would return for it.
 
 Writes, per figure, ``<id>.csv``, ``<id>.png`` and ``<id>.svg``; for the
-study, ``validation.csv`` and ``validation.md``.
+study, ``validation.csv`` and ``validation.md``; and every point's run to the
+results store ``results.sqlite`` (see :mod:`ringlet.store`).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from typing import TYPE_CHECKING, Any, Optional, Sequence
 from . import _core
 from .errors import ScenarioError
 from .scenario import Override
+from .store import FILENAME, Store
 from .study import Figure, Study, StudyError, load_study, max_priorities
 from .sweep import PRIORITY_FIELDS, Progress, _reporter, _run_all, columns, points, rows
 
@@ -150,7 +152,10 @@ def run_study(
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
 
-    outputs = _run_all(the_plan.work, jobs, _reporter(progress, len(the_plan.work)))
+    # Points go into the results store under ``out`` as they finish: an interrupted
+    # reproduction resumes, and a repeated one runs nothing.
+    with Store(out / FILENAME) as store:
+        outputs = _run_all(the_plan.work, jobs, _reporter(progress, len(the_plan.work)), store=store)
     results = [json.loads(text) for text in outputs]
     frames = _frames(the_plan, study, results)
     version = _core.version()

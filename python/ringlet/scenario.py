@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import os
-from typing import TYPE_CHECKING, Any, Iterable, Mapping, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Optional, Sequence
 
 from . import _core
 from ._literal import to_literal
@@ -145,12 +145,32 @@ class Scenario:
             raise KeyError(f"{key}: unknown key")
         return values[section][name]
 
-    def run(self) -> "Result":
-        """Runs the simulation point (in this process) and returns its :class:`Result`."""
+    def run(self, progress: "bool | Callable[[float, float, int, int], None]" = False) -> "Result":
+        """Runs the simulation point (in this process) and returns its :class:`Result`.
+
+        ``progress`` is ``True`` for a progress bar on stderr (on a terminal),
+        or a callable ``(fraction, sim_time_ns, transactions,
+        target_transactions)`` the core calls about five times a second.
+        Ctrl-C stops the run (``KeyboardInterrupt``), as does any exception
+        the callable raises.
+        """
+        import contextlib
+
         from .result import Result
 
+        if progress is True:
+            from ._run_progress import run_bar
+
+            context = run_bar()
+        elif callable(progress):
+            context = contextlib.nullcontext(progress)
+        else:
+            context = contextlib.nullcontext(None)
         try:
-            return Result(_core.run(self._text, list(self._overrides)))
+            with context as callback:
+                if callback is None:
+                    return Result(_core.run(self._text, list(self._overrides)))
+                return Result(_core.run(self._text, list(self._overrides), callback))
         except ValueError as e:  # a combination of keys the model rejects
             raise ScenarioError(str(e)) from None
 

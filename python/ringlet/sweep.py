@@ -1,19 +1,30 @@
-"""``sweep``: run the Cartesian product of a grid of key values, as a tidy table."""
+"""``sweep``: run the Cartesian product of a grid of key values, as a tidy table.
+
+Every run is keyed by its provenance (scenario hash, seed, ringlet version)
+before it runs, so a results store (:mod:`ringlet.store`) can supply the runs
+it already holds and take each new one the moment it finishes; the runs
+themselves go to an executor (:mod:`ringlet.executors`).
+"""
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import itertools
 import json
+import math
 import os
-from concurrent.futures import FIRST_EXCEPTION, ProcessPoolExecutor, wait
+import statistics
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Optional, Sequence, Union
 
 from . import _core
 from ._literal import to_literal
 from .errors import ScenarioError
 from .grid import check_key
+from .executors import LocalExecutor, make_executor
 from .scenario import Override, Scenario
+from .store import Key, Store, _result_key
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -48,9 +59,27 @@ PROVENANCE_FIELDS = ["scenario_hash", "seed", "ringlet_version"]
 Progress = Union[bool, Callable[[int, int], None]]
 
 
+#: Figures averaged over replications that also get a ``<name>_rep_ci95`` column.
+REPLICATED_FIELDS = [*PRIORITY_FIELDS, "total_throughput_mbps", "total_latency_ns_mean", "total_latency_ns_p99",
+                     "total_retries", "total_transactions"]
+
+#: Figures averaged over replications (the runs' own batch-means half-widths are averaged too).
+AVERAGED_FIELDS = [*REPLICATED_FIELDS, "total_throughput_mbps_ci95", "total_latency_ns_mean_ci95"]
+
+
 def columns(keys: Sequence[str]) -> list[str]:
     """The sweep table's columns, in order, for swept ``keys``."""
     return ["point", *keys, "priority", *PRIORITY_FIELDS, *TOTAL_FIELDS, *PROVENANCE_FIELDS]
+
+
+def replication_columns(keys: Sequence[str]) -> list[str]:
+    """The per-replication table's columns: the sweep table's, with ``replication`` before ``priority``."""
+    return ["point", *keys, "replication", "priority", *PRIORITY_FIELDS, *TOTAL_FIELDS, *PROVENANCE_FIELDS]
+
+
+def aggregate_columns(keys: Sequence[str]) -> list[str]:
+    """The sweep table's columns with replications: means, then the count and the across-replication CIs."""
+    return [*columns(keys), "replications", *(f"{f}_rep_ci95" for f in REPLICATED_FIELDS)]
 
 
 def _axis(key: str, values: Any) -> list[Any]:
@@ -117,52 +146,320 @@ def rows(point: int, values: Mapping[str, Any], result: Mapping[str, Any]) -> li
     return out
 
 
-Reporter = Callable[[], "contextlib.AbstractContextManager[Callable[[int, int], None]]"]
+# -- replications ----------------------------------------------------------------
 
 
-def _run_all(work: list[tuple[str, tuple[Override, ...]]], processes: int, reporter: Reporter) -> list[str]:
-    """Runs every point; results in point order whatever the completion order.
+def replication_seed(seed: int, replication: int) -> int:
+    """The seed of replication ``replication`` of a point whose ``run.seed`` is ``seed``.
 
-    ``reporter()`` is entered only after the worker processes exist, so no
-    progress-bar thread is running when they are forked.
+    Replication 0 keeps ``seed``, so a one-replication sweep is the plain sweep
+    and shares its stored runs. The others hash (seed, replication) with
+    BLAKE2b into 63 bits: fixed, different per replication, and far from
+    the small consecutive seeds people write by hand.
     """
-    total = len(work)
+    if replication == 0:
+        return seed
+    digest = hashlib.blake2b(f"ringlet-replication/{seed}/{replication}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big") >> 1
+
+
+def _betacf(a: float, b: float, x: float) -> float:
+    """Continued fraction of the incomplete beta function (modified Lentz)."""
+    tiny = 1e-300
+    c, d = 1.0, 1.0 - (a + b) * x / (a + 1.0)
+    d = 1.0 / (d if abs(d) > tiny else tiny)
+    h = d
+    for m in range(1, 400):
+        for num in (m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)),
+                    -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1))):
+            d = 1.0 + num * d
+            d = 1.0 / (d if abs(d) > tiny else tiny)
+            c = 1.0 + num / c
+            c = c if abs(c) > tiny else tiny
+            h *= d * c
+        if abs(d * c - 1.0) < 1e-15:
+            break
+    return h
+
+
+def _betai(a: float, b: float, x: float) -> float:
+    """The regularized incomplete beta function I_x(a, b)."""
+    if x <= 0.0:
+        return 0.0
+    if x >= 1.0:
+        return 1.0
+    front = math.exp(math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x))
+    if x < (a + 1.0) / (a + b + 2.0):
+        return front * _betacf(a, b, x) / a
+    return 1.0 - front * _betacf(b, a, 1.0 - x) / b
+
+
+def t_quantile(p: float, df: int) -> float:
+    """Student t quantile for 0.5 < p < 1 (no SciPy dependency for one number)."""
+    def cdf(t: float) -> float:
+        return 1.0 - 0.5 * _betai(df / 2.0, 0.5, df / (df + t * t))
+
+    lo, hi = 0.0, 1.0
+    while cdf(hi) < p:
+        hi *= 2.0
+    for _ in range(200):
+        mid = (lo + hi) / 2.0
+        if cdf(mid) < p:
+            lo = mid
+        else:
+            hi = mid
+    return (lo + hi) / 2.0
+
+
+def aggregate(rep_rows: Sequence[Mapping[str, Any]], keys: Sequence[str]) -> list[dict[str, Any]]:
+    """One row per point x priority from per-replication rows: each figure's mean over
+    the replications and, as ``<figure>_rep_ci95``, its 95% CI half-width (Student t).
+
+    Identity and provenance columns are replication 0's; ``stopped_by`` lists
+    every reason that occurred.
+    """
+    groups: dict[tuple[Any, Any], list[Mapping[str, Any]]] = {}
+    for row in rep_rows:
+        groups.setdefault((row["point"], row["priority"]), []).append(row)
+    out = []
+    for rows_ in groups.values():
+        rows_ = sorted(rows_, key=lambda r: r["replication"])
+        row = {c: rows_[0].get(c) for c in columns(keys)}
+        for f in AVERAGED_FIELDS:
+            vals = [r[f] for r in rows_ if r.get(f) is not None]
+            row[f] = math.fsum(vals) / len(vals) if vals else None
+        reasons = sorted({str(r["stopped_by"]) for r in rows_ if r.get("stopped_by") is not None})
+        row["stopped_by"] = ",".join(reasons) or None
+        row["replications"] = len(rows_)
+        for f in REPLICATED_FIELDS:
+            vals = [r[f] for r in rows_ if r.get(f) is not None]
+            n = len(vals)
+            row[f"{f}_rep_ci95"] = t_quantile(0.975, n - 1) * statistics.stdev(vals) / math.sqrt(n) if n >= 2 else None
+        out.append(row)
+    return out
+
+
+# -- runs, the store and the executor ----------------------------------------------
+
+
+@dataclass(frozen=True)
+class Run:
+    """One simulation of a sweep: a point's replication, keyed before it runs."""
+
+    point: int
+    replication: int
+    text: str
+    overrides: tuple[Override, ...]
+    key: Key  # (scenario hash, seed, ringlet version): what the result's provenance will carry
+    point_hash: str  # scenario hash of the point's replication 0
+    values: Mapping[str, Any] = field(default_factory=dict)
+
+
+def plan_runs(work: Sequence[tuple[str, tuple[Override, ...], Mapping[str, Any]]], replications: int = 1) -> list[Run]:
+    """The runs of ``(text, overrides, swept values)`` points, replications of a point together."""
+    version = _core.version()
+    runs = []
+    for p, (text, ov, values) in enumerate(work):
+        seed = json.loads(_core.scenario_json(text, list(ov)))["run"]["seed"]
+        base = _core.scenario_hash(text, list(ov))
+        for r in range(replications):
+            if r == 0:
+                runs.append(Run(p, 0, text, tuple(ov), (base, seed, version), base, values))
+            else:
+                seed_r = replication_seed(seed, r)
+                ov_r = (*ov, ("run.seed", str(seed_r)))
+                runs.append(Run(p, r, text, ov_r, (_core.scenario_hash(text, list(ov_r)), seed_r, version), base,
+                                values))
+    return runs
+
+
+@dataclass
+class Outcome:
+    """What :func:`execute` did: every run's result JSON (None if it failed) and the counts."""
+
+    results: list[Optional[str]]
+    failures: dict[int, str]  # run index -> message
+    computed: int = 0
+    from_store: int = 0
+
+
+#: ``reporter()`` gives a context manager yielding ``report(done, total, failed=0, from_store=0)``.
+Reporter = Callable[[], "contextlib.AbstractContextManager[Callable[..., None]]"]
+
+
+def _plain(value: Any) -> Any:
+    return value.item() if hasattr(value, "item") else str(value)
+
+
+def execute(runs: Sequence[Run], executor: Any, reporter: Reporter, store: Optional[Store] = None) -> Outcome:
+    """Runs what ``store`` does not already hold on ``executor``; stores each result as it arrives.
+
+    Runs with the same key run once. A failed run does not stop the others.
+    A result whose provenance is not the run's key (a worker with another
+    ringlet version) is a failure, never stored.
+    """
+    total = len(runs)
+    by_key: dict[Key, list[int]] = {}
+    for i, run in enumerate(runs):
+        by_key.setdefault(run.key, []).append(i)
     results: list[Optional[str]] = [None] * total
-    if processes <= 1 or total <= 1:
+    stored = store.lookup(by_key) if store is not None else {}
+    for key, text in stored.items():
+        for i in by_key[key]:
+            results[i] = text
+    out = Outcome(results, {}, from_store=sum(len(by_key[k]) for k in stored))
+    todo = [key for key in by_key if key not in stored]
+    items = [(runs[by_key[k][0]].text, runs[by_key[k][0]].overrides) for k in todo]
+    if not todo:  # nothing to compute: no workers, no cluster
         with reporter() as report:
-            report(0, total)
-            for i, (text, ov) in enumerate(work):
-                results[i] = _run_point(text, ov)
-                report(i + 1, total)
-        return results  # type: ignore[return-value]
-    pool = ProcessPoolExecutor(max_workers=min(processes, total))
-    try:
-        futures = {pool.submit(_run_point, text, ov): i for i, (text, ov) in enumerate(work)}
-        pending = set(futures)
-        done_count = 0
+            report(total, total, failed=0, from_store=out.from_store)
+        return out
+    done = out.from_store
+    with executor:
+        completions = executor.start(_run_point, items)  # workers exist before the progress thread
         with reporter() as report:
-            report(0, total)
-            while pending:
-                done, pending = wait(pending, return_when=FIRST_EXCEPTION)
-                for f in done:
-                    results[futures[f]] = f.result()  # re-raises a worker's exception
-                    done_count += 1
-                report(done_count, total)
-    except BaseException:
-        pool.shutdown(wait=False, cancel_futures=True)
-        raise
-    pool.shutdown()
-    return results  # type: ignore[return-value]
+            report(done, total, failed=0, from_store=out.from_store)
+            for j, text, error in completions:
+                key = todo[j]
+                first = runs[by_key[key][0]]
+                if error is None:
+                    got = _result_key(text)
+                    if got != key:
+                        error = (f"the result's provenance {got} is not the expected {key}: "
+                                 f"is another ringlet version installed on the workers?")
+                if error is None:
+                    if store is not None:
+                        store.put(key, text, replication=first.replication,
+                                  values=json.loads(json.dumps(dict(first.values), default=_plain)),
+                                  point_hash=first.point_hash)
+                    out.computed += 1
+                    for i in by_key[key]:
+                        results[i] = text
+                else:
+                    for i in by_key[key]:
+                        out.failures[i] = error
+                done += len(by_key[key])
+                report(done, total, failed=len(out.failures), from_store=out.from_store)
+    return out
 
 
-def _reporter(progress: Progress, total: int) -> Reporter:
-    """A context-manager factory giving the ``(done, total)`` progress callback."""
+def _reporter(progress: Progress, total: int, unit: str = "points") -> Reporter:
+    """A context-manager factory giving the progress callback."""
     if progress is True:
         from ._render import progress_bar
 
-        return lambda: progress_bar(total)
+        return lambda: progress_bar(total, unit)
     callback = progress if callable(progress) else (lambda done, total: None)
-    return lambda: contextlib.nullcontext(callback)
+    return lambda: contextlib.nullcontext(lambda done, total, **_: callback(done, total))
+
+
+def _run_all(work: list[tuple[str, tuple[Override, ...]]], processes: int, reporter: Reporter,
+             store: Optional[Store] = None) -> list[str]:
+    """Runs every ``(text, overrides)``; results in order. Raises the first failure's
+    :class:`ScenarioError` once every other run has finished (and been stored)."""
+    runs = plan_runs([(text, ov, {}) for text, ov in work])
+    out = execute(runs, LocalExecutor(processes), reporter, store)
+    if out.failures:
+        raise ScenarioError(out.failures[min(out.failures)])
+    return out.results  # type: ignore[return-value]
+
+
+# -- the sweep -------------------------------------------------------------------
+
+
+class SweepError(RuntimeError):
+    """Some runs of a sweep failed; raised after all the others finished and were stored.
+
+    ``failures`` lists ``(point, replication, swept values, message)``.
+    """
+
+    def __init__(self, message: str, failures: list[tuple[int, int, dict[str, Any], str]]):
+        super().__init__(message)
+        self.failures = failures
+
+
+def describe(values: Mapping[str, Any]) -> str:
+    """``key=value, ...`` of a point's swept values."""
+    return ", ".join(f"{k}={v}" for k, v in values.items())
+
+
+@dataclass
+class SweepRun:
+    """Everything one sweep produced (the CLI reports from it; :func:`sweep` returns its table)."""
+
+    keys: list[str]
+    points: int
+    replications: int
+    runs: list[Run]
+    outcome: Outcome
+    store: Optional[Store]
+    per_replication: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def failures(self) -> list[tuple[int, int, dict[str, Any], str]]:
+        return [(self.runs[i].point, self.runs[i].replication, dict(self.runs[i].values), msg)
+                for i, msg in sorted(self.outcome.failures.items())]
+
+    def error(self) -> SweepError:
+        fails = self.failures
+        point, rep, values, msg = fails[0]
+        where = f"point {point}" + (f" replication {rep}" if self.replications > 1 else "")
+        where += f" ({describe(values)})" if values else ""
+        kept = f"; the other {len(self.runs) - len(fails)} are stored in {self.store.path}" if self.store else ""
+        unit = "runs" if self.replications > 1 else "points"
+        return SweepError(f"{len(fails)} of {len(self.runs)} {unit} failed{kept}; first: {where}: {msg}", fails)
+
+    def replication_table(self) -> "pd.DataFrame":
+        import pandas as pd
+
+        return pd.DataFrame(self.per_replication, columns=replication_columns(self.keys))
+
+    def table(self) -> "pd.DataFrame":
+        """The sweep table: plain with one replication, means and CIs with several."""
+        import pandas as pd
+
+        if self.replications == 1:
+            rows_ = [{k: v for k, v in r.items() if k != "replication"} for r in self.per_replication]
+            return pd.DataFrame(rows_, columns=columns(self.keys))
+        return pd.DataFrame(aggregate(self.per_replication, self.keys), columns=aggregate_columns(self.keys))
+
+
+def _check_int(name: str, value: Any) -> None:
+    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+        raise ValueError(f"{name}: expected an integer >= 1, got {value!r}")
+
+
+def run_sweep(
+    scenario: Scenario,
+    grid: Mapping[str, Any],
+    processes: Optional[int] = None,
+    progress: Progress = False,
+    store: "Store | str | os.PathLike[str] | None" = None,
+    executor: str = "local",
+    scheduler: Optional[str] = None,
+    replications: int = 1,
+) -> SweepRun:
+    """Plans, runs and tabulates a sweep, failures included (see :func:`sweep`)."""
+    if processes is not None:
+        _check_int("processes", processes)
+    _check_int("replications", replications)
+    plan = points(scenario, grid)
+    runner = make_executor(executor, processes, scheduler)
+    if store is not None and not isinstance(store, Store):
+        store = Store.at(store)
+    if store is not None:
+        store.check_writable()
+    runs = plan_runs([(scenario.text, ov, values) for values, ov in plan], replications)
+    unit = "runs" if replications > 1 else "points"
+    outcome = execute(runs, runner, _reporter(progress, len(runs), unit), store)
+    done = SweepRun(list(grid), len(plan), replications, runs, outcome, store)
+    for run, text in zip(runs, outcome.results):
+        if text is None:
+            continue
+        for row in rows(run.point, run.values, json.loads(text)):
+            row["replication"] = run.replication
+            done.per_replication.append(row)
+    return done
 
 
 def sweep(
@@ -170,30 +467,42 @@ def sweep(
     grid: Mapping[str, Any],
     processes: Optional[int] = None,
     progress: Progress = False,
+    store: "str | os.PathLike[str] | None" = None,
+    executor: str = "local",
+    scheduler: Optional[str] = None,
+    replications: int = 1,
+    aggregate: bool = True,
 ) -> "pd.DataFrame":
     """Runs every point of the Cartesian product of ``grid`` over ``scenario``.
 
     ``grid`` maps dotted keys (``"traffic.load_mbps_per_node"``) to iterables
-    of values. Every point is validated before any runs. Points run on
-    ``processes`` local processes (default: one per core; 1 = in this
-    process). ``progress`` is ``True`` for a progress bar on stderr, or a
-    callable ``(done, total)``.
+    of values. Every point is validated before any runs.
+
+    - ``processes``: local worker processes (default: one per core; 1 = in
+      this process); with ``executor="dask"`` and no ``scheduler``, the
+      LocalCluster's workers.
+    - ``progress``: ``True`` for a progress bar on stderr, or a callable
+      ``(done, total)``.
+    - ``store``: a directory (its ``results.sqlite``) or a ``.sqlite`` file:
+      runs it holds are not run again, and each new run is stored as it finishes.
+    - ``executor``: ``"local"`` or ``"dask"``; ``scheduler``: the address of
+      a running Dask scheduler (default: start a LocalCluster).
+    - ``replications``: independent seed streams per point (see
+      :func:`replication_seed`). With more than one, the table holds each
+      figure's mean and ``<figure>_rep_ci95``; ``aggregate=False`` returns
+      the per-replication rows instead (with a ``replication`` column).
 
     Returns one row per point x priority, in point order then priority order;
-    see :func:`columns` for the columns.
+    see :func:`columns`. Raises :class:`SweepError` if any run failed, after
+    the others have finished (and been stored).
     """
-    import pandas as pd  # imported lazily: the CLI's error paths stay fast
-
     if not isinstance(scenario, Scenario):
         scenario = Scenario.load(scenario)
-    if processes is None:
-        processes = os.cpu_count() or 1
-    if not isinstance(processes, int) or isinstance(processes, bool) or processes < 1:
-        raise ValueError(f"processes: expected an integer >= 1, got {processes!r}")
-    plan = points(scenario, grid)
-    work = [(scenario.text, ov) for _, ov in plan]
-    outputs = _run_all(work, processes, _reporter(progress, len(work)))
-    table: list[dict[str, Any]] = []
-    for i, ((values, _), text) in enumerate(zip(plan, outputs)):
-        table.extend(rows(i, values, json.loads(text)))
-    return pd.DataFrame(table, columns=columns(list(grid)))
+    done = run_sweep(scenario, grid, processes, progress, store, executor, scheduler, replications)
+    try:
+        if done.outcome.failures:
+            raise done.error()
+        return done.table() if aggregate else done.replication_table()
+    finally:
+        if done.store is not None and not isinstance(store, Store):
+            done.store.close()

@@ -110,7 +110,7 @@ def test_sweep_writes_csv_and_parquet(cli, small_file, tmp_path):
     assert a["traffic.priorities"].tolist() == [1, 2, 2, 1, 2, 2]
     assert len(a) == 6
     assert "run.measure_transactions" not in a.columns  # a fixed override is not an axis
-    assert sorted(p.name for p in out.iterdir()) == ["sweep.csv", "sweep.parquet"]
+    assert sorted(p.name for p in out.iterdir()) == ["results.sqlite", "sweep.csv", "sweep.parquet"]
 
 
 def test_sweep_table_is_the_api_table(cli, small_file, tmp_path):

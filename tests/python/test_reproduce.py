@@ -251,7 +251,7 @@ def test_api_only_and_quick(tmp_path):
     out = tmp_path / "out"
     table = ringlet.reproduce(study, out, jobs=1, quick=True, only="figC", progress=False)
     # figC needs figA's points, but only figC's files are written.
-    assert sorted(p.name for p in out.iterdir()) == ["figC.csv", "figC.png", "figC.svg",
+    assert sorted(p.name for p in out.iterdir()) == ["figC.csv", "figC.png", "figC.svg", "results.sqlite",
                                                      "validation.csv", "validation.md"]
     assert table.empty or table["quick"].all()
     frame = pd.read_csv(out / "figC.csv")

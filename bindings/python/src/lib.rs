@@ -44,12 +44,63 @@ fn scenario_hash(text: &str, overrides: Overrides) -> PyResult<String> {
 
 /// Runs one simulation point; returns the result as JSON. The GIL is
 /// released while the simulation runs.
+///
+/// With `progress`, a callable `(fraction, sim_time_ns, transactions,
+/// target_transactions)` is called about every `every_s` seconds of wall
+/// time; Ctrl-C and any exception the callable raises stop the run and are
+/// raised here.
 #[pyfunction]
-#[pyo3(signature = (text, overrides=Vec::new()))]
-fn run(py: Python<'_>, text: &str, overrides: Overrides) -> PyResult<String> {
+#[pyo3(signature = (text, overrides=Vec::new(), progress=None, every_s=0.2))]
+fn run(py: Python<'_>, text: &str, overrides: Overrides, progress: Option<PyObject>, every_s: f64) -> PyResult<String> {
     let s = scenario(text, &overrides)?;
-    let result = py.allow_threads(|| ringlet::run(&s)).map_err(|e| PyValueError::new_err(e.message))?;
+    let result = match progress {
+        None => py.allow_threads(|| ringlet::run(&s)).map_err(|e| PyValueError::new_err(e.message))?,
+        Some(callback) => {
+            let every = std::time::Duration::from_secs_f64(every_s.max(0.0));
+            let mut failure: Option<PyErr> = None;
+            let outcome = py.allow_threads(|| {
+                let mut report = |p: ringlet::Progress| {
+                    Python::with_gil(|py| {
+                        let call = py.check_signals().and_then(|_| {
+                            callback.call1(py, (p.fraction, p.sim_time_ns, p.transactions, p.target_transactions)).map(|_| ())
+                        });
+                        match call {
+                            Ok(()) => true,
+                            Err(e) => {
+                                failure = Some(e);
+                                false
+                            }
+                        }
+                    })
+                };
+                ringlet::run_with_progress(&s, every, &mut report)
+            });
+            if let Some(e) = failure {
+                return Err(e);
+            }
+            outcome.map_err(|e| PyValueError::new_err(e.message))?.0
+        }
+    };
     Ok(serde_json::to_string(&result).expect("result serialises"))
+}
+
+/// Runs one point traced over `[from_ns, to_ns]` (`to_ns` None: the whole
+/// run), keeping at most `max_records` records; returns `(result JSON,
+/// Chrome trace-event JSON)`.
+#[pyfunction]
+#[pyo3(signature = (text, overrides=Vec::new(), from_ns=0.0, to_ns=None, max_records=200_000))]
+fn trace(
+    py: Python<'_>,
+    text: &str,
+    overrides: Overrides,
+    from_ns: f64,
+    to_ns: Option<f64>,
+    max_records: usize,
+) -> PyResult<(String, String)> {
+    let s = scenario(text, &overrides)?;
+    let opts = ringlet::TraceOptions { from_ns, to_ns, max_records };
+    let (result, json) = py.allow_threads(|| ringlet::trace(&s, opts)).map_err(|e| PyValueError::new_err(e.message))?;
+    Ok((serde_json::to_string(&result).expect("result serialises"), json))
 }
 
 /// Runs the reference benchmark workloads; returns JSON. (Named `bench_`
@@ -74,6 +125,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(scenario_json, m)?)?;
     m.add_function(wrap_pyfunction!(scenario_hash, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(trace, m)?)?;
     m.add_function(wrap_pyfunction!(bench_, m)?)?;
     m.add_function(wrap_pyfunction!(params_markdown, m)?)?;
     Ok(())

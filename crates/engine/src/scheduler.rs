@@ -77,7 +77,17 @@ impl<E: Copy> Scheduler<E> {
         Some(entry.event)
     }
 
+    /// Removes the next event if it is due no later than `until`.
+    #[inline]
+    pub fn pop_until(&mut self, until: Time) -> Option<E> {
+        match self.peek_time() {
+            Some(t) if t <= until => self.pop(),
+            _ => None,
+        }
+    }
+
     /// Time of the next pending event, if any.
+    #[inline]
     pub fn peek_time(&self) -> Option<Time> {
         self.heap.peek().map(|e| (e.key >> 64) as Time)
     }

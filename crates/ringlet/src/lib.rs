@@ -9,8 +9,9 @@ pub mod bench;
 use ringlet_scenario::{NetworkKind, Scenario, ScenarioError};
 use serde::Serialize;
 
-/// The ringlet version every result carries.
-pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+/// The ringlet version every result carries: the release plus a hash of the
+/// model sources (see `build.rs`), so results of different models never mix.
+pub const VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), "+", env!("RINGLET_MODEL_HASH"));
 
 /// Where a result came from: enough to re-run it exactly.
 #[derive(Clone, Debug, Serialize)]
@@ -42,20 +43,84 @@ pub fn check(scenario: &Scenario) -> Result<(), ScenarioError> {
 
 /// Runs one validated scenario.
 pub fn run(scenario: &Scenario) -> Result<RunResult, ScenarioError> {
+    run_in(scenario, ringlet_sci::Mode::Plain).map(|(r, _)| r)
+}
+
+fn provenance(scenario: &Scenario) -> Provenance {
+    Provenance {
+        ringlet_version: VERSION,
+        seed: scenario.run.seed,
+        scenario_hash: scenario.hash(),
+        scenario: scenario.to_toml(),
+    }
+}
+
+fn run_in(scenario: &Scenario, mode: ringlet_sci::Mode<'_>) -> Result<(RunResult, ringlet_sci::Outcome), ScenarioError> {
     let start = std::time::Instant::now();
-    let report = match scenario.network.kind {
-        NetworkKind::SciRing => ringlet_sci::simulate(scenario).map_err(ScenarioError::new)?,
+    let mut outcome = match scenario.network.kind {
+        NetworkKind::SciRing => ringlet_sci::simulate_with(scenario, mode).map_err(ScenarioError::new)?,
     };
-    Ok(RunResult {
-        report,
-        provenance: Provenance {
-            ringlet_version: VERSION,
-            seed: scenario.run.seed,
-            scenario_hash: scenario.hash(),
-            scenario: scenario.to_toml(),
-        },
-        wall_time_s: start.elapsed().as_secs_f64(),
-    })
+    let report = std::mem::take(&mut outcome.report);
+    let result = RunResult { report, provenance: provenance(scenario), wall_time_s: start.elapsed().as_secs_f64() };
+    Ok((result, outcome))
+}
+
+/// How far a long run has got (passed to the progress function).
+pub use ringlet_sci::ring::Progress;
+
+/// Runs one validated scenario, calling `progress` about every `every` of
+/// wall time (and once at the end). Returns the result and whether the run
+/// finished: `false` when `progress` returned `false` to stop it early (the
+/// result then covers the part that ran).
+pub fn run_with_progress(
+    scenario: &Scenario,
+    every: std::time::Duration,
+    progress: &mut dyn FnMut(Progress) -> bool,
+) -> Result<(RunResult, bool), ScenarioError> {
+    let (result, outcome) = run_in(scenario, ringlet_sci::Mode::Observed { every, progress })?;
+    Ok((result, !outcome.interrupted))
+}
+
+/// The window and size bound of a trace.
+#[derive(Clone, Copy, Debug)]
+pub struct TraceOptions {
+    pub from_ns: f64,
+    /// `None`: until the run stops.
+    pub to_ns: Option<f64>,
+    pub max_records: usize,
+}
+
+/// Runs a scenario traced: returns its result (the run ends at the trace
+/// window's end) and the packet lifetimes as Chrome trace-event JSON.
+pub fn trace(scenario: &Scenario, opts: TraceOptions) -> Result<(RunResult, String), ScenarioError> {
+    use ringlet_engine::time::ns_to_ps;
+    // NaN fails these checks too.
+    if opts.from_ns.is_nan() || opts.from_ns < 0.0 {
+        return Err(ScenarioError::new(format!("--from: expected a time >= 0 ns, got {}", opts.from_ns)));
+    }
+    if let Some(to) = opts.to_ns {
+        if to.is_nan() || to <= opts.from_ns {
+            return Err(ScenarioError::new(format!("--to: expected a time after --from ({} ns), got {to}", opts.from_ns)));
+        }
+    }
+    if opts.max_records == 0 {
+        return Err(ScenarioError::new("--max-events: expected an integer >= 1, got 0"));
+    }
+    let window = ringlet_sci::ring::TraceWindow {
+        from: ns_to_ps(opts.from_ns),
+        to: opts.to_ns.map_or(ringlet_engine::Time::MAX, ns_to_ps),
+        max_records: opts.max_records,
+    };
+    let (result, outcome) = run_in(scenario, ringlet_sci::Mode::Traced(window))?;
+    let meta = serde_json::json!({
+        "version": VERSION,
+        "scenario_hash": result.provenance.scenario_hash,
+        "seed": result.provenance.seed,
+        "counters": result.report.counters,
+        "sim_time_ns": result.report.sim_time_ns,
+    });
+    let json = outcome.trace.expect("traced mode gives a trace").to_chrome_json(meta);
+    Ok((result, json))
 }
 
 /// Parses scenario text with overrides and runs it.
@@ -73,6 +138,99 @@ mod tests {
         assert!(super::run(&s).is_err());
         let ok = ringlet_scenario::load_str("[network]\nbypass_fifo_symbols = 41", &[]).unwrap();
         assert!(super::check(&ok).is_ok());
+    }
+
+    const SMALL: &str = "[network]\nnodes = 4\n[traffic]\nload_mbps_per_node = 150.0\n[run]\nmeasure_transactions = 300\nwarmup_ns = 1000\n";
+
+    fn scenario(text: &str, sets: &[(&str, &str)]) -> ringlet_scenario::Scenario {
+        let o: Vec<(String, String)> = sets.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        ringlet_scenario::load_str(text, &o).unwrap()
+    }
+
+    fn trace_doc(s: &ringlet_scenario::Scenario, opts: super::TraceOptions) -> (super::RunResult, serde_json::Value) {
+        let (r, json) = super::trace(s, opts).unwrap();
+        (r, serde_json::from_str(&json).unwrap())
+    }
+
+    const WHOLE: super::TraceOptions = super::TraceOptions { from_ns: 0.0, to_ns: None, max_records: usize::MAX };
+
+    /// A whole-run trace shows exactly what the counters count.
+    #[test]
+    fn trace_counts_match_the_counters() {
+        for protocol in ["sci", "ppq", "dfc"] {
+            // IQST 1 us: the input queues fill, so there are busy echoes and retries.
+            let s = scenario(SMALL, &[("network.protocol", &format!("\"{protocol}\"")), ("node.iqst_ns", "1000")]);
+            let (r, doc) = trace_doc(&s, WHOLE);
+            let c = &r.report.counters;
+            let counts = &doc["otherData"]["counts"];
+            assert_eq!(counts["send_packets"], c.send_packets, "{protocol}");
+            assert_eq!(counts["retries"], c.retries, "{protocol}");
+            assert!(c.send_packets > 0 && c.retries > 0, "{protocol}: {c:?}");
+            let hops = counts["link_transmissions"].as_u64().unwrap();
+            // Every hop counted is a transmission in the trace; at most a
+            // few heads are still on their last link when the run stops.
+            assert!(hops >= c.packet_hops && hops - c.packet_hops <= 8, "{protocol}: {hops} vs {}", c.packet_hops);
+            let links = doc["traceEvents"].as_array().unwrap().iter().filter(|e| e["ph"] == "X").count() as u64;
+            assert_eq!(links, hops);
+            if protocol == "sci" {
+                assert!(c.busy_echoes > 0, "the small ring should busy some packets");
+                assert_eq!(counts["busied"], c.busy_echoes);
+            }
+            // The same run untraced gives the same figures: tracing observes only.
+            let plain = super::run(&s).unwrap();
+            assert_eq!(serde_json::to_value(&plain.report).unwrap(), serde_json::to_value(&r.report).unwrap());
+        }
+    }
+
+    /// The window bounds what is kept, the run ends at its end, and the size bound holds.
+    #[test]
+    fn trace_window_and_size_bound() {
+        let s = scenario(SMALL, &[]);
+        let (r, doc) = trace_doc(&s, super::TraceOptions { from_ns: 2000.0, to_ns: Some(3000.0), max_records: usize::MAX });
+        assert_eq!(r.report.stopped_by, "trace_end");
+        assert!(r.report.sim_time_ns <= 3000.0 && r.report.sim_time_ns > 2900.0, "{}", r.report.sim_time_ns);
+        let events = doc["traceEvents"].as_array().unwrap();
+        let times: Vec<f64> = events.iter().filter(|e| e["ph"] == "X" || e["ph"] == "i").map(|e| e["ts"].as_f64().unwrap()).collect();
+        assert!(!times.is_empty());
+        assert!(times.iter().all(|&t| (2.0..=3.0).contains(&t)), "times in microseconds within [2, 3]");
+        let (r, doc) = trace_doc(&s, super::TraceOptions { from_ns: 0.0, to_ns: None, max_records: 100 });
+        assert_eq!(doc["otherData"]["records"], 100);
+        assert_eq!(doc["otherData"]["truncated"], true);
+        assert_eq!(r.report.stopped_by, "trace_end");
+        for bad in [
+            super::TraceOptions { from_ns: -1.0, ..WHOLE },
+            super::TraceOptions { from_ns: 10.0, to_ns: Some(10.0), ..WHOLE },
+            super::TraceOptions { max_records: 0, ..WHOLE },
+        ] {
+            assert!(super::trace(&s, bad).is_err());
+        }
+    }
+
+    /// Progress is reported without changing the result, and can stop a run.
+    #[test]
+    fn progress_observes_and_can_interrupt() {
+        let s = scenario(SMALL, &[("run.measure_transactions", "3000")]);
+        let mut seen = Vec::new();
+        let (r, finished) = super::run_with_progress(&s, std::time::Duration::ZERO, &mut |p| {
+            seen.push(p.fraction);
+            true
+        })
+        .unwrap();
+        assert!(finished);
+        assert!(seen.len() > 2, "progress reported during the run");
+        assert!(seen.windows(2).all(|w| w[0] <= w[1]), "fraction never goes back");
+        assert_eq!(*seen.last().unwrap(), 1.0);
+        let plain = super::run(&s).unwrap();
+        assert_eq!(serde_json::to_value(&plain.report).unwrap(), serde_json::to_value(&r.report).unwrap());
+        let mut calls = 0;
+        let (r, finished) = super::run_with_progress(&s, std::time::Duration::ZERO, &mut |_| {
+            calls += 1;
+            calls < 2
+        })
+        .unwrap();
+        assert!(!finished);
+        assert_eq!(r.report.stopped_by, "interrupted");
+        assert!(r.report.conservation.completed < plain.report.conservation.completed);
     }
 
     #[test]

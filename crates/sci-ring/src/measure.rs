@@ -15,6 +15,10 @@ pub enum Stop {
     Transactions,
     Precision,
     TimeCap,
+    /// A traced run reached the end of its window, or its trace was full.
+    TraceEnd,
+    /// The caller's progress function asked to stop.
+    Interrupted,
 }
 
 impl Stop {
@@ -23,6 +27,8 @@ impl Stop {
             Stop::Transactions => "transactions",
             Stop::Precision => "precision",
             Stop::TimeCap => "time_cap",
+            Stop::TraceEnd => "trace_end",
+            Stop::Interrupted => "interrupted",
         }
     }
 }
@@ -81,6 +87,11 @@ impl Measure {
             throughput: BatchMeans::new(2 * batches as usize),
             latency: BatchMeans::new(2 * batches as usize),
         }
+    }
+
+    /// Transactions the run measures before it stops (the cap when a precision target is set).
+    pub fn target_transactions(&self) -> u64 {
+        self.target_txns
     }
 
     #[inline]

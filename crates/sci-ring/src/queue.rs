@@ -45,6 +45,11 @@ impl<T: Copy> PriorityFifo<T> {
     /// Highest non-empty level.
     #[inline]
     fn top(&self) -> Option<usize> {
+        if self.words == 1 {
+            // Up to 64 levels (every case but 128+ priorities): one word.
+            let w = self.nonempty[0];
+            return (w != 0).then(|| 63 - w.leading_zeros() as usize);
+        }
         (0..self.words).rev().find(|&w| self.nonempty[w] != 0).map(|w| w * 64 + 63 - self.nonempty[w].leading_zeros() as usize)
     }
 

@@ -81,6 +81,38 @@ pub struct TraceRecord {
     pub src: u16,
     pub dst: u16,
     pub priority: u16,
+    /// The packet's slab slot (reused once the packet is gone).
+    pub pkt: u32,
+    /// Length in symbols.
+    pub len: u16,
+    /// When the packet entered its queue (send packets: the latency start).
+    pub born: Time,
+    /// Times the packet was busied before this record.
+    pub retries: u16,
+}
+
+/// Which records a traced run keeps: those in `[from, to]`, at most `max_records`.
+#[derive(Clone, Copy, Debug)]
+pub struct TraceWindow {
+    pub from: Time,
+    pub to: Time,
+    pub max_records: usize,
+}
+
+impl TraceWindow {
+    /// Everything (hand-built test rings).
+    pub const ALL: TraceWindow = TraceWindow { from: 0, to: Time::MAX, max_records: usize::MAX };
+}
+
+/// How far a run has got (for progress reports on long runs).
+#[derive(Clone, Copy, Debug)]
+pub struct Progress {
+    pub sim_time_ns: f64,
+    /// Transactions completed in the measurement window, and the target.
+    pub transactions: u64,
+    pub target_transactions: u64,
+    /// 0..1: the larger of transactions/target and time/time cap.
+    pub fraction: f64,
 }
 
 pub struct Ring<P: RingProtocol> {
@@ -104,6 +136,9 @@ pub struct Ring<P: RingProtocol> {
     /// Responseless transactions (move64) complete when the request is serviced.
     has_response: bool,
     pub trace: Option<Vec<TraceRecord>>,
+    trace_window: TraceWindow,
+    /// Records were dropped because the trace reached `max_records`.
+    pub trace_truncated: bool,
 }
 
 impl<P: RingProtocol> Ring<P> {
@@ -142,6 +177,8 @@ impl<P: RingProtocol> Ring<P> {
             cap: ns_to_ps(s.run.max_sim_time_ns),
             stop: None,
             trace: None,
+            trace_window: TraceWindow::ALL,
+            trace_truncated: false,
             p,
         };
         ring.proto.on_start(&mut ring.fx);
@@ -157,6 +194,75 @@ impl<P: RingProtocol> Ring<P> {
         r
     }
 
+    /// Records what happens in `window` (see [`TraceRecord`]).
+    pub fn enable_trace(&mut self, window: TraceWindow) {
+        self.trace = Some(Vec::new());
+        self.trace_window = window;
+    }
+
+    /// Runs like [`Ring::run`], but calls `progress` about every
+    /// `every` of wall time; the run ends early if it returns `false`
+    /// (the caller was interrupted). Checking the clock only every few
+    /// thousand events keeps the cost out of measurement.
+    pub fn run_observed(mut self, every: std::time::Duration, progress: &mut dyn FnMut(Progress) -> bool) -> (Report, bool) {
+        const CHUNK: u64 = 1 << 14;
+        let mut last = std::time::Instant::now();
+        let until = self.cap;
+        loop {
+            if !self.run_events(until, CHUNK) {
+                break;
+            }
+            if last.elapsed() >= every {
+                last = std::time::Instant::now();
+                if !progress(self.progress()) {
+                    self.stop = Some(Stop::Interrupted);
+                    return (self.report(), false);
+                }
+            }
+        }
+        if self.stop.is_none() {
+            self.stop = Some(Stop::TimeCap);
+        }
+        progress(self.progress());
+        (self.report(), true)
+    }
+
+    /// Runs a traced scenario up to the trace window's end (or the run's
+    /// own stop, or until the trace is full); returns the report then.
+    pub fn run_traced(mut self, window: TraceWindow) -> (Report, Vec<TraceRecord>, bool) {
+        self.enable_trace(window);
+        let until = window.to.min(self.cap);
+        while self.run_events(until, 1 << 12) && !self.trace_truncated {}
+        if self.stop.is_none() {
+            self.stop = Some(if until >= self.cap && !self.trace_truncated { Stop::TimeCap } else { Stop::TraceEnd });
+        }
+        let report = self.report();
+        (report, self.trace.take().unwrap_or_default(), self.trace_truncated)
+    }
+
+    /// Handles at most `budget` events up to time `until`; returns whether
+    /// more remain (the budget ran out first).
+    fn run_events(&mut self, until: Time, budget: u64) -> bool {
+        for _ in 0..budget {
+            if self.stop.is_some() {
+                return false;
+            }
+            let Some(ev) = self.sched.pop_until(until) else { return false };
+            self.handle(ev);
+        }
+        true
+    }
+
+    /// How far the run has got.
+    pub fn progress(&self) -> Progress {
+        let now = self.sched.now();
+        let target = self.measure.target_transactions();
+        let by_txns = if target > 0 { self.measure.txns as f64 / target as f64 } else { 0.0 };
+        let by_time = if self.cap > 0 { now as f64 / self.cap as f64 } else { 0.0 };
+        let fraction = if self.stop.is_some() { 1.0 } else { by_txns.max(by_time).min(1.0) };
+        Progress { sim_time_ns: now as f64 / 1000.0, transactions: self.measure.txns, target_transactions: target, fraction }
+    }
+
     /// Puts a transaction from `src` to `dst` into `src`'s application queue at time `at`.
     pub fn inject(&mut self, src: u16, dst: u16, priority: u16, at: Time) {
         self.sched.at(at, Event::Inject { src, dst, priority });
@@ -170,13 +276,7 @@ impl<P: RingProtocol> Ring<P> {
 
     /// Handles events up to and including time `until` (or until a stop).
     pub fn run_until(&mut self, until: Time) {
-        while let Some(t) = self.sched.peek_time() {
-            if t > until || self.stop.is_some() {
-                break;
-            }
-            let ev = self.sched.pop().expect("peeked");
-            self.handle(ev);
-        }
+        self.run_events(until, u64::MAX);
         if self.stop.is_none() && until >= self.cap {
             self.stop = Some(Stop::TimeCap);
         }
@@ -217,8 +317,29 @@ impl<P: RingProtocol> Ring<P> {
     #[inline]
     fn record(&mut self, node: usize, what: TraceKind, pkt: u32) {
         if let Some(t) = self.trace.as_mut() {
+            let now = self.sched.now();
+            let w = self.trace_window;
+            if now < w.from || now > w.to {
+                return;
+            }
+            if t.len() >= w.max_records {
+                self.trace_truncated = true;
+                return;
+            }
             let pk = self.slab.get(pkt);
-            t.push(TraceRecord { time: self.sched.now(), node: node as u16, what, kind: pk.kind, src: pk.src, dst: pk.dst, priority: pk.priority });
+            t.push(TraceRecord {
+                time: now,
+                node: node as u16,
+                what,
+                kind: pk.kind,
+                src: pk.src,
+                dst: pk.dst,
+                priority: pk.priority,
+                pkt,
+                len: pk.len,
+                born: pk.born,
+                retries: pk.retries,
+            });
         }
     }
 
@@ -470,6 +591,16 @@ impl<P: RingProtocol> Ring<P> {
         }
     }
 
+    /// The node `node`'s output link leads to (no division: this is per hop).
+    #[inline]
+    fn downstream(&self, node: usize) -> usize {
+        if node + 1 == self.p.nodes {
+            0
+        } else {
+            node + 1
+        }
+    }
+
     /// Makes sure `node` takes an output decision no later than `at`.
     #[inline]
     fn decide_at(&mut self, node: usize, at: Time) {
@@ -511,7 +642,7 @@ impl<P: RingProtocol> Ring<P> {
     /// output like an echo (ahead of bypass packets that arrive later).
     fn emit_control(&mut self, node: usize, len: u16, tag: u32) {
         let now = self.sched.now();
-        let next = ((node + 1) % self.p.nodes) as u16;
+        let next = self.downstream(node) as u16;
         let mut c = Packet::send(PacketKind::Control, node as u16, next, 0, len, now);
         c.ctl = tag;
         let id = self.slab.alloc(c);
@@ -589,7 +720,7 @@ impl<P: RingProtocol> Ring<P> {
         n.out_free_at = now + slot;
         n.decision_at = now + slot;
         self.sched.at(now + slot, Event::OutputFree { node: node as u16 });
-        let next = (node + 1) % self.p.nodes;
+        let next = self.downstream(node);
         let ready = now + self.p.hop;
         if pk.dst as usize == next {
             self.sched.at(ready, Event::HeadArrive { node: next as u16, pkt: id });
@@ -622,7 +753,7 @@ impl<P: RingProtocol> Ring<P> {
                 let mut c = pk;
                 let keep = self.proto.on_control(node, now, &mut c, &self.nodes[node], &self.slab, &mut self.fx);
                 if keep {
-                    c.dst = ((node + 1) % self.p.nodes) as u16;
+                    c.dst = self.downstream(node) as u16;
                     *self.slab.get_mut(id) = c;
                     self.insert_in_stream(node, id);
                 } else {

@@ -1,0 +1,248 @@
+//! Packet lifetimes as a Chrome trace-event file (the JSON object format
+//! that Perfetto and chrome://tracing open).
+//!
+//! Each node is a process with one thread per place a packet can be:
+//! its output queue, its output link, its bypass FIFO, its two input queues,
+//! and a row for echoes and control symbols reaching it. A packet on a link
+//! is a complete event (`X`): a link carries one packet at a time, so these
+//! never overlap. Waiting in a queue or FIFO is an async span (`b`/`e`),
+//! because several packets wait in one queue at once. Echoes returning,
+//! busy echoes, retries, preemptions and control symbols are instants (`i`).
+
+use crate::packet::PacketKind;
+use crate::ring::{TraceKind, TraceRecord, TraceWindow};
+use ringlet_engine::Time;
+use serde::Serialize;
+use serde_json::{json, Value};
+use std::collections::HashMap;
+
+/// What a traced run recorded, with what the conversion needs to know.
+pub struct TraceOutput {
+    pub records: Vec<TraceRecord>,
+    /// Records were dropped at the window's `max_records`.
+    pub truncated: bool,
+    pub window: TraceWindow,
+    pub cycle: Time,
+    pub hop: Time,
+    pub nodes: usize,
+}
+
+/// Thread ids within a node's process.
+const OUTPUT_QUEUE: u32 = 1;
+const OUTPUT_LINK: u32 = 2;
+const BYPASS_FIFO: u32 = 3;
+const INPUT_QUEUE: [u32; 2] = [4, 5];
+const ARRIVALS: u32 = 6;
+const THREADS: [(u32, &str); 6] = [
+    (OUTPUT_QUEUE, "output queue (own packets)"),
+    (OUTPUT_LINK, "output link"),
+    (BYPASS_FIFO, "bypass FIFO"),
+    (INPUT_QUEUE[0], "responder input queue"),
+    (INPUT_QUEUE[1], "requestor input queue"),
+    (ARRIVALS, "echoes and control symbols in"),
+];
+
+/// One trace event. Times are microseconds, as the format wants.
+#[derive(Serialize)]
+struct Event {
+    name: String,
+    cat: &'static str,
+    ph: &'static str,
+    ts: f64,
+    pid: u32,
+    tid: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    dur: Option<f64>,
+    /// Async span id (`b`/`e`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    id: Option<u64>,
+    /// Instant scope: thread.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    s: Option<&'static str>,
+    #[serde(skip_serializing_if = "Value::is_null")]
+    args: Value,
+}
+
+fn us(t: Time) -> f64 {
+    t as f64 / 1e6
+}
+
+fn kind_name(k: PacketKind) -> &'static str {
+    match k {
+        PacketKind::Request => "request",
+        PacketKind::Response => "response",
+        PacketKind::Echo => "echo",
+        PacketKind::Control => "control",
+    }
+}
+
+fn label(r: &TraceRecord) -> String {
+    match r.kind {
+        PacketKind::Control => format!("control {}→", r.src),
+        k => format!("{} {}→{} p{}", kind_name(k), r.src, r.dst, r.priority),
+    }
+}
+
+/// Counts of what the trace shows, to compare with the run's counters.
+#[derive(Clone, Copy, Debug, Default, Serialize, PartialEq, Eq)]
+pub struct TraceCounts {
+    /// Packets put on a link, in all (every hop of every packet).
+    pub link_transmissions: u64,
+    /// Requests and responses a node sent from its own output queue (retries included).
+    pub send_packets: u64,
+    /// Send packets busied at their target (queue full), and busy echoes back at the source.
+    pub busied: u64,
+    pub retries: u64,
+    pub preemptions: u64,
+    pub control_arrivals: u64,
+    pub serviced: u64,
+}
+
+impl TraceOutput {
+    /// What the records show, counted.
+    pub fn counts(&self) -> TraceCounts {
+        let mut c = TraceCounts::default();
+        for r in &self.records {
+            match r.what {
+                TraceKind::Transmit { own } => {
+                    c.link_transmissions += 1;
+                    if own && matches!(r.kind, PacketKind::Request | PacketKind::Response) {
+                        c.send_packets += 1;
+                    }
+                }
+                TraceKind::Busied => c.busied += 1,
+                TraceKind::EchoBack { busy: true } => c.retries += 1,
+                TraceKind::Preempted => c.preemptions += 1,
+                TraceKind::Control => c.control_arrivals += 1,
+                TraceKind::Serviced => c.serviced += 1,
+                _ => {}
+            }
+        }
+        c
+    }
+
+    /// The trace as a Chrome trace-event JSON object; `meta` goes into its
+    /// `otherData` beside the window, the counts and whether it was truncated.
+    pub fn to_chrome_json(&self, meta: Value) -> String {
+        let mut events: Vec<Event> = Vec::with_capacity(self.records.len() * 2 + 8 * self.nodes);
+        for node in 0..self.nodes as u32 {
+            let meta_event = |name: &str, tid: u32, args: Value| Event {
+                name: name.to_string(),
+                cat: "__metadata",
+                ph: "M",
+                ts: 0.0,
+                pid: node,
+                tid,
+                dur: None,
+                id: None,
+                s: None,
+                args,
+            };
+            events.push(meta_event("process_name", 0, json!({ "name": format!("node {node}") })));
+            events.push(meta_event("process_sort_index", 0, json!({ "sort_index": node })));
+            for (tid, name) in THREADS {
+                events.push(meta_event("thread_name", tid, json!({ "name": name })));
+                events.push(meta_event("thread_sort_index", tid, json!({ "sort_index": tid })));
+            }
+        }
+        let mut next_id: u64 = 1;
+        // Last link transmission of each packet slot (for bypass waits).
+        let mut last_tx: HashMap<u32, Time> = HashMap::new();
+        // Open input-queue spans: packet slot -> (span id, name, side, node).
+        let mut in_queue: HashMap<u32, (u64, String, usize, u32)> = HashMap::new();
+        #[allow(clippy::too_many_arguments)]
+        fn span(events: &mut Vec<Event>, next_id: &mut u64, name: &str, cat: &'static str, pid: u32, tid: u32, from: Time, to: Time, args: Value) {
+            let id = *next_id;
+            *next_id += 1;
+            events.push(Event { name: name.to_string(), cat, ph: "b", ts: us(from), pid, tid, dur: None, id: Some(id), s: None, args });
+            events.push(Event { name: name.to_string(), cat, ph: "e", ts: us(to), pid, tid, dur: None, id: Some(id), s: None, args: Value::Null });
+        }
+        fn instant(events: &mut Vec<Event>, name: String, cat: &'static str, pid: u32, tid: u32, t: Time, args: Value) {
+            events.push(Event { name, cat, ph: "i", ts: us(t), pid, tid, dur: None, id: None, s: Some("t"), args });
+        }
+        for r in &self.records {
+            let pid = r.node as u32;
+            let name = label(r);
+            match r.what {
+                TraceKind::Transmit { own } => {
+                    let args = json!({ "src": r.src, "dst": r.dst, "priority": r.priority, "own": own, "retries": r.retries, "symbols": r.len });
+                    let dur = r.len as Time * self.cycle;
+                    events.push(Event { name: name.clone(), cat: "link", ph: "X", ts: us(r.time), pid, tid: OUTPUT_LINK, dur: Some(us(dur)), id: None, s: None, args });
+                    let send = matches!(r.kind, PacketKind::Request | PacketKind::Response);
+                    if own && send {
+                        if r.retries == 0 {
+                            span(&mut events, &mut next_id, &format!("{name} queued"), "queue", pid, OUTPUT_QUEUE, r.born.min(r.time), r.time, json!({ "born_us": us(r.born) }));
+                        } else {
+                            instant(&mut events, format!("{name} retry {}", r.retries), "retry", pid, OUTPUT_QUEUE, r.time, Value::Null);
+                        }
+                    } else if !own {
+                        if let Some(&prev) = last_tx.get(&r.pkt) {
+                            let arrived = prev + self.hop;
+                            if r.time > arrived {
+                                span(&mut events, &mut next_id, &format!("{name} in bypass"), "bypass", pid, BYPASS_FIFO, arrived, r.time, Value::Null);
+                            }
+                        }
+                    }
+                    last_tx.insert(r.pkt, r.time);
+                }
+                TraceKind::Accepted => {
+                    let side = (r.kind == PacketKind::Response) as usize;
+                    let id = next_id;
+                    next_id += 1;
+                    events.push(Event { name: name.clone(), cat: "input", ph: "b", ts: us(r.time), pid, tid: INPUT_QUEUE[side], dur: None, id: Some(id), s: None, args: json!({ "src": r.src, "priority": r.priority }) });
+                    in_queue.insert(r.pkt, (id, name, side, pid));
+                    last_tx.remove(&r.pkt);
+                }
+                TraceKind::Received => {}
+                TraceKind::Serviced | TraceKind::Preempted if in_queue.contains_key(&r.pkt) => {
+                    let (id, name, side, _) = in_queue.remove(&r.pkt).expect("checked");
+                    let serviced = r.what == TraceKind::Serviced;
+                    let args = if serviced { Value::Null } else { json!({ "preempted": true }) };
+                    events.push(Event { name: name.clone(), cat: "input", ph: "e", ts: us(r.time), pid, tid: INPUT_QUEUE[side], dur: None, id: Some(id), s: None, args });
+                    if !serviced {
+                        instant(&mut events, format!("{name} preempted"), "preempt", pid, INPUT_QUEUE[side], r.time, Value::Null);
+                    }
+                }
+                TraceKind::Serviced => {}
+                TraceKind::Preempted => {
+                    instant(&mut events, format!("{name} preempted"), "preempt", pid, BYPASS_FIFO, r.time, Value::Null);
+                }
+                TraceKind::Busied => {
+                    let side = (r.kind == PacketKind::Response) as usize;
+                    instant(&mut events, format!("{name} busied"), "busy", pid, INPUT_QUEUE[side], r.time, Value::Null);
+                    last_tx.remove(&r.pkt);
+                }
+                TraceKind::EchoBack { busy } => {
+                    let what = if busy { "busy echo back: retry" } else { "echo back" };
+                    instant(&mut events, format!("{what} from {}", r.src), "echo", pid, ARRIVALS, r.time, json!({ "busy": busy }));
+                    last_tx.remove(&r.pkt);
+                }
+                TraceKind::Control => {
+                    instant(&mut events, name, "control", pid, ARRIVALS, r.time, Value::Null);
+                }
+            }
+        }
+        // Packets still in an input queue when the trace ends: close their
+        // spans there (marked unfinished) so every span has its end.
+        let end = self.records.last().map_or(0, |r| r.time);
+        let mut open: Vec<_> = in_queue.into_iter().collect();
+        open.sort_by_key(|(_, (id, ..))| *id); // HashMap order is not deterministic
+        for (_, (id, name, side, node)) in open {
+            events.push(Event { name, cat: "input", ph: "e", ts: us(end), pid: node, tid: INPUT_QUEUE[side], dur: None, id: Some(id), s: None, args: json!({ "unfinished": true }) });
+        }
+        let window_end = if self.window.to == Time::MAX { Value::Null } else { json!(us(self.window.to) * 1000.0) };
+        let doc = json!({
+            "traceEvents": events,
+            "displayTimeUnit": "ns",
+            "otherData": {
+                "ringlet": meta,
+                "from_ns": us(self.window.from) * 1000.0,
+                "to_ns": window_end,
+                "records": self.records.len(),
+                "truncated": self.truncated,
+                "counts": self.counts(),
+            },
+        });
+        serde_json::to_string(&doc).expect("trace serialises")
+    }
+}
