@@ -44,6 +44,16 @@ def small_file(tmp_path: Path) -> Path:
     return path
 
 
+def one_error_line(proc: subprocess.CompletedProcess) -> str:
+    """Asserts the bad-input contract (exit 2, one ``ringlet: error:`` line on
+    stderr, no traceback, nothing on stdout) and returns the message."""
+    assert proc.returncode == 2, proc.stderr
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("ringlet: error: "), proc.stderr
+    assert "Traceback" not in proc.stderr and proc.stdout == ""
+    return lines[0][len("ringlet: error: "):]
+
+
 def run_cli(args: Sequence[str], cwd: Path | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
     """Runs ``python -m ringlet.cli ARGS`` and captures its output."""
     return subprocess.run(

@@ -12,22 +12,12 @@ import pytest
 
 import ringlet
 
-from conftest import QUICK
+from conftest import QUICK, one_error_line
 
 SETS = [a for q in QUICK for a in ("--set", q)]
 
 LOAD = "traffic.load_mbps_per_node"
 
-
-def _one_error_line(proc: subprocess.CompletedProcess) -> str:
-    """Asserts the bad-input contract and returns the message."""
-    assert proc.returncode == 2, proc.stderr
-    lines = proc.stderr.splitlines()
-    assert len(lines) == 1, proc.stderr
-    assert lines[0].startswith("ringlet: error: ")
-    assert "Traceback" not in proc.stderr
-    assert proc.stdout == ""
-    return lines[0][len("ringlet: error: "):]
 
 
 # -- version, params ---------------------------------------------------------------
@@ -166,14 +156,14 @@ def test_bad_scenario_files(cli, tmp_path, text, fragment, command):
     out = tmp_path / "out"
     if command == "sweep":
         args += ["--set", f"{LOAD}=1,2", "--out", out]
-    assert _one_error_line(cli(args)).startswith(fragment)
+    assert one_error_line(cli(args)).startswith(fragment)
     assert not out.exists()
 
 
 def test_missing_file(cli, tmp_path):
     missing = tmp_path / "missing.toml"
-    assert str(missing) in _one_error_line(cli(["run", missing]))
-    assert str(missing) in _one_error_line(cli(["sweep", missing, "--set", f"{LOAD}=1,2", "--out", tmp_path / "o"]))
+    assert str(missing) in one_error_line(cli(["run", missing]))
+    assert str(missing) in one_error_line(cli(["sweep", missing, "--set", f"{LOAD}=1,2", "--out", tmp_path / "o"]))
     assert not (tmp_path / "o").exists()
 
 
@@ -192,7 +182,7 @@ def test_run_bad_set(cli, small_file, sets, fragment):
     args = ["run", small_file]
     for s in sets:
         args += ["--set", s]
-    assert _one_error_line(cli(args)).startswith(fragment)
+    assert one_error_line(cli(args)).startswith(fragment)
 
 
 @pytest.mark.parametrize(
@@ -209,16 +199,16 @@ def test_run_bad_set(cli, small_file, sets, fragment):
 def test_sweep_bad_axis(cli, small_file, tmp_path, value, fragment):
     out = tmp_path / "out"
     p = cli(["sweep", small_file, "--set", f"{LOAD}={value}", "--out", out])
-    assert _one_error_line(p).startswith(fragment)
+    assert one_error_line(p).startswith(fragment)
     assert not out.exists()
 
 
 def test_sweep_unwritable_out(cli, small_file, tmp_path):
     blocker = tmp_path / "a-file"
     blocker.write_text("not a directory")
-    msg = _one_error_line(cli(["sweep", small_file, "--set", f"{LOAD}=1,2", "--out", blocker / "sub"]))
+    msg = one_error_line(cli(["sweep", small_file, "--set", f"{LOAD}=1,2", "--out", blocker / "sub"]))
     assert msg.startswith(f"--out {blocker / 'sub'}: cannot create directory")
-    msg = _one_error_line(cli(["sweep", small_file, "--set", f"{LOAD}=1,2", "--out", blocker]))
+    msg = one_error_line(cli(["sweep", small_file, "--set", f"{LOAD}=1,2", "--out", blocker]))
     assert msg == f"--out {blocker}: exists and is not a directory"
     assert blocker.read_text() == "not a directory"
 
@@ -227,7 +217,7 @@ def test_sweep_validates_every_point_before_running(cli, small_file, tmp_path):
     """The bad point is the last one: nothing may have run or been written."""
     out = tmp_path / "out"
     p = cli(["sweep", small_file, "--set", f"{LOAD}=10,20", "--set", "network.nodes=8,4,1", "--out", out])
-    assert _one_error_line(p) == "network.nodes: expected an integer in 2..4096, got 1"
+    assert one_error_line(p) == "network.nodes: expected an integer in 2..4096, got 1"
     assert not out.exists()
 
 
@@ -236,7 +226,7 @@ def test_sweep_run_time_rejection_writes_nothing(cli, small_file, tmp_path):
     out = tmp_path / "out"
     p = cli(["sweep", small_file, "--set", f"{LOAD}=10,20", "--set", "network.bypass_fifo_symbols=3",
              "--out", out, "--processes", "1"])
-    assert _one_error_line(p).startswith("network.bypass_fifo_symbols:")
+    assert one_error_line(p).startswith("network.bypass_fifo_symbols:")
     assert not (out / "sweep.csv").exists() and not (out / "sweep.parquet").exists()
 
 
@@ -253,5 +243,5 @@ def test_sweep_run_time_rejection_writes_nothing(cli, small_file, tmp_path):
     ],
 )
 def test_bad_command_lines(cli, tmp_path, args, fragment):
-    assert fragment in _one_error_line(cli(args, cwd=tmp_path))
+    assert fragment in one_error_line(cli(args, cwd=tmp_path))
     assert list(tmp_path.iterdir()) == []

@@ -16,7 +16,7 @@ import ringlet
 from ringlet import Scenario
 from ringlet.executors import ExecutorError
 
-from conftest import SMALL_TOML, run_cli
+from conftest import SMALL_TOML, one_error_line, run_cli
 from storetools import (LONG_POINTS, LONG_SETS, SHORT_POINTS, SHORT_SETS, children, cmdline, count_rows, popen_cli,
                         store_rows, sweep_args, wait_for_rows)
 
@@ -25,13 +25,6 @@ distributed = pytest.importorskip("distributed")  # the test extra installs it
 LOAD = "traffic.load_mbps_per_node"
 GRID = {LOAD: [10, 30, 50], "traffic.priorities": [1, 2]}
 
-
-def _one_error_line(p: subprocess.CompletedProcess) -> str:
-    assert p.returncode == 2, p.stderr
-    lines = p.stderr.splitlines()
-    assert len(lines) == 1 and lines[0].startswith("ringlet: error: "), p.stderr
-    assert "Traceback" not in p.stderr and p.stdout == ""
-    return lines[0][len("ringlet: error: "):]
 
 
 @pytest.fixture(scope="module")
@@ -165,7 +158,7 @@ def _free_port() -> int:
 
 def test_unknown_executor(tmp_path):
     out = tmp_path / "out"
-    msg = _one_error_line(run_cli(sweep_args(out, SHORT_SETS, "--executor", "threads")))
+    msg = one_error_line(run_cli(sweep_args(out, SHORT_SETS, "--executor", "threads")))
     assert msg == "--executor threads: unknown executor; choose one of: local, dask"
     assert not out.exists()
 
@@ -174,7 +167,7 @@ def test_dask_not_installed(tmp_path):
     out = tmp_path / "out"
     p = subprocess.run([sys.executable, "-c", NO_DASK_CLI, *sweep_args(out, SHORT_SETS, "--executor", "dask")],
                        capture_output=True, text=True, timeout=60)
-    msg = _one_error_line(p)
+    msg = one_error_line(p)
     assert msg == "--executor dask needs Dask distributed, which is not installed: pip install 'ringlet[dask]'"
     assert not out.exists()
 
@@ -186,7 +179,7 @@ def test_unreachable_scheduler_loses_nothing(tmp_path):
     before = store_rows(out / "results.sqlite")
     address = f"tcp://127.0.0.1:{_free_port()}"
     p = run_cli(sweep_args(out, SHORT_SETS, "--executor", "dask", "--scheduler", address), timeout=60)
-    msg = _one_error_line(p)
+    msg = one_error_line(p)
     assert msg.startswith(f"--scheduler {address}: cannot reach a Dask scheduler there within 5 s")
     assert store_rows(out / "results.sqlite") == before  # the two finished points are still there
 
@@ -202,13 +195,13 @@ def test_unreachable_scheduler_loses_nothing(tmp_path):
 )
 def test_bad_executor_options(tmp_path, extra, message):
     out = tmp_path / "out"
-    assert _one_error_line(run_cli(sweep_args(out, SHORT_SETS, *extra))) == message
+    assert one_error_line(run_cli(sweep_args(out, SHORT_SETS, *extra))) == message
     assert not out.exists()
 
 
 def test_unwritable_out_with_dask(tmp_path):
     blocker = tmp_path / "a-file"
     blocker.write_text("not a directory")
-    msg = _one_error_line(run_cli(sweep_args(blocker, SHORT_SETS, "--executor", "dask")))
+    msg = one_error_line(run_cli(sweep_args(blocker, SHORT_SETS, "--executor", "dask")))
     assert msg == f"--out {blocker}: exists and is not a directory"
     assert blocker.read_text() == "not a directory"

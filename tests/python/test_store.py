@@ -18,20 +18,13 @@ import ringlet
 from ringlet import Scenario
 from ringlet.store import FORMAT, Store, StoreError
 
-from conftest import BASE, SMALL_TOML, run_cli
+from conftest import BASE, SMALL_TOML, one_error_line, run_cli
 from storetools import (LONG_POINTS, LONG_SETS, SHORT_POINTS, SHORT_SETS, children, count_rows, kill_all,
                         popen_cli, store_rows, sweep_args, wait_for_rows, wait_gone)
 
 sweep_module = sys.modules["ringlet.sweep"]
 LOAD = "traffic.load_mbps_per_node"
 
-
-def _one_error_line(p: subprocess.CompletedProcess) -> str:
-    assert p.returncode == 2, p.stderr
-    lines = p.stderr.splitlines()
-    assert len(lines) == 1 and lines[0].startswith("ringlet: error: "), p.stderr
-    assert "Traceback" not in p.stderr and p.stdout == ""
-    return lines[0][len("ringlet: error: "):]
 
 
 def _digest(directory: Path) -> dict[str, str]:
@@ -257,7 +250,7 @@ def test_damaged_store_is_reported_not_trusted_and_left_untouched(tmp_path, shor
     before = _digest(out)
     for args in (sweep_args(out, SHORT_SETS, "--processes", "1"), ["results", out], ["rerun", out, "1"],
                  ["results", out, "--csv", tmp_path / "x.csv"]):
-        msg = _one_error_line(run_cli(args))
+        msg = one_error_line(run_cli(args))
         assert msg.startswith(f"{db}: "), msg
         assert fragment in msg, msg
         assert _digest(out) == before  # not written, not deleted, no journal left
@@ -312,7 +305,7 @@ def test_rerun_is_bit_identical_and_detects_a_changed_result(tmp_path, short_sto
     assert p.returncode == 1
     assert "row 2: the re-run DIFFERS from the stored result" in p.stderr and "throughput_mbps" in p.stderr
     assert _digest(out) == before
-    assert "no row 99" in _one_error_line(run_cli(["rerun", out, "99"]))
+    assert "no row 99" in one_error_line(run_cli(["rerun", out, "99"]))
 
 
 # -- failed points -----------------------------------------------------------------------------------
@@ -377,15 +370,15 @@ def test_api_failed_point_raises_after_the_others_are_stored(tmp_path, monkeypat
 def test_store_path_that_is_a_directory(tmp_path):
     out = tmp_path / "out"
     (out / "results.sqlite").mkdir(parents=True)
-    msg = _one_error_line(run_cli(sweep_args(out)))
+    msg = one_error_line(run_cli(sweep_args(out)))
     assert msg == f"{out / 'results.sqlite'}: is a directory, not a results store"
     assert not (out / "sweep.csv").exists()
 
 
 def test_results_and_rerun_without_a_store(tmp_path):
-    assert _one_error_line(run_cli(["results", tmp_path])) == \
+    assert one_error_line(run_cli(["results", tmp_path])) == \
         f"{tmp_path}: no results store ({tmp_path / 'results.sqlite'} does not exist)"
-    assert "no results store" in _one_error_line(run_cli(["rerun", tmp_path, "1"]))
+    assert "no results store" in one_error_line(run_cli(["rerun", tmp_path, "1"]))
     assert list(tmp_path.iterdir()) == []
 
 

@@ -1,0 +1,249 @@
+"""A ``ringlet reproduce`` folder's sections of the report: figures, validation table, provenance."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Optional
+from xml.etree import ElementTree
+
+from .errors import ReportError
+from .html import Page, Section, _anchor, _e, _img, _missing, _num, _table
+from .provenance import _provenance_table
+from .store import STORE_NAME, _store_for
+from .tables import _read_table, check_sweep_table
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
+#: Files in a reproduce folder that are not figures.
+NOT_FIGURES = {"validation", "sweep", "results"}
+
+SVG_NS = "{http://www.w3.org/2000/svg}"
+DC_NS = "{http://purl.org/dc/elements/1.1/}"
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+def _figure_ids(folder: Path) -> list[str]:
+    """Stems of the folder's figure files: a CSV beside an SVG or PNG, or an image alone."""
+    stems: dict[str, set[str]] = {}
+    for p in folder.iterdir():
+        if p.is_file() and p.suffix in (".csv", ".svg", ".png") and not p.name.startswith("."):
+            stems.setdefault(p.stem, set()).add(p.suffix)
+    return [s for s, exts in stems.items()
+            if s not in NOT_FIGURES and exts & {".svg", ".png"}]
+
+
+def is_reproduction(folder: Path) -> bool:
+    return (folder / "validation.csv").is_file() or any(
+        (folder / f"{i}.csv").is_file() for i in _figure_ids(folder))
+
+
+def _natural(text: str) -> list[Any]:
+    return [(0, int(t), "") if t.isdigit() else (1, 0, t) for t in re.split(r"(\d+)", text)]
+
+
+def _svg_info(data: bytes) -> Optional[tuple[str, str]]:
+    """``(title, description)`` of a well-formed SVG (empty when absent); None if it is not SVG."""
+    try:
+        root = ElementTree.fromstring(data)
+    except ElementTree.ParseError:
+        return None
+    if root.tag != f"{SVG_NS}svg":
+        return None
+    title = root.findtext(f"{SVG_NS}title") or root.findtext(f".//{DC_NS}title") or ""
+    description = root.findtext(f".//{DC_NS}description") or ""
+    return title.strip(), description.strip()
+
+
+def _study_info(folder: Path) -> dict[str, str]:
+    """What validation.md says of the study: title, source, name, version."""
+    info: dict[str, str] = {}
+    md = folder / "validation.md"
+    if not md.is_file():
+        return info
+    try:
+        text = md.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return info
+    for pattern, key in ((r"^# Validation: (.+)$", "title"), (r"^Source: (.+)$", "source"),
+                         (r"^ringlet (\S+), study `([^`]+)`", "name")):
+        m = re.search(pattern, text, flags=re.M)
+        if m:
+            info[key] = m.group(m.lastindex or 1)
+            if key == "name":
+                info["version"] = m.group(1)
+    return info
+
+
+def _shipped_figures(name: Optional[str]) -> dict[str, tuple[str, str]]:
+    """Titles and descriptions of a shipped study's figures (for outputs whose SVG has no title)."""
+    from ..study import StudyError, available_studies, load_study
+
+    if not name or name not in available_studies():
+        return {}
+    try:
+        study = load_study(name)
+    except (StudyError, OSError):
+        return {}
+    return {f.id: (f.title, f.description or "") for f in study.figures}
+
+
+def _holds(x: Any) -> Optional[bool]:
+    if isinstance(x, bool):
+        return x
+    text = str(x).strip().lower()
+    return {"true": True, "false": False, "1": True, "0": False, "1.0": True, "0.0": False}.get(text)
+
+
+def _verdict(ok: Optional[bool]) -> str:
+    if ok is None:
+        return '<span class="verdict none">no value</span>'
+    return '<span class="verdict agree">agrees</span>' if ok else '<span class="verdict miss">miss</span>'
+
+
+def validation_html(table: "pd.DataFrame", tolerance_pct: float, known: set[str]) -> str:
+    """The validation table: quotes (ours vs the seed's) and findings, each agreeing or missing."""
+    def g(r: Any, column: str) -> Any:
+        return r.get(column)
+
+    def link(figure: Any) -> str:
+        name = str(figure)
+        return f'<a href="#{_anchor("fig-", name)}">{_e(name)}</a>' if name in known else _e(name)
+
+    out = []
+    kinds = table["kind"].astype(str)
+    quotes = table[kinds == "quote"]
+    if len(quotes):
+        rows, agree = [], 0
+        for _, r in quotes.iterrows():
+            pct = g(r, "difference_pct")
+            ok = None if _missing(pct) or _missing(g(r, "ringlet_value")) else abs(float(pct)) <= tolerance_pct
+            agree += ok is True
+            unit = "" if _missing(g(r, "unit")) else str(g(r, "unit"))
+            ringlet = (_e(f"{_num(g(r, 'ringlet_value'), 4)} {unit}") if not _missing(g(r, "ringlet_value"))
+                       else "– " + _e(g(r, "note") or ""))
+            diff = "–" if _missing(pct) else _e(f"{float(g(r, 'difference')):+.4g} ({float(pct):+.1f}%)")
+            seed = "" if _missing(g(r, "seed_value")) else f"{_num(g(r, 'seed_value'), 4)} {g(r, 'seed_unit')}"
+            rows.append([link(g(r, "figure")), _e(g(r, "quote_id")), _e(g(r, "description")), _e(seed),
+                         _e(f"{_num(g(r, 'seed_value_si'), 4)} {unit}"), ringlet, diff, _verdict(ok)])
+        out.append(f"<h3>Quoted numbers</h3><p>{agree} of {len(quotes)} within ±{_num(tolerance_pct)}% of the "
+                   "seed's value (in SI units: the seed's MiB/s × 1.048576, µs × 1000); "
+                   "difference = ringlet − seed.</p>")
+        out.append(_table(["figure", "quote", "what the seed says", "seed", "seed (SI)", "ringlet", "difference",
+                           "verdict"], rows, [False, False, False, True, True, True, True, False], cls="validation"))
+    findings = table[kinds == "finding"]
+    if len(findings):
+        rows, agree = [], 0
+        for _, r in findings.iterrows():
+            ok = _holds(g(r, "holds"))
+            agree += ok is True
+            unit = "" if _missing(g(r, "unit")) else str(g(r, "unit"))
+            ringlet = (_e(f"{_num(g(r, 'ringlet_value'), 4)} {unit}") if not _missing(g(r, "ringlet_value"))
+                       else "– " + _e(g(r, "note") or ""))
+            rows.append([link(g(r, "figure")), _e(g(r, "finding_id")), _e(g(r, "description")), ringlet,
+                         _e(f"{_num(g(r, 'compared_to'), 4)} {unit}"), _verdict(ok)])
+        out.append(f"<h3>Findings</h3><p>{agree} of {len(findings)} of the seed's claims hold in ringlet.</p>")
+        out.append(_table(["figure", "finding", "claim", "ringlet", "compared to", "verdict"], rows,
+                          [False, False, False, True, True, False], cls="validation"))
+    return "".join(out) or "<p>No quotes or findings.</p>"
+
+
+def reproduce_sections(folder: Path, page: Page, tolerance_pct: float) -> None:
+    """Adds a reproduce folder's figures, validation table and provenance to ``page``."""
+    import pandas as pd
+
+    info = _study_info(folder)
+    validation: Optional[pd.DataFrame] = None
+    vpath = folder / "validation.csv"
+    if vpath.is_file():
+        validation = _read_table(vpath)
+        for column in ("kind", "figure", "description"):
+            if column not in validation.columns:
+                raise ReportError(f"{vpath}: damaged or not a validation table: no column {column!r}")
+        page.sources.append(vpath)
+    if (folder / "validation.md").is_file():
+        page.sources.append(folder / "validation.md")
+
+    shipped = _shipped_figures(info.get("name"))
+    ids = _figure_ids(folder)
+    order = {fid: i for i, fid in enumerate(shipped)}
+    ids.sort(key=lambda i: (order.get(i, len(order)), _natural(i)))
+
+    figures = []  # (id, title, description, image html, frame, keys)
+    for fid in ids:
+        frame, keys = None, []
+        csv = folder / f"{fid}.csv"
+        if csv.is_file():
+            frame = _read_table(csv)
+            keys = check_sweep_table(frame, csv)
+            page.sources.append(csv)
+        title, description, image = "", "", ""
+        svg, png = folder / f"{fid}.svg", folder / f"{fid}.png"
+        if svg.is_file():
+            data = svg.read_bytes()
+            meta = _svg_info(data)
+            if meta is not None:
+                title, description = meta
+                image = _img(data, "image/svg+xml", title or fid)
+                page.sources.append(svg)
+        if not image and png.is_file():
+            data = png.read_bytes()
+            if data.startswith(PNG_SIGNATURE):
+                image = _img(data, "image/png", fid)
+                page.sources.append(png)
+        if not image:
+            image = f'<p class="miss">{_e(fid)}: the figure\'s SVG/PNG file is damaged; it is not shown.</p>'
+        if fid in shipped:
+            title = title or shipped[fid][0]
+            description = description or shipped[fid][1]
+        figures.append((fid, title or fid, description, image, frame, keys))
+
+    quick = validation is not None and "quick" in validation.columns and any(
+        _holds(v) for v in validation["quick"].tolist())
+    versions: set[str] = set()
+    for *_, frame, _ in figures:
+        if frame is not None:
+            versions.update(str(v) for v in frame["ringlet_version"])
+    if validation is not None and "ringlet_version" in validation.columns:
+        versions.update(str(v) for v in validation["ringlet_version"].dropna())
+    store = _store_for(folder, [f for *_, f, _ in figures if f is not None])
+    if store is not None:
+        page.sources.append(folder / STORE_NAME)
+
+    head = []
+    if info.get("title"):
+        head.append(f"<p><strong>{_e(info['title'])}</strong></p>")
+    if info.get("name"):
+        head.append(f"<p>Study <code>{_e(info['name'])}</code>.</p>")
+    if info.get("source"):
+        head.append(f"<p>Source: {_e(info['source'])}</p>")
+    head.append(f"<p>{len(figures)} figures; ringlet {_e(', '.join(sorted(versions)) or 'unknown')}.</p>")
+    if quick:
+        head.append('<p class="banner">Quick run: fewer transactions per point, a smoke test, not a result.</p>')
+    contents = "".join(f'<li><a href="#{_anchor("fig-", fid)}">{_e(fid)}</a>: {_e(title)}</li>'
+                       for fid, title, *_ in figures)
+    if contents:
+        head.append(f"<ul>{contents}</ul>")
+    page.sections.append(Section("reproduction", "Reproduction", "".join(head)))
+
+    if validation is not None:
+        page.sections.append(Section("validation", "Validation: ringlet beside the seed",
+                                     validation_html(validation, tolerance_pct, {f[0] for f in figures})))
+
+    blocks = []
+    for fid, title, description, image, frame, keys in figures:
+        block = [f'<section class="figure" id="{_anchor("fig-", fid)}"><h3>{_e(fid)}: {_e(title)}</h3>',
+                 f'<figure class="plot">{image}<figcaption>{_e(title)}'
+                 + (f": {_e(description)}" if description else "") + "</figcaption></figure>"]
+        if frame is not None:
+            n = frame["point"].nunique()
+            versions_f = ", ".join(sorted({str(v) for v in frame["ringlet_version"]}))
+            block.append(f"<details><summary>Points and provenance ({n} points, ringlet {_e(versions_f)}, "
+                         f"from {_e(fid)}.csv)</summary>"
+                         f'<div class="scroll">{_provenance_table(frame, keys, store)}</div></details>')
+        else:
+            block.append(f'<p class="muted">No {_e(fid)}.csv: no provenance for this figure.</p>')
+        block.append("</section>")
+        blocks.append("".join(block))
+    page.sections.append(Section("figures", "Figures", "".join(blocks) or "<p>No figures.</p>"))

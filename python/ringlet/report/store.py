@@ -1,0 +1,77 @@
+"""Reading the results store (``results.sqlite``) read-only: the report must never change it."""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Iterable, Optional
+
+from .errors import ReportError, _first_line
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
+#: The results store's file name in a sweep folder, and the format it declares.
+STORE_NAME = "results.sqlite"
+STORE_FORMAT = "ringlet-results/1"
+
+
+@dataclass
+class StoredRun:
+    """One row of the results store (without its result JSON)."""
+
+    id: int
+    ringlet_version: Optional[str]
+    replication: Optional[int]
+    scenario: Optional[str]
+    finished_at: Optional[str]
+
+
+def read_store(path: Path, hashes: Iterable[str]) -> dict[tuple[str, int], list[StoredRun]]:
+    """The store's runs of the given scenario hashes, keyed by ``(scenario_hash, seed)``.
+
+    The database is opened read-only (``mode=ro``); nothing is written to it.
+    """
+    wanted = sorted({str(h) for h in hashes})
+    try:
+        con = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    except sqlite3.Error as e:
+        raise ReportError(f"{path}: cannot open the results store: {_first_line(e)}") from None
+    try:
+        try:
+            row = con.execute("SELECT value FROM meta WHERE key = 'format'").fetchone()
+        except sqlite3.Error as e:
+            raise ReportError(f"{path}: not a ringlet results store: {_first_line(e)}") from None
+        if row is None or row[0] != STORE_FORMAT:
+            found = "none" if row is None else repr(row[0])
+            raise ReportError(f"{path}: not a ringlet results store: format {found}, expected {STORE_FORMAT!r}")
+        runs: dict[tuple[str, int], list[StoredRun]] = {}
+        try:
+            for i in range(0, len(wanted), 500):
+                chunk = wanted[i:i + 500]
+                marks = ",".join("?" * len(chunk))
+                cursor = con.execute(
+                    "SELECT id, scenario_hash, seed, ringlet_version, replication, scenario, finished_at "
+                    f"FROM results WHERE scenario_hash IN ({marks}) ORDER BY id", chunk)
+                for rid, h, seed, version, replication, scenario, finished in cursor:
+                    try:
+                        key = (str(h), int(seed))
+                    except (TypeError, ValueError):
+                        continue
+                    runs.setdefault(key, []).append(StoredRun(rid, version, replication, scenario, finished))
+        except sqlite3.Error as e:
+            raise ReportError(f"{path}: damaged results store: {_first_line(e)}") from None
+        return runs
+    finally:
+        con.close()
+
+
+def _store_for(folder: Path, frames: Iterable["pd.DataFrame"]) -> Optional[dict[tuple[str, int], list[StoredRun]]]:
+    path = folder / STORE_NAME
+    if not path.is_file():
+        return None
+    hashes: set[str] = set()
+    for frame in frames:
+        hashes.update(frame["scenario_hash"].astype(str))
+    return read_store(path, hashes)
