@@ -23,7 +23,7 @@ def run_bar() -> Iterator[RunProgress]:
         return
     bar = Progress(
         TextColumn("run"),
-        BarColumn(),
+        BarColumn(bar_width=24),
         TextColumn("{task.percentage:>3.0f}%"),
         TextColumn("{task.fields[detail]}"),
         TimeElapsedColumn(),
@@ -35,7 +35,7 @@ def run_bar() -> Iterator[RunProgress]:
     task = bar.add_task("run", total=1.0, detail="")
 
     def update(fraction: float, sim_time_ns: float, transactions: int, target: int) -> None:
-        detail = f"{sim_time_ns / 1e6:.2f} ms simulated, {transactions}/{target} transactions"
+        detail = f"{sim_time_ns / 1e6:.2f} ms sim, {transactions:,}/{target:,} txns"
         bar.update(task, completed=fraction, detail=detail)
 
     with bar:
