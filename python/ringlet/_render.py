@@ -190,14 +190,20 @@ def store_view(store: Any, current: str) -> Group:
         reps_text = f", up to {reps} replications" if reps > 1 else ""
         parts.append(Text(f"ringlet {version} ({label}): {len(rows):,} runs of {points:,} points{reps_text}{when}"))
     for version in order:
+        rows = store.rows(version)
+        # One column per swept key (the union over the store's sweeps), headed by
+        # the key's own name when that is unambiguous: narrow enough for 80 columns.
+        keys = list(dict.fromkeys(k for r in rows for k in r.values))
+        short = [k.rsplit(".", 1)[-1] for k in keys]
+        heads = [s if short.count(s) == 1 else k for k, s in zip(keys, short)]
         t = Table(title=f"ringlet {version}", title_justify="left", box=box.SIMPLE_HEAD, show_edge=False)
         for col, justify in (("id", "right"), ("scenario hash", "left"), ("seed", "right"), ("rep", "right"),
-                             ("MB/s", "right"), ("latency ns", "right"), ("swept values", "left")):
-            t.add_column(col, justify=justify, no_wrap=col != "swept values", overflow="fold")
-        for r in store.rows(version):
+                             ("MB/s", "right"), ("latency ns", "right"), *((h, "left") for h in heads)):
+            t.add_column(col, justify=justify, no_wrap=col not in heads, overflow="fold")
+        for r in rows:
             res = json.loads(r.result)
-            values = ", ".join(f"{k}={v}" for k, v in r.values.items()) or "-"
             t.add_row(str(r.id), r.scenario_hash, str(r.seed), str(r.replication),
-                      _num(res.get("throughput_mbps")), _num(res.get("latency_ns_mean"), 0), values)
+                      _num(res.get("throughput_mbps")), _num(res.get("latency_ns_mean"), 0),
+                      *(str(r.values.get(k, "")) for k in keys))
         parts.append(t)
     return Group(*parts)
