@@ -163,54 +163,6 @@ def replication_seed(seed: int, replication: int) -> int:
     return int.from_bytes(digest, "big") >> 1
 
 
-def _betacf(a: float, b: float, x: float) -> float:
-    """Continued fraction of the incomplete beta function (modified Lentz)."""
-    tiny = 1e-300
-    c, d = 1.0, 1.0 - (a + b) * x / (a + 1.0)
-    d = 1.0 / (d if abs(d) > tiny else tiny)
-    h = d
-    for m in range(1, 400):
-        for num in (m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)),
-                    -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1))):
-            d = 1.0 + num * d
-            d = 1.0 / (d if abs(d) > tiny else tiny)
-            c = 1.0 + num / c
-            c = c if abs(c) > tiny else tiny
-            h *= d * c
-        if abs(d * c - 1.0) < 1e-15:
-            break
-    return h
-
-
-def _betai(a: float, b: float, x: float) -> float:
-    """The regularized incomplete beta function I_x(a, b)."""
-    if x <= 0.0:
-        return 0.0
-    if x >= 1.0:
-        return 1.0
-    front = math.exp(math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x))
-    if x < (a + 1.0) / (a + b + 2.0):
-        return front * _betacf(a, b, x) / a
-    return 1.0 - front * _betacf(b, a, 1.0 - x) / b
-
-
-def t_quantile(p: float, df: int) -> float:
-    """Student t quantile for 0.5 < p < 1 (no SciPy dependency for one number)."""
-    def cdf(t: float) -> float:
-        return 1.0 - 0.5 * _betai(df / 2.0, 0.5, df / (df + t * t))
-
-    lo, hi = 0.0, 1.0
-    while cdf(hi) < p:
-        hi *= 2.0
-    for _ in range(200):
-        mid = (lo + hi) / 2.0
-        if cdf(mid) < p:
-            lo = mid
-        else:
-            hi = mid
-    return (lo + hi) / 2.0
-
-
 def aggregate(rep_rows: Sequence[Mapping[str, Any]], keys: Sequence[str]) -> list[dict[str, Any]]:
     """One row per point x priority from per-replication rows: each figure's mean over
     the replications and, as ``<figure>_rep_ci95``, its 95% CI half-width (Student t).
@@ -234,7 +186,7 @@ def aggregate(rep_rows: Sequence[Mapping[str, Any]], keys: Sequence[str]) -> lis
         for f in REPLICATED_FIELDS:
             vals = [r[f] for r in rows_ if r.get(f) is not None]
             n = len(vals)
-            row[f"{f}_rep_ci95"] = t_quantile(0.975, n - 1) * statistics.stdev(vals) / math.sqrt(n) if n >= 2 else None
+            row[f"{f}_rep_ci95"] = _core.t95(n - 1) * statistics.stdev(vals) / math.sqrt(n) if n >= 2 else None
         out.append(row)
     return out
 

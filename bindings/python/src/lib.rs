@@ -103,6 +103,13 @@ fn trace(
     Ok((serde_json::to_string(&result).expect("result serialises"), json))
 }
 
+/// Two-sided 95% Student t quantile with `df` degrees of freedom (the
+/// batch-means intervals' own; NaN for 0).
+#[pyfunction]
+fn t95(df: usize) -> f64 {
+    ringlet::t95(df)
+}
+
 /// Runs the reference benchmark workloads; returns JSON. (Named `bench_`
 /// in Rust because `bench` is a built-in attribute name.)
 #[pyfunction]
@@ -126,6 +133,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(scenario_hash, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(trace, m)?)?;
+    m.add_function(wrap_pyfunction!(t95, m)?)?;
     m.add_function(wrap_pyfunction!(bench_, m)?)?;
     m.add_function(wrap_pyfunction!(params_markdown, m)?)?;
     Ok(())

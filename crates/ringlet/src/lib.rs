@@ -65,6 +65,11 @@ fn run_in(scenario: &Scenario, mode: ringlet_sci::Mode<'_>) -> Result<(RunResult
     Ok((result, outcome))
 }
 
+/// Two-sided 95% Student t quantile with `df` degrees of freedom: the one
+/// the batch-means intervals use, shared with the Python side's intervals
+/// across replications.
+pub use ringlet_engine::stats::t95;
+
 /// How far a long run has got (passed to the progress function).
 pub use ringlet_sci::ring::Progress;
 

@@ -4,5 +4,5 @@
 mod batch_means;
 mod histogram;
 
-pub use batch_means::{BatchMeans, Estimate};
+pub use batch_means::{t95, BatchMeans, Estimate};
 pub use histogram::LatencyHistogram;
