@@ -166,13 +166,26 @@ class Scenario:
             context = contextlib.nullcontext(progress)
         else:
             context = contextlib.nullcontext(None)
+        raised: list[BaseException] = []  # what the callable raised, kept apart from the model's errors
+
+        def guarded(callback: Callable[..., Any]) -> Callable[..., None]:
+            def call(*args: Any) -> None:
+                try:
+                    callback(*args)
+                except BaseException as e:
+                    raised.append(e)
+                    raise
+            return call
+
         try:
             with context as callback:
                 if callback is None:
                     return Result(_core.run(self._text, list(self._overrides)))
-                return Result(_core.run(self._text, list(self._overrides), callback))
-        except ValueError as e:  # a combination of keys the model rejects
-            raise ScenarioError(str(e)) from None
+                return Result(_core.run(self._text, list(self._overrides), guarded(callback)))
+        except ValueError as e:
+            if raised:  # the callable's own ValueError: not a scenario problem
+                raise raised[0] from None
+            raise ScenarioError(str(e)) from None  # a combination of keys the model rejects
 
     # -- value semantics ----------------------------------------------------
 

@@ -138,3 +138,11 @@ def test_progress_callback_can_stop_a_run(small_file):
 
     with pytest.raises(Stop):
         s.run(progress=stop)
+
+    def bad_value(*_):
+        raise ValueError("from the callback")
+
+    # The callable's own ValueError stays itself (it is not a scenario error).
+    with pytest.raises(ValueError, match="from the callback") as info:
+        s.run(progress=bad_value)
+    assert not isinstance(info.value, ringlet.ScenarioError)
