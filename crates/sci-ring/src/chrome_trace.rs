@@ -78,7 +78,7 @@ fn kind_name(k: PacketKind) -> &'static str {
 
 fn label(r: &TraceRecord) -> String {
     match r.kind {
-        PacketKind::Control => format!("control {}→", r.src),
+        PacketKind::Control => format!("control from {}", r.src),
         k => format!("{} {}→{} p{}", kind_name(k), r.src, r.dst, r.priority),
     }
 }

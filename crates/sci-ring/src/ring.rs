@@ -220,9 +220,7 @@ impl<P: RingProtocol> Ring<P> {
                 }
             }
         }
-        if self.stop.is_none() {
-            self.stop = Some(Stop::TimeCap);
-        }
+        self.run_until(until); // nothing is left to handle: records why the run stopped, as `run` does
         progress(self.progress());
         (self.report(), true)
     }
