@@ -57,7 +57,7 @@ def trace(
     if isinstance(max_events, bool) or not isinstance(max_events, int) or max_events < 1:
         raise ScenarioError(f"max_events: expected an integer >= 1, got {max_events!r}")
     try:
-        result_json, trace_json = _core.trace(
+        result_json, trace_json, info_json = _core.trace(
             scenario.text, list(scenario.overrides), float(from_ns), None if to_ns is None else float(to_ns), max_events
         )
     except ValueError as e:
@@ -69,9 +69,4 @@ def trace(
         os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)
-    return Trace(path, Result(result_json), _other_data(trace_json))
-
-
-def _other_data(trace_json: str) -> dict[str, Any]:
-    """The ``otherData`` object of a trace."""
-    return json.loads(trace_json)["otherData"]
+    return Trace(path, Result(result_json), json.loads(info_json))

@@ -86,7 +86,7 @@ fn run(py: Python<'_>, text: &str, overrides: Overrides, progress: Option<PyObje
 
 /// Runs one point traced over `[from_ns, to_ns]` (`to_ns` None: the whole
 /// run), keeping at most `max_records` records; returns `(result JSON,
-/// Chrome trace-event JSON)`.
+/// Chrome trace-event JSON, the trace's otherData as JSON)`.
 #[pyfunction]
 #[pyo3(signature = (text, overrides=Vec::new(), from_ns=0.0, to_ns=None, max_records=200_000))]
 fn trace(
@@ -96,11 +96,11 @@ fn trace(
     from_ns: f64,
     to_ns: Option<f64>,
     max_records: usize,
-) -> PyResult<(String, String)> {
+) -> PyResult<(String, String, String)> {
     let s = scenario(text, &overrides)?;
     let opts = ringlet::TraceOptions { from_ns, to_ns, max_records };
-    let (result, json) = py.allow_threads(|| ringlet::trace(&s, opts)).map_err(|e| PyValueError::new_err(e.message))?;
-    Ok((serde_json::to_string(&result).expect("result serialises"), json))
+    let t = py.allow_threads(|| ringlet::trace(&s, opts)).map_err(|e| PyValueError::new_err(e.message))?;
+    Ok((serde_json::to_string(&t.result).expect("result serialises"), t.json, t.info.to_string()))
 }
 
 /// Two-sided 95% Student t quantile with `df` degrees of freedom (the

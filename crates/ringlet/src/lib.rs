@@ -95,9 +95,16 @@ pub struct TraceOptions {
     pub max_records: usize,
 }
 
-/// Runs a scenario traced: returns its result (the run ends at the trace
-/// window's end) and the packet lifetimes as Chrome trace-event JSON.
-pub fn trace(scenario: &Scenario, opts: TraceOptions) -> Result<(RunResult, String), ScenarioError> {
+/// A traced run: its result (the run ends at the trace window's end), the
+/// packet lifetimes as Chrome trace-event JSON, and that file's `otherData`.
+pub struct Traced {
+    pub result: RunResult,
+    pub json: String,
+    pub info: serde_json::Value,
+}
+
+/// Runs a scenario traced (see [`Traced`]).
+pub fn trace(scenario: &Scenario, opts: TraceOptions) -> Result<Traced, ScenarioError> {
     use ringlet_engine::time::ns_to_ps;
     // NaN fails these checks too.
     if opts.from_ns.is_nan() || opts.from_ns < 0.0 {
@@ -124,8 +131,8 @@ pub fn trace(scenario: &Scenario, opts: TraceOptions) -> Result<(RunResult, Stri
         "counters": result.report.counters,
         "sim_time_ns": result.report.sim_time_ns,
     });
-    let json = outcome.trace.expect("traced mode gives a trace").to_chrome_json(meta);
-    Ok((result, json))
+    let (json, info) = outcome.trace.expect("traced mode gives a trace").to_chrome_json(meta);
+    Ok(Traced { result, json, info })
 }
 
 /// Parses scenario text with overrides and runs it.
@@ -153,8 +160,10 @@ mod tests {
     }
 
     fn trace_doc(s: &ringlet_scenario::Scenario, opts: super::TraceOptions) -> (super::RunResult, serde_json::Value) {
-        let (r, json) = super::trace(s, opts).unwrap();
-        (r, serde_json::from_str(&json).unwrap())
+        let t = super::trace(s, opts).unwrap();
+        let doc: serde_json::Value = serde_json::from_str(&t.json).unwrap();
+        assert_eq!(doc["otherData"], t.info);
+        (t.result, doc)
     }
 
     const WHOLE: super::TraceOptions = super::TraceOptions { from_ns: 0.0, to_ns: None, max_records: usize::MAX };

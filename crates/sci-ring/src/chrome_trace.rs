@@ -121,9 +121,9 @@ impl TraceOutput {
         c
     }
 
-    /// The trace as a Chrome trace-event JSON object; `meta` goes into its
-    /// `otherData` beside the window, the counts and whether it was truncated.
-    pub fn to_chrome_json(&self, meta: Value) -> String {
+    /// The trace as a Chrome trace-event JSON object, and its `otherData`:
+    /// `meta`, the window, the counts and whether it was truncated.
+    pub fn to_chrome_json(&self, meta: Value) -> (String, Value) {
         let mut events: Vec<Event> = Vec::with_capacity(self.records.len() * 2 + 8 * self.nodes);
         for node in 0..self.nodes as u32 {
             let meta_event = |name: &str, tid: u32, args: Value| Event {
@@ -231,18 +231,28 @@ impl TraceOutput {
             events.push(Event { name, cat: "input", ph: "e", ts: us(end), pid: node, tid: INPUT_QUEUE[side], dur: None, id: Some(id), s: None, args: json!({ "unfinished": true }) });
         }
         let window_end = if self.window.to == Time::MAX { Value::Null } else { json!(us(self.window.to) * 1000.0) };
-        let doc = json!({
-            "traceEvents": events,
-            "displayTimeUnit": "ns",
-            "otherData": {
-                "ringlet": meta,
-                "from_ns": us(self.window.from) * 1000.0,
-                "to_ns": window_end,
-                "records": self.records.len(),
-                "truncated": self.truncated,
-                "counts": self.counts(),
-            },
+        let other = json!({
+            "ringlet": meta,
+            "from_ns": us(self.window.from) * 1000.0,
+            "to_ns": window_end,
+            "records": self.records.len(),
+            "truncated": self.truncated,
+            "counts": self.counts(),
         });
-        serde_json::to_string(&doc).expect("trace serialises")
+        // Serialised straight from the events (no intermediate JSON tree: a
+        // full trace is a few hundred thousand events).
+        let doc = Document { trace_events: &events, display_time_unit: "ns", other_data: &other };
+        (serde_json::to_string(&doc).expect("trace serialises"), other)
     }
+}
+
+/// The trace-event JSON object format's top level.
+#[derive(Serialize)]
+struct Document<'a> {
+    #[serde(rename = "traceEvents")]
+    trace_events: &'a [Event],
+    #[serde(rename = "displayTimeUnit")]
+    display_time_unit: &'static str,
+    #[serde(rename = "otherData")]
+    other_data: &'a Value,
 }
