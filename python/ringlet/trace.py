@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Optional, Union
 
 from . import _core
+from ._files import check_out_file, write_atomic
 from .errors import ScenarioError
 from .result import Result
 from .scenario import Scenario
@@ -56,17 +57,12 @@ def trace(
         scenario = Scenario.load(scenario)
     if isinstance(max_events, bool) or not isinstance(max_events, int) or max_events < 1:
         raise ScenarioError(f"max_events: expected an integer >= 1, got {max_events!r}")
+    path = check_out_file(Path(out), ScenarioError)  # before the run, not after it
     try:
         result_json, trace_json, info_json = _core.trace(
             scenario.text, list(scenario.overrides), float(from_ns), None if to_ns is None else float(to_ns), max_events
         )
     except ValueError as e:
         raise ScenarioError(str(e)) from None
-    path = Path(out)
-    tmp = path.with_name(f".{path.name}.tmp")
-    try:
-        tmp.write_text(trace_json)
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
+    write_atomic(path, trace_json, ScenarioError)
     return Trace(path, Result(result_json), json.loads(info_json))

@@ -190,7 +190,7 @@ impl<P: RingProtocol> Ring<P> {
     /// injected with [`Ring::inject`] and every step is traced.
     pub fn hand_built(s: &Scenario, p: Params, proto: P) -> Self {
         let mut r = Ring::build(s, p, proto, false);
-        r.trace = Some(Vec::new());
+        r.enable_trace(TraceWindow::ALL);
         r
     }
 

@@ -15,7 +15,8 @@ from pathlib import Path
 
 from .. import _core
 from .errors import ReportError
-from .html import Page, _check_out, _e, _write_atomic, render_page
+from .._files import check_out_file, write_atomic
+from .html import Page, _e, render_page
 from .reproduction import is_reproduction, reproduce_sections
 from .store import read_store
 from .sweep import plan_plots, sweep_sections
@@ -72,9 +73,9 @@ def report(folder: "str | os.PathLike[str]", out: "str | os.PathLike[str]",
     if isinstance(tolerance_pct, bool) or not isinstance(tolerance_pct, (int, float)) \
             or not math.isfinite(tolerance_pct) or tolerance_pct < 0:
         raise ReportError(f"tolerance: expected a number >= 0, got {tolerance_pct!r}")
-    out = _check_out(Path(out))
+    out = check_out_file(Path(out), ReportError)
     text, _ = build(folder, tolerance_pct)
-    _write_atomic(out, text)
+    write_atomic(out, text, ReportError)
     return out
 
 

@@ -11,15 +11,12 @@ from __future__ import annotations
 import base64
 import hashlib
 import html
-import os
 import re
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 from .. import _core
-from .errors import ReportError
 
 #: Nothing may be fetched: images only from data: URIs, styles only inline, no scripts.
 CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
@@ -146,36 +143,3 @@ def render_page(page: Page) -> str:
     )
 
 
-def _check_out(out: Path) -> Path:
-    """Checks that ``out`` can be written as a file (creates nothing)."""
-    if out.is_dir():
-        raise ReportError(f"--out {out}: is a directory")
-    parent = out.absolute().parent
-    if not parent.exists():
-        raise ReportError(f"--out {out}: directory {parent} does not exist")
-    if not parent.is_dir():
-        raise ReportError(f"--out {out}: {parent} is not a directory")
-    if not os.access(parent, os.W_OK | os.X_OK):
-        raise ReportError(f"--out {out}: directory {parent} is not writable")
-    return out
-
-
-def _write_atomic(out: Path, text: str) -> None:
-    """Writes ``text`` to ``out`` through a temporary file in the same folder, then renames it."""
-    try:
-        fd, tmp = tempfile.mkstemp(dir=out.absolute().parent, prefix=f".{out.name}.", suffix=".tmp")
-    except OSError as e:
-        raise ReportError(f"--out {out}: cannot write: {e.strerror or e}") from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
-            f.write(text)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; a report is an ordinary file
-        os.replace(tmp, out)
-    except OSError as e:
-        Path(tmp).unlink(missing_ok=True)
-        raise ReportError(f"--out {out}: cannot write: {e.strerror or e}") from None
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
