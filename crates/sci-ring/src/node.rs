@@ -4,6 +4,7 @@
 
 use crate::queue::PriorityFifo;
 use ringlet_engine::Time;
+use std::cell::Cell;
 use std::collections::VecDeque;
 
 /// A transaction waiting in the (arbitrarily large) application queue.
@@ -93,6 +94,12 @@ pub struct Node {
     /// packet can take the idle slot (register insertion wins ties).
     pub decision_at: Time,
     pub inputs: [InputQueue; 2],
+    /// The protocol skipped every own packet when last asked: its permit
+    /// epoch then, the own queues' change count then, and how many packets
+    /// it skipped (see `RingProtocol::permit_epoch`).
+    pub all_skipped: Option<(u64, u64, u32)>,
+    /// `first_own()` as of an `own_changes()` count.
+    first_own_cache: Cell<(u64, Option<u32>)>,
 }
 
 impl Node {
@@ -107,6 +114,8 @@ impl Node {
             out_free_at: 0,
             decision_at: NO_DECISION,
             inputs: [InputQueue::new(responder_queue, levels), InputQueue::new(requestor_queue, levels)],
+            all_skipped: None,
+            first_own_cache: Cell::new((u64::MAX, None)),
         }
     }
 
@@ -114,11 +123,20 @@ impl Node {
     /// response, so a node first drains the work that frees other nodes' resources.
     #[inline]
     pub fn first_own(&self) -> Option<u32> {
-        match (self.responses.to_send.peek_level(), self.requests.to_send.peek_level()) {
-            (Some(r), Some(q)) if q > r => self.requests.to_send.peek().copied(),
-            (Some(_), _) => self.responses.to_send.peek().copied(),
-            (None, _) => self.requests.to_send.peek().copied(),
+        // Asked several times per packet sent (each output decision, each
+        // wait behind bypass traffic); the queues change far less often.
+        let changes = self.own_changes();
+        let (at, first) = self.first_own_cache.get();
+        if at == changes {
+            return first;
         }
+        let first = match (self.responses.to_send.head(), self.requests.to_send.head()) {
+            (Some((r, _)), Some((q, id))) if q > r => Some(id),
+            (Some((_, id)), _) => Some(id),
+            (None, q) => q.map(|(_, id)| id),
+        };
+        self.first_own_cache.set((changes, first));
+        first
     }
 
     /// Every own packet in the order they would go (see [`Node::first_own`]),
@@ -154,6 +172,12 @@ impl Node {
         let taken = if q.to_send.peek() == Some(&id) { q.to_send.pop() } else { q.to_send.remove_first(|&x| x == id) };
         debug_assert_eq!(taken, Some(id));
         q.awaiting.push(id);
+    }
+
+    /// Changes so far to the own packets waiting to be sent.
+    #[inline]
+    pub fn own_changes(&self) -> u64 {
+        self.requests.to_send.changes() + self.responses.to_send.changes()
     }
 
     #[inline]

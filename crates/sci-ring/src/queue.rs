@@ -19,13 +19,15 @@ pub struct PriorityFifo<T> {
     /// Words of `nonempty` in use (1 for up to 64 levels).
     words: usize,
     len: usize,
+    /// Pushes and removals so far: equal counts mean an unchanged queue.
+    changes: u64,
 }
 
 impl<T: Copy> PriorityFifo<T> {
     /// A queue with `levels` priority levels (1 = FIFO).
     pub fn new(levels: usize) -> Self {
         assert!((1..=MAX_LEVELS).contains(&levels), "1..=256 priority levels");
-        PriorityFifo { levels: (0..levels).map(|_| VecDeque::new()).collect(), nonempty: [0; MAX_LEVELS / 64], words: levels.div_ceil(64), len: 0 }
+        PriorityFifo { levels: (0..levels).map(|_| VecDeque::new()).collect(), nonempty: [0; MAX_LEVELS / 64], words: levels.div_ceil(64), len: 0, changes: 0 }
     }
 
     #[inline]
@@ -60,6 +62,7 @@ impl<T: Copy> PriorityFifo<T> {
         self.levels[l].push_back(item);
         self.mark(l);
         self.len += 1;
+        self.changes += 1;
     }
 
     /// Puts `item` ahead of everything of its priority (a retried packet keeps its place).
@@ -69,6 +72,7 @@ impl<T: Copy> PriorityFifo<T> {
         self.levels[l].push_front(item);
         self.mark(l);
         self.len += 1;
+        self.changes += 1;
     }
 
     #[inline]
@@ -77,12 +81,20 @@ impl<T: Copy> PriorityFifo<T> {
         let item = self.levels[l].pop_front();
         self.mark(l);
         self.len -= 1;
+        self.changes += 1;
         item
     }
 
     #[inline]
     pub fn peek(&self) -> Option<&T> {
         self.top().and_then(|l| self.levels[l].front())
+    }
+
+    /// The head and its priority level.
+    #[inline]
+    pub fn head(&self) -> Option<(u16, T)> {
+        let l = self.top()?;
+        self.levels[l].front().map(|&item| (l as u16, item))
     }
 
     /// Priority level of the head.
@@ -102,6 +114,12 @@ impl<T: Copy> PriorityFifo<T> {
         self.len
     }
 
+    /// How many times the queue has changed (items pushed or removed).
+    #[inline]
+    pub fn changes(&self) -> u64 {
+        self.changes
+    }
+
     #[inline]
     pub fn is_empty(&self) -> bool {
         self.len == 0
@@ -119,6 +137,7 @@ impl<T: Copy> PriorityFifo<T> {
                 let item = self.levels[l].remove(k);
                 self.mark(l);
                 self.len -= 1;
+                self.changes += 1;
                 return item;
             }
         }
@@ -135,6 +154,7 @@ impl<T: Copy> PriorityFifo<T> {
         let item = self.levels[l].pop_back();
         self.mark(l);
         self.len -= 1;
+        self.changes += 1;
         item
     }
 }

@@ -403,13 +403,21 @@ impl<P: RingProtocol> Ring<P> {
         }
     }
 
-    /// The output decision: forward buffered bypass traffic, or start an own packet.
+    /// The output decision: forward buffered bypass traffic, or start an own
+    /// packet; nothing while the link is busy or a decision is due now.
+    #[inline(always)]
     fn try_output(&mut self, node: usize) {
         let now = self.sched.now();
         let n = &self.nodes[node];
         if n.out_free_at > now || n.decision_at == now {
             return;
         }
+        self.decide_output(node);
+    }
+
+    fn decide_output(&mut self, node: usize) {
+        let now = self.sched.now();
+        let n = &self.nodes[node];
         if P::PRIORITY_BYPASS {
             return self.try_output_prioritized(node);
         }
@@ -448,7 +456,17 @@ impl<P: RingProtocol> Ring<P> {
     /// the first one it lets go. Returns whether one was started.
     fn start_own(&mut self, node: usize) -> bool {
         let now = self.sched.now();
-        let first = self.nodes[node].first_own().expect("has own packet");
+        // Every own packet was skipped last time and nothing the answers
+        // depend on has changed: they would all be skipped again.
+        let epoch = self.proto.permit_epoch(node);
+        let n = &self.nodes[node];
+        if let (Some(e), Some((was, changes, skips))) = (epoch, n.all_skipped) {
+            if e == was && changes == n.own_changes() {
+                self.proto.skipped_again(node, skips as u64);
+                return false;
+            }
+        }
+        let first = n.first_own().expect("has own packet");
         let mut pick = None;
         match self.proto.may_send(node, now, first, self.slab.get(first)) {
             Permit::Go => pick = Some(first),
@@ -469,22 +487,29 @@ impl<P: RingProtocol> Ring<P> {
                     }
                     None => self.nodes[node].own_in_order(&mut cands, |id| slab.get(id).eff),
                 }
+                let mut skips = 1;
+                let mut held = false;
                 for &id in cands.iter().skip(1) {
                     match self.proto.may_send(node, now, id, self.slab.get(id)) {
                         Permit::Go => {
                             pick = Some(id);
                             break;
                         }
-                        Permit::Skip => continue,
+                        Permit::Skip => skips += 1,
                         Permit::Hold { wake_at } => {
                             if let Some(w) = wake_at {
                                 self.decide_at(node, w);
                             }
+                            held = true;
                             break;
                         }
                     }
                 }
                 self.cands = cands;
+                if let (Some(e), None, false) = (epoch, pick, held) {
+                    let n = &mut self.nodes[node];
+                    n.all_skipped = Some((e, n.own_changes(), skips));
+                }
             }
         }
         let Some(id) = pick else { return false };
@@ -600,7 +625,7 @@ impl<P: RingProtocol> Ring<P> {
     }
 
     /// Makes sure `node` takes an output decision no later than `at`.
-    #[inline]
+    #[inline(always)]
     fn decide_at(&mut self, node: usize, at: Time) {
         let n = &mut self.nodes[node];
         let now = self.sched.now();
@@ -611,11 +636,15 @@ impl<P: RingProtocol> Ring<P> {
     }
 
     /// Carries out what the protocol asked for in its last call.
-    #[inline]
+    #[inline(always)]
     fn flush_effects(&mut self) {
-        if self.fx.is_empty() {
-            return;
+        if !self.fx.is_empty() {
+            self.carry_out_effects();
         }
+    }
+
+    #[inline(never)]
+    fn carry_out_effects(&mut self) {
         // Held nodes the protocol released decide again then (merged with
         // any output decision already due by that time).
         while let Some((j, at)) = self.fx.wakes.pop() {

@@ -86,6 +86,9 @@ pub struct Dfc {
     arb: Vec<[Arbitration; 2]>,
     /// Occupancy of each input queue at the last change (tells removals from arrivals).
     occupied: Vec<[u32; 2]>,
+    /// Bumped whenever what node `j` knows or announced changes (everything
+    /// `may_send` reads besides the packet).
+    epoch: Vec<u64>,
     counters: ProtoCounters,
 }
 
@@ -123,6 +126,7 @@ impl Dfc {
             thru_after: s.stop_thru_after_packets,
             arb: vec![[Arbitration::default(); 2]; n],
             occupied: vec![[0; 2]; n],
+            epoch: vec![0; n],
             counters: ProtoCounters::default(),
         })
     }
@@ -137,6 +141,7 @@ impl Dfc {
     fn announce(&mut self, node: usize, level: u16, fx: &mut Effects) {
         if self.announced[node] != level {
             self.announced[node] = level;
+            self.epoch[node] += 1;
             self.send(node, Symbol::StopThru { level }, fx);
         }
     }
@@ -203,11 +208,20 @@ impl RingProtocol for Dfc {
         Permit::Go
     }
 
+    fn permit_epoch(&self, node: usize) -> Option<u64> {
+        Some(self.epoch[node])
+    }
+
+    fn skipped_again(&mut self, _node: usize, skips: u64) {
+        self.counters.flow_holds += skips;
+    }
+
     fn on_sent(&mut self, node: usize, _now: Time, _id: u32, pk: &Packet, next_own: Option<u16>, fx: &mut Effects) {
         self.waits[node] = 0;
         let k = self.slot(node, pk.dst as usize, pk.side());
         if self.blocked[k] && self.grants[k] > 0 {
             self.grants[k] -= 1;
+            self.epoch[node] += 1;
         }
         if self.announced[node] != 0 {
             // Lift the restriction, or change it to the next packet's priority (section 3.1).
@@ -288,6 +302,7 @@ impl RingProtocol for Dfc {
             return false;
         }
         let j = node;
+        self.epoch[j] += 1;
         match sym {
             Symbol::StopThru { level } => {
                 let k = j * self.n + origin;

@@ -167,6 +167,20 @@ pub trait RingProtocol {
     /// FIFO lets an own packet in.
     fn may_send(&mut self, node: usize, now: Time, id: u32, pk: &Packet) -> Permit;
 
+    /// A number that changes whenever anything `may_send` reads about
+    /// `node` (besides the packet offered) may have changed, or `None` if the
+    /// protocol makes no such promise. While it and the node's own packets
+    /// stay the same, a node whose packets were all skipped is not asked
+    /// again: at saturation a held DFC node would otherwise re-offer every
+    /// own packet on each decision.
+    fn permit_epoch(&self, _node: usize) -> Option<u64> {
+        None
+    }
+
+    /// The ring repeated `skips` answers of `Skip` for `node` without asking
+    /// (see [`RingProtocol::permit_epoch`]), for the protocol's counters.
+    fn skipped_again(&mut self, _node: usize, _skips: u64) {}
+
     /// When the node's first own packet is skipped: the only packets worth
     /// offering next, in order (TRAIN: its granted ones), or `None` for all.
     fn only_candidates(&self, _node: usize) -> Option<&[u32]> {
