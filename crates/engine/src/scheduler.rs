@@ -94,6 +94,8 @@ pub struct Scheduler<E> {
     free: u32,
     /// Events at least a wheel's span ahead of the current bucket.
     far: BinaryHeap<Entry<E>>,
+    /// Bucket of the first far event (`u64::MAX` if none).
+    far_bucket: u64,
     now: Time,
     seq: u64,
     executed: u64,
@@ -117,6 +119,7 @@ impl<E: Copy> Scheduler<E> {
             nonempty: [0; WORDS],
             free: NIL,
             far: BinaryHeap::new(),
+            far_bucket: u64::MAX,
             now: 0,
             // From 1: every key is above the sentinels' 0.
             seq: 1,
@@ -191,6 +194,7 @@ impl<E: Copy> Scheduler<E> {
 
     #[inline(never)]
     fn place_far(&mut self, entry: Entry<E>) {
+        self.far_bucket = self.far_bucket.min(entry.bucket());
         self.far.push(entry);
     }
 
@@ -228,24 +232,37 @@ impl<E: Copy> Scheduler<E> {
     }
 
     /// The current bucket is empty: makes the next non-empty one current,
-    /// unless it starts after `until` (then nothing changes, so `now` and
-    /// the current bucket keep agreeing). Returns its slot.
+    /// unless its first event is after `until` (then nothing changes, so
+    /// `now` and the current bucket keep agreeing). Returns its slot.
     #[inline(never)]
     fn advance(&mut self, until: Time) -> Option<usize> {
-        let (b, first) = match self.next_slot() {
-            Some(b) => (b, self.pool[self.pool[(b & MASK) as usize].next as usize].key),
-            None => {
-                let e = self.far.peek()?;
-                (e.bucket(), e.key)
-            }
-        };
-        // Not the bucket's start: its first event must be due, or `now`
-        // would fall behind the current bucket.
-        if (first >> 64) as Time > until {
+        let Some(b) = self.next_slot() else { return self.advance_far(until) };
+        let slot = (b & MASK) as usize;
+        if (self.pool[self.pool[slot].next as usize].key >> 64) as Time > until {
             return None;
         }
         self.cur = b;
-        // Far events now within the wheel's span move onto it.
+        if self.far_bucket < b + BUCKETS {
+            self.migrate_far();
+        }
+        Some(slot)
+    }
+
+    /// The wheel is empty: jumps to the first far event, if due by `until`.
+    #[cold]
+    fn advance_far(&mut self, until: Time) -> Option<usize> {
+        let first = self.far.peek()?;
+        if first.time() > until {
+            return None;
+        }
+        self.cur = first.bucket();
+        self.migrate_far();
+        Some((self.cur & MASK) as usize)
+    }
+
+    /// Far events now within the wheel's span move onto it.
+    #[cold]
+    fn migrate_far(&mut self) {
         while let Some(e) = self.far.peek() {
             if e.bucket() - self.cur >= BUCKETS {
                 break;
@@ -253,7 +270,7 @@ impl<E: Copy> Scheduler<E> {
             let e = self.far.pop().expect("peeked");
             self.place(e);
         }
-        Some((b & MASK) as usize)
+        self.far_bucket = self.far.peek().map_or(u64::MAX, Entry::bucket);
     }
 
     /// Absolute index of the first non-empty bucket after the current one.

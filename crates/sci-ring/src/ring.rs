@@ -682,6 +682,11 @@ impl<P: RingProtocol> Ring<P> {
     fn insert_in_stream(&mut self, node: usize, id: u32) {
         let now = self.sched.now();
         let bypass = &mut self.nodes[node].bypass;
+        if bypass.back().is_none_or(|&(_, ready)| ready <= now) {
+            // Usually nothing is on its way in: the end of the queue.
+            bypass.push_back((id, now));
+            return;
+        }
         let at = bypass.iter().rposition(|&(_, ready)| ready <= now).map_or(0, |k| k + 1);
         bypass.insert(at, (id, now));
     }

@@ -302,11 +302,11 @@ impl RingProtocol for Dfc {
             return false;
         }
         let j = node;
-        self.epoch[j] += 1;
         match sym {
             Symbol::StopThru { level } => {
                 let k = j * self.n + origin;
                 let before = self.thru[k];
+                self.epoch[j] += (before != level) as u64;
                 if (before == 0) != (level == 0) {
                     if level == 0 {
                         self.thru_seen[j] -= 1;
@@ -322,6 +322,7 @@ impl RingProtocol for Dfc {
             Symbol::StopTo { side, grant, best } => {
                 let s = side as usize;
                 let k = self.slot(j, origin, s);
+                let seen = (self.blocked[k], self.grants[k]);
                 match grant {
                     Grant::Release => {
                         self.blocked[k] = false;
@@ -343,6 +344,7 @@ impl RingProtocol for Dfc {
                         }
                     }
                 }
+                self.epoch[j] += (seen != (self.blocked[k], self.grants[k])) as u64;
             }
         }
         true
