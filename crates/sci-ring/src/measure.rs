@@ -168,10 +168,9 @@ impl Measure {
     #[inline]
     pub fn link_used(&mut self, node: usize, start: Time, dur: Time, send: bool) {
         if start >= self.warmup_end {
+            // Sends and echoes alternate unpredictably: add, don't branch.
             self.link_busy[node] += dur;
-            if send {
-                self.link_send_busy[node] += dur;
-            }
+            self.link_send_busy[node] += dur * send as Time;
         }
     }
 

@@ -182,6 +182,6 @@ impl Node {
 
     #[inline]
     pub fn has_own(&self) -> bool {
-        !self.responses.to_send.is_empty() || !self.requests.to_send.is_empty()
+        (self.responses.to_send.len() | self.requests.to_send.len()) != 0
     }
 }
