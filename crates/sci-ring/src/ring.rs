@@ -444,6 +444,7 @@ impl<P: RingProtocol> Ring<P> {
     }
 
     /// The node's own packet is held back by bypass traffic: tell the protocol.
+    #[inline]
     fn own_blocked(&mut self, node: usize) {
         self.counters.bypass_waits += 1;
         let first = self.nodes[node].first_own().expect("has own packet");
@@ -745,16 +746,17 @@ impl<P: RingProtocol> Ring<P> {
     /// Puts packet `id` on `node`'s output link now.
     fn transmit(&mut self, node: usize, id: u32, own: bool) {
         let now = self.sched.now();
-        let pk = *self.slab.get(id);
+        let pk = self.slab.get(id);
+        let (len, dst, send) = (pk.len, pk.dst, pk.is_send());
         // Control symbols ride in the symbol stream without separator idles.
-        let slot = if pk.kind == PacketKind::Control { pk.len as Time * self.p.cycle } else { self.p.slot(pk.len) };
+        let slot = if pk.kind == PacketKind::Control { len as Time * self.p.cycle } else { self.p.slot(len) };
         let n = &mut self.nodes[node];
         n.out_free_at = now + slot;
         n.decision_at = now + slot;
         self.sched.at(now + slot, Event::OutputFree { node: node as u16 });
         let next = self.downstream(node);
         let ready = now + self.p.hop;
-        if pk.dst as usize == next {
+        if dst as usize == next {
             self.sched.at(ready, Event::HeadArrive { node: next as u16, pkt: id });
         } else {
             // Passing through `next`: into its bypass FIFO (this link delivers
@@ -764,7 +766,7 @@ impl<P: RingProtocol> Ring<P> {
             self.nodes[next].bypass.push_back((id, ready));
             self.decide_at(next, ready.max(out_free));
         }
-        self.measure.link_used(node, now, pk.len as Time * self.p.cycle, pk.is_send());
+        self.measure.link_used(node, now, len as Time * self.p.cycle, send);
         self.record(node, TraceKind::Transmit { own }, id);
     }
 
