@@ -207,14 +207,13 @@ impl<E: Copy> Scheduler<E> {
     /// Removes the next event if it is due no later than `until`.
     #[inline(always)]
     pub fn pop_until(&mut self, until: Time) -> Option<E> {
-        let mut slot = (self.cur & MASK) as usize;
-        if self.pool[slot].next == NIL {
-            slot = self.advance(until)?;
-        }
+        let Some(b) = self.first_bucket() else { return self.pop_far(until) };
+        let slot = (b & MASK) as usize;
         let id = self.pool[slot].next as usize;
         let link = self.pool[id];
         let time = (link.key >> 64) as Time;
         if time > until {
+            // Nothing changes, so `now` and the current bucket keep agreeing.
             return None;
         }
         self.pool[slot].next = link.next;
@@ -225,39 +224,27 @@ impl<E: Copy> Scheduler<E> {
         self.nonempty[slot / 64] &= !((emptied as u64) << (slot % 64));
         self.pool[id].next = self.free;
         self.free = id as u32;
+        self.cur = b;
+        if self.far_bucket < b + BUCKETS {
+            self.migrate_far();
+        }
         self.now = time;
         self.executed += 1;
         self.len -= 1;
         link.event
     }
 
-    /// The current bucket is empty: makes the next non-empty one current,
-    /// unless its first event is after `until` (then nothing changes, so
-    /// `now` and the current bucket keep agreeing). Returns its slot.
-    #[inline(never)]
-    fn advance(&mut self, until: Time) -> Option<usize> {
-        let Some(b) = self.next_slot() else { return self.advance_far(until) };
-        let slot = (b & MASK) as usize;
-        if (self.pool[self.pool[slot].next as usize].key >> 64) as Time > until {
-            return None;
-        }
-        self.cur = b;
-        if self.far_bucket < b + BUCKETS {
-            self.migrate_far();
-        }
-        Some(slot)
-    }
-
-    /// The wheel is empty: jumps to the first far event, if due by `until`.
+    /// The wheel is empty: moves the first far event's span onto it, if that
+    /// event is due by `until`, and pops from there.
     #[cold]
-    fn advance_far(&mut self, until: Time) -> Option<usize> {
+    fn pop_far(&mut self, until: Time) -> Option<E> {
         let first = self.far.peek()?;
         if first.time() > until {
             return None;
         }
         self.cur = first.bucket();
         self.migrate_far();
-        Some((self.cur & MASK) as usize)
+        self.pop_until(until)
     }
 
     /// Far events now within the wheel's span move onto it.
@@ -273,46 +260,49 @@ impl<E: Copy> Scheduler<E> {
         self.far_bucket = self.far.peek().map_or(u64::MAX, Entry::bucket);
     }
 
-    /// Absolute index of the first non-empty bucket after the current one.
-    #[inline]
-    fn next_slot(&self) -> Option<u64> {
-        let start = ((self.cur + 1) & MASK) as usize;
+    /// Absolute index of the first non-empty bucket on the wheel (the
+    /// current one included). Events are dense, so the answer is nearly
+    /// always in the current bucket's word of the bitmap: one predictable
+    /// test rather than an unpredictable "is the current bucket empty?".
+    #[inline(always)]
+    fn first_bucket(&self) -> Option<u64> {
+        let start = (self.cur & MASK) as usize;
+        let bit0 = start % 64;
+        let word = self.nonempty[start / 64] & (!0u64 << bit0);
+        if word != 0 {
+            return Some(self.cur + (word.trailing_zeros() as usize - bit0) as u64);
+        }
+        self.first_bucket_further()
+    }
+
+    /// `first_bucket` beyond the current bucket's word of the bitmap.
+    #[inline(never)]
+    fn first_bucket_further(&self) -> Option<u64> {
+        let start = (self.cur & MASK) as usize;
         let (w0, bit0) = (start / 64, start % 64);
-        let first = self.nonempty[w0] & (!0u64 << bit0);
-        let slot = if first != 0 {
-            w0 * 64 + first.trailing_zeros() as usize
-        } else {
-            let mut found = None;
-            for k in 1..=WORDS {
-                let w = (w0 + k) % WORDS;
-                let mut word = self.nonempty[w];
-                if k == WORDS {
-                    // Back at the first word: only the bits before the start.
-                    word &= (1u64 << bit0).wrapping_sub(1);
-                }
-                if word != 0 {
-                    found = Some(w * 64 + word.trailing_zeros() as usize);
-                    break;
-                }
+        let mut found = None;
+        for k in 1..=WORDS {
+            let w = (w0 + k) % WORDS;
+            let mut word = self.nonempty[w];
+            if k == WORDS {
+                // Back at the first word: only the bits before the start.
+                word &= (1u64 << bit0).wrapping_sub(1);
             }
-            found?
-        };
-        let ahead = (slot as u64).wrapping_sub(self.cur) & MASK;
+            if word != 0 {
+                found = Some(w * 64 + word.trailing_zeros() as usize);
+                break;
+            }
+        }
+        let ahead = (found? as u64).wrapping_sub(self.cur) & MASK;
         Some(self.cur + ahead)
     }
 
     /// Time of the next pending event, if any.
     pub fn peek_time(&self) -> Option<Time> {
-        let cur = (self.cur & MASK) as usize;
-        let slot = if self.pool[cur].next != NIL {
-            cur
-        } else {
-            match self.next_slot() {
-                Some(b) => (b & MASK) as usize,
-                None => return self.far.peek().map(Entry::time),
-            }
-        };
-        Some((self.pool[self.pool[slot].next as usize].key >> 64) as Time)
+        match self.first_bucket() {
+            Some(b) => Some((self.pool[self.pool[(b & MASK) as usize].next as usize].key >> 64) as Time),
+            None => self.far.peek().map(Entry::time),
+        }
     }
 
     /// Number of events handled so far.
