@@ -35,13 +35,11 @@ impl<T: Copy> PriorityFifo<T> {
         (priority as usize).min(self.levels.len() - 1)
     }
 
+    /// Clears level `l`'s bit if an item was taken from it and it is now empty.
     #[inline]
     fn mark(&mut self, l: usize) {
-        if self.levels[l].is_empty() {
-            self.nonempty[l / 64] &= !(1u64 << (l % 64));
-        } else {
-            self.nonempty[l / 64] |= 1u64 << (l % 64);
-        }
+        let emptied = self.levels[l].is_empty() as u64;
+        self.nonempty[l / 64] &= !(emptied << (l % 64));
     }
 
     /// Highest non-empty level.
@@ -60,7 +58,7 @@ impl<T: Copy> PriorityFifo<T> {
     pub fn push(&mut self, priority: u16, item: T) {
         let l = self.level(priority);
         self.levels[l].push_back(item);
-        self.mark(l);
+        self.nonempty[l / 64] |= 1u64 << (l % 64);
         self.len += 1;
         self.changes += 1;
     }
@@ -70,7 +68,7 @@ impl<T: Copy> PriorityFifo<T> {
     pub fn push_front(&mut self, priority: u16, item: T) {
         let l = self.level(priority);
         self.levels[l].push_front(item);
-        self.mark(l);
+        self.nonempty[l / 64] |= 1u64 << (l % 64);
         self.len += 1;
         self.changes += 1;
     }
