@@ -630,7 +630,8 @@ impl<P: RingProtocol> Ring<P> {
     fn decide_at(&mut self, node: usize, at: Time) {
         let n = &mut self.nodes[node];
         let now = self.sched.now();
-        if n.decision_at == NO_DECISION || n.decision_at > at || n.decision_at < now {
+        // (`NO_DECISION` is later than any time.)
+        if n.decision_at > at || n.decision_at < now {
             n.decision_at = at;
             self.sched.at(at, Event::OutputFree { node: node as u16 });
         }
@@ -762,9 +763,14 @@ impl<P: RingProtocol> Ring<P> {
             // Passing through `next`: into its bypass FIFO (this link delivers
             // in time order, so the entry goes last), decided on by then.
             self.counters.packet_hops += 1;
-            let out_free = self.nodes[next].out_free_at;
-            self.nodes[next].bypass.push_back((id, ready));
-            self.decide_at(next, ready.max(out_free));
+            let m = &mut self.nodes[next];
+            m.bypass.push_back((id, ready));
+            let at = ready.max(m.out_free_at);
+            // As `decide_at`, with the node already at hand.
+            if m.decision_at > at || m.decision_at < now {
+                m.decision_at = at;
+                self.sched.at(at, Event::OutputFree { node: next as u16 });
+            }
         }
         self.measure.link_used(node, now, len as Time * self.p.cycle, send);
         self.record(node, TraceKind::Transmit { own }, id);
