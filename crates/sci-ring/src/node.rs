@@ -185,3 +185,47 @@ impl Node {
         (self.responses.to_send.len() | self.requests.to_send.len()) != 0
     }
 }
+
+/// The ring's nodes, indexed by node number without a bounds check: node
+/// numbers are made only by the ring itself (its events, `downstream`, the
+/// traffic sources, protocol effects naming nodes of this ring), all below
+/// `len()`. Debug builds (every `cargo test`) check; the check costs about
+/// 4% of a ring simulation, which indexes nodes several times per event.
+pub struct Nodes(Vec<Node>);
+
+impl Nodes {
+    pub fn new(nodes: Vec<Node>) -> Self {
+        Nodes(nodes)
+    }
+
+    pub fn iter(&self) -> std::slice::Iter<'_, Node> {
+        self.0.iter()
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl std::ops::Index<usize> for Nodes {
+    type Output = Node;
+    #[inline(always)]
+    fn index(&self, i: usize) -> &Node {
+        debug_assert!(i < self.0.len(), "node {i} of a {}-node ring", self.0.len());
+        // SAFETY: see the type's documentation; `i < self.0.len()`.
+        unsafe { self.0.get_unchecked(i) }
+    }
+}
+
+impl std::ops::IndexMut<usize> for Nodes {
+    #[inline(always)]
+    fn index_mut(&mut self, i: usize) -> &mut Node {
+        debug_assert!(i < self.0.len(), "node {i} of a {}-node ring", self.0.len());
+        // SAFETY: as for `index`.
+        unsafe { self.0.get_unchecked_mut(i) }
+    }
+}

@@ -117,14 +117,22 @@ impl Slab {
         self.free.push(id);
     }
 
+    /// Packet `id`, unchecked: ids come only from [`Slab::alloc`] and the
+    /// slab never shrinks (a stale id reads a reused slot, never out of
+    /// bounds). Checked in debug builds (every `cargo test`); the check
+    /// costs about 2% of a ring simulation.
     #[inline]
     pub fn get(&self, id: u32) -> &Packet {
-        &self.items[id as usize]
+        debug_assert!((id as usize) < self.items.len(), "packet id {id} never allocated");
+        // SAFETY: see above; `id < self.items.len()`.
+        unsafe { self.items.get_unchecked(id as usize) }
     }
 
     #[inline]
     pub fn get_mut(&mut self, id: u32) -> &mut Packet {
-        &mut self.items[id as usize]
+        debug_assert!((id as usize) < self.items.len(), "packet id {id} never allocated");
+        // SAFETY: as for `get`.
+        unsafe { self.items.get_unchecked_mut(id as usize) }
     }
 
     /// Send packets (requests and responses) alive: one per transaction in flight.

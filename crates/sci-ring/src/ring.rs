@@ -18,7 +18,7 @@
 //!   bypass FIFO holds no packet that arrived before this instant.
 
 use crate::measure::{Measure, Stop};
-use crate::node::{AppEntry, InputSide, Node, NO_DECISION};
+use crate::node::{AppEntry, InputSide, Node, Nodes, NO_DECISION};
 use crate::packet::{Packet, PacketKind, Slab};
 use crate::params::{Params, DATA_BYTES};
 use crate::protocol::{Admission, Effects, Permit, QueueView, RingProtocol};
@@ -117,7 +117,7 @@ pub struct Progress {
 
 pub struct Ring<P: RingProtocol> {
     pub p: Params,
-    pub nodes: Vec<Node>,
+    pub nodes: Nodes,
     pub slab: Slab,
     pub sched: Scheduler<Event>,
     pub proto: P,
@@ -150,7 +150,7 @@ impl<P: RingProtocol> Ring<P> {
     fn build(s: &Scenario, p: Params, proto: P, with_traffic: bool) -> Self {
         let levels = if P::PRIORITY_QUEUES { s.traffic.priorities as usize } else { 1 };
         let ewq = proto.echo_wait_slots();
-        let nodes = (0..p.nodes).map(|_| Node::new(p.output_queue, p.responder_queue, p.requestor_queue, levels, ewq)).collect();
+        let nodes = Nodes::new((0..p.nodes).map(|_| Node::new(p.output_queue, p.responder_queue, p.requestor_queue, levels, ewq)).collect());
         let mut traffic = with_traffic.then(|| Traffic::new(s));
         let sources = traffic.as_ref().map_or(0, |t| t.sources.len());
         let mut sched = Scheduler::with_capacity(4 * p.nodes + sources + 64);
