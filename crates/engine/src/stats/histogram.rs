@@ -59,6 +59,18 @@ impl LatencyHistogram {
         }
     }
 
+    /// One histogram of everything `parts` recorded. `sum` is the sum of
+    /// all recorded values in recording order (adding the parts' sums
+    /// would round differently).
+    pub fn merged(parts: &[LatencyHistogram], sum: f64) -> Self {
+        let mut all = LatencyHistogram::new();
+        for part in parts {
+            all.h.add(&part.h).expect("same bounds");
+        }
+        all.sum = sum;
+        all
+    }
+
     pub fn add(&mut self, other: &LatencyHistogram) {
         self.h.add(&other.h).expect("same bounds");
         self.sum += other.sum;
