@@ -10,8 +10,8 @@
 //!   cycles and nanosecond switch delays add up without rounding drift;
 //! - events with equal time run in the order they were scheduled (FIFO
 //!   tie-break), which makes every run bit-reproducible;
-//! - the hot path allocates nothing per event: the event heap is reused and
-//!   events are small `Copy` values chosen by the model.
+//! - the hot path allocates nothing per event: the calendar queue's pool of
+//!   entries is reused and events are small `Copy` values chosen by the model.
 
 pub mod rng;
 pub mod scheduler;
