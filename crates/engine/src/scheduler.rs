@@ -63,10 +63,14 @@ impl<E> Ord for Entry<E> {
 }
 
 /// A pool entry: one event in a slot's list, or (ids below `BUCKETS`,
-/// `event: None`, key 0) a slot's own list head.
+/// `event: None`, time 0) a slot's own list head. No sequence number: a
+/// list keeps events of equal time in the order they were put in, and an
+/// event goes in after every event of its time already there (events come
+/// off the far heap before any later-scheduled event of their time can
+/// reach the wheel), which is the order of scheduling.
 #[derive(Clone, Copy)]
 struct Link<E> {
-    key: u128,
+    time: Time,
     event: Option<E>,
     next: u32,
 }
@@ -97,6 +101,7 @@ pub struct Scheduler<E> {
     /// Bucket of the first far event (`u64::MAX` if none).
     far_bucket: u64,
     now: Time,
+    /// Sequence numbers order far events of equal time.
     seq: u64,
     executed: u64,
     len: usize,
@@ -107,7 +112,7 @@ impl<E: Copy> Scheduler<E> {
     pub fn with_capacity(capacity: usize) -> Self {
         let slots = BUCKETS as usize;
         let mut pool = Vec::with_capacity(slots + capacity);
-        pool.resize(slots, Link { key: 0, event: None, next: NIL });
+        pool.resize(slots, Link { time: 0, event: None, next: NIL });
         let mut tails = Box::new([0; BUCKETS as usize]);
         for (slot, tail) in tails.iter_mut().enumerate() {
             *tail = slot as u32;
@@ -121,8 +126,7 @@ impl<E: Copy> Scheduler<E> {
             far: BinaryHeap::new(),
             far_bucket: u64::MAX,
             now: 0,
-            // From 1: every key is above the sentinels' 0.
-            seq: 1,
+            seq: 0,
             executed: 0,
             len: 0,
         }
@@ -157,10 +161,11 @@ impl<E: Copy> Scheduler<E> {
     #[inline]
     pub fn at(&mut self, at: Time, event: E) {
         debug_assert!(at >= self.now, "event scheduled in the past: {at} < {}", self.now);
-        let entry = Entry { key: ((at as u128) << 64) | self.seq as u128, event };
-        self.seq += 1;
         self.len += 1;
-        self.place(entry);
+        if (at >> BUCKET_SHIFT) - self.cur >= BUCKETS {
+            return self.place_far(at, event);
+        }
+        self.place(at, event);
     }
 
     /// Schedules `event` `delay` picoseconds from now.
@@ -169,16 +174,13 @@ impl<E: Copy> Scheduler<E> {
         self.at(self.now + delay, event);
     }
 
-    /// Puts `entry` (in the current bucket or later) where it belongs.
+    /// Puts an event at `time` (on the wheel's span) into its bucket's list.
     #[inline(always)]
-    fn place(&mut self, entry: Entry<E>) {
-        let b = entry.bucket();
-        debug_assert!(b >= self.cur);
-        if b - self.cur >= BUCKETS {
-            return self.place_far(entry);
-        }
+    fn place(&mut self, time: Time, event: E) {
+        let b = time >> BUCKET_SHIFT;
+        debug_assert!(b >= self.cur && b - self.cur < BUCKETS);
         let slot = (b & MASK) as usize;
-        let link = Link { key: entry.key, event: Some(entry.event), next: NIL };
+        let link = Link { time, event: Some(event), next: NIL };
         let id = if self.free != NIL {
             let id = self.free;
             self.free = self.link(id as usize).next;
@@ -189,7 +191,7 @@ impl<E: Copy> Scheduler<E> {
             (self.pool.len() - 1) as u32
         };
         let tail = self.tails[slot];
-        if self.link(tail as usize).key < entry.key {
+        if self.link(tail as usize).time <= time {
             self.link_mut(tail as usize).next = id;
             self.tails[slot] = id;
             self.nonempty[slot / 64] |= 1 << (slot % 64);
@@ -198,12 +200,13 @@ impl<E: Copy> Scheduler<E> {
         }
     }
 
-    /// Rare: an event earlier than the last one of its bucket.
+    /// Rare: an event earlier than the last one of its bucket goes in after
+    /// every event of its time (they were scheduled before it).
     #[inline(never)]
     fn insert_sorted(&mut self, slot: usize, id: u32) {
-        let key = self.pool[id as usize].key;
+        let time = self.pool[id as usize].time;
         let mut prev = slot as u32;
-        while self.pool[self.pool[prev as usize].next as usize].key < key {
+        while self.pool[self.pool[prev as usize].next as usize].time <= time {
             prev = self.pool[prev as usize].next;
         }
         self.pool[id as usize].next = self.pool[prev as usize].next;
@@ -211,7 +214,9 @@ impl<E: Copy> Scheduler<E> {
     }
 
     #[inline(never)]
-    fn place_far(&mut self, entry: Entry<E>) {
+    fn place_far(&mut self, at: Time, event: E) {
+        let entry = Entry { key: ((at as u128) << 64) | self.seq as u128, event };
+        self.seq += 1;
         self.far_bucket = self.far_bucket.min(entry.bucket());
         self.far.push(entry);
     }
@@ -229,7 +234,7 @@ impl<E: Copy> Scheduler<E> {
         let slot = (b & MASK) as usize;
         let id = self.link(slot).next as usize;
         let link = *self.link(id);
-        let time = (link.key >> 64) as Time;
+        let time = link.time;
         if time > until {
             // Nothing changes, so `now` and the current bucket keep agreeing.
             return None;
@@ -273,7 +278,7 @@ impl<E: Copy> Scheduler<E> {
                 break;
             }
             let e = self.far.pop().expect("peeked");
-            self.place(e);
+            self.place(e.time(), e.event);
         }
         self.far_bucket = self.far.peek().map_or(u64::MAX, Entry::bucket);
     }
@@ -318,7 +323,7 @@ impl<E: Copy> Scheduler<E> {
     /// Time of the next pending event, if any.
     pub fn peek_time(&self) -> Option<Time> {
         match self.first_bucket() {
-            Some(b) => Some((self.pool[self.pool[(b & MASK) as usize].next as usize].key >> 64) as Time),
+            Some(b) => Some(self.pool[self.pool[(b & MASK) as usize].next as usize].time),
             None => self.far.peek().map(Entry::time),
         }
     }
@@ -462,6 +467,25 @@ mod tests {
         assert_eq!(rest, "def");
         assert_eq!(s.now(), far);
         assert_eq!(s.pending(), 0);
+    }
+
+    /// Events of one time keep their scheduling order whether they waited
+    /// beyond the wheel or were scheduled onto it later, or out of order
+    /// within a bucket.
+    #[test]
+    fn equal_times_keep_scheduling_order_across_far_and_near() {
+        let mut s = Scheduler::with_capacity(4);
+        let t = 50_000_000; // beyond the wheel at time 0
+        s.at(t, 1);
+        s.at(t + 1, 2);
+        s.at(t - 40_000, 0); // far too, earlier
+        assert_eq!(s.pop(), Some(0)); // the wheel turns: 1 and 2 come onto it
+        s.at(t, 3); // same time as 1, scheduled later
+        s.at(t + 1, 4);
+        s.at(t, 5);
+        s.at(t - 1, 6); // earlier than everything in that bucket
+        let order: Vec<i32> = std::iter::from_fn(|| s.pop()).collect();
+        assert_eq!(order, vec![6, 1, 3, 5, 2, 4]);
     }
 
     #[test]
