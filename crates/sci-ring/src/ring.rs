@@ -744,7 +744,9 @@ impl<P: RingProtocol> Ring<P> {
         QueueView { capacity: q.capacity, occupied: q.occupied, lowest_waiting }
     }
 
-    /// Puts packet `id` on `node`'s output link now.
+    /// Puts packet `id` on `node`'s output link now (inlined into both
+    /// callers: it runs once per hop).
+    #[inline(always)]
     fn transmit(&mut self, node: usize, id: u32, own: bool) {
         let now = self.sched.now();
         let pk = self.slab.get(id);
