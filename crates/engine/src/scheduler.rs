@@ -358,33 +358,43 @@ mod tests {
         assert_eq!(s.executed(), 4);
     }
 
+    /// A small deterministic generator for the randomized tests.
+    struct XorShift(u64);
+
+    impl XorShift {
+        fn below(&mut self, m: u64) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0 % m
+        }
+    }
+
+    type Reference = std::collections::BTreeMap<(Time, u32), u32>;
+
+    /// Schedules 0-2 events at random delays drawn from `spans` (one of
+    /// them, then uniformly below it; 0 means "now"), in `s` and in `reference`.
+    fn schedule_some(s: &mut Scheduler<u32>, reference: &mut Reference, rng: &mut XorShift, id: &mut u32, spans: [u64; 4]) {
+        let now = s.now();
+        for _ in 0..rng.below(3) {
+            let span = spans[rng.below(4) as usize];
+            let delay = if span == 0 { 0 } else { rng.below(span) };
+            reference.insert((now + delay, *id), *id);
+            s.at(now + delay, *id);
+            *id += 1;
+        }
+    }
+
     /// Against an ordered map on a random mix of near, equal-time and
     /// far-future events, interleaving pops and pushes as a model does.
     #[test]
     fn same_order_as_a_heap() {
         let mut s = Scheduler::with_capacity(8);
-        let mut reference = std::collections::BTreeMap::new();
-        let mut x: u64 = 12345;
-        let mut next = |m: u64| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x % m
-        };
+        let mut reference = Reference::new();
+        let mut rng = XorShift(12345);
         let mut id = 0u32;
         for _ in 0..20_000 {
-            let now = s.now();
-            for _ in 0..next(3) {
-                let delay = match next(4) {
-                    0 => 0,
-                    1 => next(5000),
-                    2 => next(200_000),
-                    _ => next(50_000_000),
-                };
-                reference.insert((now + delay, id), id);
-                s.at(now + delay, id);
-                id += 1;
-            }
+            schedule_some(&mut s, &mut reference, &mut rng, &mut id, [0, 5000, 200_000, 50_000_000]);
             if let Some((&(t, k), &want)) = reference.iter().next() {
                 reference.remove(&(t, k));
                 assert_eq!(s.peek_time(), Some(t));
@@ -405,29 +415,13 @@ mod tests {
     #[test]
     fn bounded_pops_in_the_same_order_as_a_heap() {
         let mut s = Scheduler::with_capacity(8);
-        let mut reference = std::collections::BTreeMap::new();
-        let mut x: u64 = 987654321;
-        let mut next = |m: u64| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x % m
-        };
+        let mut reference = Reference::new();
+        let mut rng = XorShift(987654321);
         let mut id = 0u32;
         for _ in 0..20_000 {
             let now = s.now();
-            for _ in 0..next(3) {
-                let delay = match next(4) {
-                    0 => next(3000),
-                    1 => next(100_000),
-                    2 => next(5_000_000),
-                    _ => next(20_000_000_000),
-                };
-                reference.insert((now + delay, id), id);
-                s.at(now + delay, id);
-                id += 1;
-            }
-            let until = now + next(4_000_000);
+            schedule_some(&mut s, &mut reference, &mut rng, &mut id, [3000, 100_000, 5_000_000, 20_000_000_000]);
+            let until = now + rng.below(4_000_000);
             let want = reference.iter().next().filter(|(&(t, _), _)| t <= until).map(|(&k, &v)| (k, v));
             assert_eq!(s.pop_until(until), want.map(|(_, v)| v), "until {until}");
             if let Some((k, _)) = want {
