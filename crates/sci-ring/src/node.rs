@@ -205,6 +205,19 @@ impl Node {
         q.awaiting.push(id);
     }
 
+    /// Makes an output decision due no later than `at` (the time now is
+    /// `now`); returns whether that needs a new decision event.
+    #[inline(always)]
+    pub fn decide_by(&mut self, at: Time, now: Time) -> bool {
+        // (`NO_DECISION` is later than any time; one in the past is spent.)
+        if self.decision_at > at || self.decision_at < now {
+            self.decision_at = at;
+            true
+        } else {
+            false
+        }
+    }
+
     /// Changes so far to the own packets waiting to be sent.
     #[inline]
     pub fn own_changes(&self) -> u64 {
@@ -220,9 +233,10 @@ impl Node {
 /// The ring's nodes, indexed by node number without a bounds check: node
 /// numbers are made only by the ring itself (its events, `downstream`, the
 /// traffic sources, protocol effects naming nodes of this ring), all below
-/// `len()`. Debug builds (every `cargo test`) check; the check costs about
-/// 4% of a ring simulation, which indexes nodes several times per event.
-pub struct Nodes(Vec<Node>);
+/// `len()`. Crate-private, so no caller outside can break that; debug builds
+/// (every `cargo test`) check. The check costs about 4% of a ring
+/// simulation, which indexes nodes several times per event.
+pub(crate) struct Nodes(Vec<Node>);
 
 impl Nodes {
     pub fn new(nodes: Vec<Node>) -> Self {
@@ -231,14 +245,6 @@ impl Nodes {
 
     pub fn iter(&self) -> std::slice::Iter<'_, Node> {
         self.0.iter()
-    }
-
-    pub fn len(&self) -> usize {
-        self.0.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
     }
 }
 

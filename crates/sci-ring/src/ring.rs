@@ -117,7 +117,7 @@ pub struct Progress {
 
 pub struct Ring<P: RingProtocol> {
     pub p: Params,
-    pub nodes: Nodes,
+    pub(crate) nodes: Nodes,
     pub slab: Slab,
     pub sched: Scheduler<Event>,
     pub proto: P,
@@ -324,7 +324,7 @@ impl<P: RingProtocol> Ring<P> {
                 self.trace_truncated = true;
                 return;
             }
-            let pk = self.slab.get(pkt);
+            let pk = self.slab.at(pkt);
             t.push(TraceRecord {
                 time: now,
                 node: node as u16,
@@ -364,7 +364,7 @@ impl<P: RingProtocol> Ring<P> {
             }
             Event::EmitControl { node, len, tag } => self.emit_control(node as usize, len, tag),
             Event::Requeue { node, pkt } => {
-                let pk = *self.slab.get(pkt);
+                let pk = *self.slab.at(pkt);
                 let n = &mut self.nodes[node as usize];
                 let q = if pk.kind == PacketKind::Response { &mut n.responses } else { &mut n.requests };
                 q.echoed(pkt);
@@ -448,7 +448,7 @@ impl<P: RingProtocol> Ring<P> {
     fn own_blocked(&mut self, node: usize) {
         self.counters.bypass_waits += 1;
         let first = self.nodes[node].first_own().expect("has own packet");
-        let waiting = self.slab.get(first).eff;
+        let waiting = self.slab.at(first).eff;
         self.proto.on_blocked(node, self.sched.now(), waiting, &mut self.fx);
         self.flush_effects();
     }
@@ -469,7 +469,7 @@ impl<P: RingProtocol> Ring<P> {
         }
         let first = n.first_own().expect("has own packet");
         let mut pick = None;
-        match self.proto.may_send(node, now, first, self.slab.get(first)) {
+        match self.proto.may_send(node, now, first, self.slab.at(first)) {
             Permit::Go => pick = Some(first),
             Permit::Hold { wake_at } => {
                 if let Some(w) = wake_at {
@@ -486,12 +486,12 @@ impl<P: RingProtocol> Ring<P> {
                         cands.push(first);
                         cands.extend(list.iter().copied().filter(|&id| id != first));
                     }
-                    None => self.nodes[node].own_in_order(&mut cands, |id| slab.get(id).eff),
+                    None => self.nodes[node].own_in_order(&mut cands, |id| slab.at(id).eff),
                 }
                 let mut skips = 1;
                 let mut held = false;
                 for &id in cands.iter().skip(1) {
-                    match self.proto.may_send(node, now, id, self.slab.get(id)) {
+                    match self.proto.may_send(node, now, id, self.slab.at(id)) {
                         Permit::Go => {
                             pick = Some(id);
                             break;
@@ -514,9 +514,9 @@ impl<P: RingProtocol> Ring<P> {
             }
         }
         let Some(id) = pick else { return false };
-        let pk = *self.slab.get(id);
+        let pk = *self.slab.at(id);
         self.nodes[node].take_own(id, pk.kind == PacketKind::Response);
-        let next_own = self.nodes[node].first_own().map(|next| self.slab.get(next).eff);
+        let next_own = self.nodes[node].first_own().map(|next| self.slab.at(next).eff);
         self.proto.on_sent(node, now, id, &pk, next_own, &mut self.fx);
         self.flush_effects();
         self.counters.send_packets += 1;
@@ -574,7 +574,7 @@ impl<P: RingProtocol> Ring<P> {
     fn preempt_for_own(&mut self, node: usize) {
         let now = self.sched.now();
         let first = self.nodes[node].first_own().expect("own");
-        let own = *self.slab.get(first);
+        let own = *self.slab.at(first);
         let need = self.p.slot(own.len) / self.p.cycle;
         loop {
             let mut used = 0;
@@ -583,7 +583,7 @@ impl<P: RingProtocol> Ring<P> {
                 if ready >= now {
                     break;
                 }
-                let pk = self.slab.get(id);
+                let pk = self.slab.at(id);
                 used += self.p.slot(pk.len) / self.p.cycle;
                 if pk.is_send() {
                     let rank = self.proto.bypass_priority(pk, now - ready);
@@ -607,7 +607,7 @@ impl<P: RingProtocol> Ring<P> {
     /// Rank of a bypass entry in PPQ's prioritized bypass queue.
     #[inline]
     fn bypass_rank(&self, id: u32, ready: Time, now: Time) -> u32 {
-        let pk = self.slab.get(id);
+        let pk = self.slab.at(id);
         if pk.is_send() {
             self.proto.bypass_priority(pk, now - ready)
         } else {
@@ -628,11 +628,8 @@ impl<P: RingProtocol> Ring<P> {
     /// Makes sure `node` takes an output decision no later than `at`.
     #[inline(always)]
     fn decide_at(&mut self, node: usize, at: Time) {
-        let n = &mut self.nodes[node];
         let now = self.sched.now();
-        // (`NO_DECISION` is later than any time.)
-        if n.decision_at > at || n.decision_at < now {
-            n.decision_at = at;
+        if self.nodes[node].decide_by(at, now) {
             self.sched.at(at, Event::OutputFree { node: node as u16 });
         }
     }
@@ -697,7 +694,7 @@ impl<P: RingProtocol> Ring<P> {
     fn raise(&mut self, node: usize, pkt: u32, prio: u16) {
         let n = &mut self.nodes[node];
         let in_bypass = n.bypass.iter().any(|&(id, _)| id == pkt);
-        let pk = self.slab.get_mut(pkt);
+        let pk = self.slab.at_mut(pkt);
         if !pk.is_send() || pk.eff >= prio {
             return;
         }
@@ -714,7 +711,7 @@ impl<P: RingProtocol> Ring<P> {
 
     /// A busy echo from `node` for send packet `id` (its source retries in `phase`).
     fn busy_echo(&mut self, node: usize, id: u32, phase: crate::packet::Phase) -> u32 {
-        let pk = *self.slab.get(id);
+        let pk = *self.slab.at(id);
         self.counters.busy_echoes += 1;
         self.echo(node, id, &pk, Some(phase))
     }
@@ -749,7 +746,7 @@ impl<P: RingProtocol> Ring<P> {
     #[inline(always)]
     fn transmit(&mut self, node: usize, id: u32, own: bool) {
         let now = self.sched.now();
-        let pk = self.slab.get(id);
+        let pk = self.slab.at(id);
         let (len, dst, send) = (pk.len, pk.dst, pk.is_send());
         // Control symbols ride in the symbol stream without separator idles.
         let slot = if pk.kind == PacketKind::Control { len as Time * self.p.cycle } else { self.p.slot(len) };
@@ -768,9 +765,7 @@ impl<P: RingProtocol> Ring<P> {
             let m = &mut self.nodes[next];
             m.bypass.push_back((id, ready));
             let at = ready.max(m.out_free_at);
-            // As `decide_at`, with the node already at hand.
-            if m.decision_at > at || m.decision_at < now {
-                m.decision_at = at;
+            if m.decide_by(at, now) {
                 self.sched.at(at, Event::OutputFree { node: next as u16 });
             }
         }
@@ -781,7 +776,7 @@ impl<P: RingProtocol> Ring<P> {
     fn on_head(&mut self, node: usize, id: u32) {
         let now = self.sched.now();
         self.counters.packet_hops += 1;
-        let pk = *self.slab.get(id);
+        let pk = *self.slab.at(id);
         debug_assert_eq!(pk.dst as usize, node, "only addressees get a HeadArrive");
         match pk.kind {
             PacketKind::Echo => {
@@ -796,7 +791,7 @@ impl<P: RingProtocol> Ring<P> {
                 let keep = self.proto.on_control(node, now, &mut c, &self.nodes[node], &self.slab, &mut self.fx);
                 if keep {
                     c.dst = self.downstream(node) as u16;
-                    *self.slab.get_mut(id) = c;
+                    *self.slab.at_mut(id) = c;
                     self.insert_in_stream(node, id);
                 } else {
                     self.slab.free(id);
@@ -855,7 +850,7 @@ impl<P: RingProtocol> Ring<P> {
 
     fn on_tail(&mut self, node: usize, id: u32) {
         self.record(node, TraceKind::Received, id);
-        let pk = self.slab.get(id);
+        let pk = self.slab.at(id);
         let side = pk.side();
         self.nodes[node].inputs[side].waiting.push(pk.eff, id);
         self.start_service(node, side);
@@ -892,7 +887,7 @@ impl<P: RingProtocol> Ring<P> {
         let id = q.in_service.take().expect("request in service");
         q.stalled = false;
         q.occupied -= 1;
-        let req = *self.slab.get(id);
+        let req = *self.slab.at(id);
         self.record(node, TraceKind::Serviced, id);
         self.serviced(node, InputSide::Responder as usize, id, &req);
         self.measure.packet_serviced(now, req.born, req.priority);
@@ -916,7 +911,7 @@ impl<P: RingProtocol> Ring<P> {
         let q = &mut self.nodes[node].inputs[InputSide::Requestor as usize];
         let id = q.in_service.take().expect("response in service");
         q.occupied -= 1;
-        let resp = *self.slab.get(id);
+        let resp = *self.slab.at(id);
         self.record(node, TraceKind::Serviced, id);
         self.serviced(node, InputSide::Requestor as usize, id, &resp);
         self.measure.packet_serviced(now, resp.born, resp.priority);
@@ -950,13 +945,13 @@ impl<P: RingProtocol> Ring<P> {
     }
 
     fn on_echo(&mut self, node: usize, e: u32) {
-        let echo = *self.slab.get(e);
+        let echo = *self.slab.at(e);
         self.record(node, TraceKind::EchoBack { busy: echo.busy }, e);
         self.slab.free(e);
         let is_request = echo.echoed_kind == PacketKind::Request;
         if echo.busy {
             // The target kept nothing: the source's copy is sent again, first in its priority.
-            let pk = self.slab.get_mut(echo.echo_of);
+            let pk = self.slab.at_mut(echo.echo_of);
             pk.phase = echo.echo_phase;
             pk.retries = pk.retries.saturating_add(1);
             let eff = pk.eff;
