@@ -285,7 +285,7 @@ mod tests {
                 x ^= x << 17;
                 let prio = (x % 4) as u16;
                 level.insert(id, prio);
-                if x % 3 == 0 {
+                if x.is_multiple_of(3) {
                     n.responses.to_send.push(prio, id);
                 } else {
                     n.requests.to_send.push(prio, id);
