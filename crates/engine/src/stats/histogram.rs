@@ -65,7 +65,7 @@ impl LatencyHistogram {
     pub fn merged(parts: &[LatencyHistogram], sum: f64) -> Self {
         let mut all = LatencyHistogram::new();
         for part in parts {
-            all.h.add(&part.h).expect("same bounds");
+            all.add(part);
         }
         all.sum = sum;
         all
