@@ -104,7 +104,6 @@ pub struct Scheduler<E> {
     /// Sequence numbers order far events of equal time.
     seq: u64,
     executed: u64,
-    len: usize,
 }
 
 impl<E: Copy> Scheduler<E> {
@@ -128,7 +127,6 @@ impl<E: Copy> Scheduler<E> {
             now: 0,
             seq: 0,
             executed: 0,
-            len: 0,
         }
     }
 
@@ -161,7 +159,6 @@ impl<E: Copy> Scheduler<E> {
     #[inline]
     pub fn at(&mut self, at: Time, event: E) {
         debug_assert!(at >= self.now, "event scheduled in the past: {at} < {}", self.now);
-        self.len += 1;
         if (at >> BUCKET_SHIFT) - self.cur >= BUCKETS {
             return self.place_far(at, event);
         }
@@ -253,7 +250,6 @@ impl<E: Copy> Scheduler<E> {
         }
         self.now = time;
         self.executed += 1;
-        self.len -= 1;
         link.event
     }
 
@@ -333,9 +329,13 @@ impl<E: Copy> Scheduler<E> {
         self.executed
     }
 
-    /// Number of events still pending.
+    /// Number of events still pending (counted, not kept: nothing on the
+    /// hot path needs it).
     pub fn pending(&self) -> usize {
-        self.len
+        let listed: usize = (0..BUCKETS as usize)
+            .map(|slot| std::iter::successors(Some(self.pool[slot].next).filter(|&id| id != NIL), |&id| Some(self.pool[id as usize].next).filter(|&n| n != NIL)).count())
+            .sum();
+        listed + self.far.len()
     }
 }
 

@@ -4,6 +4,7 @@
 //! Figure 1) at exact symbol timing, with base SCI's flow control, and the
 //! interface real-time protocols plug into. See `docs/model-sci.md`.
 
+pub mod bypass;
 pub mod chrome_trace;
 pub mod measure;
 pub mod node;

@@ -2,10 +2,10 @@
 //! output queues, the bypass FIFO in front of the output link, and requestor
 //! and responder input queues with their service.
 
+use crate::bypass::BypassFifo;
 use crate::queue::PriorityFifo;
 use ringlet_engine::Time;
 use std::cell::Cell;
-use std::collections::VecDeque;
 
 /// A transaction waiting in the (arbitrarily large) application queue.
 #[derive(Clone, Copy, Debug)]
@@ -86,7 +86,7 @@ pub struct Node {
     /// Packets in (or on their way into) the bypass FIFO, in arrival order,
     /// with the time each can leave (head arrival + node delay). Entries with
     /// a time still in the future have not arrived yet.
-    pub bypass: VecDeque<(u32, Time)>,
+    pub bypass: BypassFifo,
     /// The output link is busy (packet symbols and separator idles) until then.
     pub out_free_at: Time,
     /// Time of the pending output decision (`OutputFree` event), or
@@ -110,7 +110,7 @@ impl Node {
             app: PriorityFifo::new(levels),
             requests: OutputQueue::new(output_queue, ewq, levels),
             responses: OutputQueue::new(output_queue, ewq, levels),
-            bypass: VecDeque::with_capacity(16),
+            bypass: BypassFifo::with_capacity(16),
             out_free_at: 0,
             decision_at: NO_DECISION,
             inputs: [InputQueue::new(responder_queue, levels), InputQueue::new(requestor_queue, levels)],
