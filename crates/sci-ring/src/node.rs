@@ -121,7 +121,7 @@ impl Node {
 
     /// The own packet that goes first: highest priority; on a tie the
     /// response, so a node first drains the work that frees other nodes' resources.
-    #[inline]
+    #[inline(always)]
     pub fn first_own(&self) -> Option<u32> {
         // Asked several times per packet sent (each output decision, each
         // wait behind bypass traffic); the queues change far less often.
@@ -130,6 +130,12 @@ impl Node {
         if at == changes {
             return first;
         }
+        self.first_own_again(changes)
+    }
+
+    /// `first_own` when the queues have changed since it was cached.
+    #[inline(never)]
+    fn first_own_again(&self, changes: u64) -> Option<u32> {
         let first = match (self.responses.to_send.head(), self.requests.to_send.head()) {
             (Some((r, _)), Some((q, id))) if q > r => Some(id),
             (Some((_, id)), _) => Some(id),
