@@ -45,6 +45,16 @@ class Plan:
         (a figure that draws another figure's data asks for none)."""
         return sum(len(entries) for entries in self.layout.values())
 
+    def swept_values(self) -> list[dict[str, Any]]:
+        """Each point's swept values, as the first figure sweeping it names them
+        (kept with the point in the results store, so ``ringlet results`` tells points apart)."""
+        out: list[Optional[dict[str, Any]]] = [None] * len(self.work)
+        for entries in self.layout.values():
+            for values, k in entries:
+                if out[k] is None:
+                    out[k] = values
+        return [v if v is not None else {} for v in out]
+
 
 @dataclass
 class Reproduction:
@@ -169,7 +179,8 @@ def run_study(
     # Points go into the results store under ``out`` as they finish: an interrupted
     # reproduction resumes, and a repeated one runs nothing.
     with Store(out / FILENAME) as store:
-        outputs = _run_all(the_plan.work, jobs, _reporter(progress, len(the_plan.work)), store=store)
+        outputs = _run_all(the_plan.work, jobs, _reporter(progress, len(the_plan.work)), store=store,
+                           values=the_plan.swept_values())
     results = [json.loads(text) for text in outputs]
     frames = _frames(the_plan, study, results)
     version = _core.version()

@@ -306,10 +306,11 @@ def _reporter(progress: Progress, total: int, unit: str = "points") -> Reporter:
 
 
 def _run_all(work: list[tuple[str, tuple[Override, ...]]], processes: int, reporter: Reporter,
-             store: Optional[Store] = None) -> list[str]:
+             store: Optional[Store] = None, values: Optional[Sequence[Mapping[str, Any]]] = None) -> list[str]:
     """Runs every ``(text, overrides)``; results in order. Raises the first failure's
-    :class:`ScenarioError` once every other run has finished (and been stored)."""
-    runs = plan_runs([(text, ov, {}) for text, ov in work])
+    :class:`ScenarioError` once every other run has finished (and been stored).
+    ``values`` gives each item's swept values, kept with it in ``store``."""
+    runs = plan_runs([(text, ov, values[i] if values is not None else {}) for i, (text, ov) in enumerate(work)])
     out = execute(runs, LocalExecutor(processes), reporter, store)
     if out.failures:
         raise ScenarioError(out.failures[min(out.failures)])

@@ -14,7 +14,9 @@ import pandas as pd
 import pytest
 
 import ringlet
+from ringlet._core import version as ringlet_core_version
 from ringlet.reproduce import plan
+from ringlet.store import Store
 from ringlet.study import STUDIES_DIR, StudyError, available_studies, load_study, parse_study
 from ringlet.sweep import columns, points
 from ringlet.validation import COLUMNS
@@ -244,6 +246,10 @@ def test_api_dedupes_shared_points_and_returns_the_table(tmp_path):
     written = pd.read_csv(tmp_path / "out" / "validation.csv")
     assert written["ringlet_value"].tolist() == pytest.approx(table["ringlet_value"].tolist(), nan_ok=True)
     assert plan(load_study(study), load_study(study).figures).requested == 4  # figC asks for none
+    # The store keeps each point's swept values, so its listing tells the points apart.
+    with Store(tmp_path / "out" / "results.sqlite") as store:
+        loads = sorted(r.values["traffic.load_mbps_per_node"] for r in store.rows(ringlet_core_version()))
+    assert loads == [10, 20, 30]
 
 
 def test_api_only_and_quick(tmp_path):
