@@ -20,12 +20,6 @@ pub struct BypassFifo {
     len: usize,
 }
 
-impl Default for BypassFifo {
-    fn default() -> Self {
-        BypassFifo::with_capacity(16)
-    }
-}
-
 impl BypassFifo {
     /// Room for `capacity` entries (rounded up to a power of two) before it grows.
     pub fn with_capacity(capacity: usize) -> Self {
