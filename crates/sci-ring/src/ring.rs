@@ -32,16 +32,18 @@ use ringlet_scenario::Scenario;
 pub enum Event {
     /// A traffic source generates a transaction.
     Arrival { source: u32 },
-    /// A packet's head reaches the node it is addressed to (after link and
-    /// node delay). Packets that only pass a node need no event: they are
-    /// put straight into its bypass FIFO with their arrival time.
+    /// A send or control packet's head reaches the node it is addressed to
+    /// (after link and node delay). Packets that only pass a node need no
+    /// event: they are put straight into its bypass FIFO with their arrival
+    /// time. Nor does an echo's head: nothing happens until its tail is in.
     HeadArrive { node: u16, pkt: u32 },
     /// A node decides what its output link sends next (the link has become
     /// free, or a passing packet arrives at an idle link).
     OutputFree { node: u16 },
     /// An accepted send packet is completely in the target's input queue.
     TailIn { node: u16, pkt: u32 },
-    /// An echo is completely received by the node it answers.
+    /// An echo is completely received by the node it answers (scheduled
+    /// when the echo leaves the node before it).
     EchoIn { node: u16, pkt: u32 },
     /// An input queue's server finishes one packet (IQST elapsed).
     ServiceDone { node: u16, side: u8 },
@@ -629,6 +631,8 @@ impl<P: RingProtocol> Ring<P> {
     #[inline(always)]
     fn decide_at(&mut self, node: usize, at: Time) {
         let now = self.sched.now();
+        // Not while the link is busy: that decision could send nothing.
+        let at = at.max(self.nodes[node].out_free_at);
         if self.nodes[node].decide_by(at, now) {
             self.sched.at(at, Event::OutputFree { node: node as u16 });
         }
@@ -747,9 +751,9 @@ impl<P: RingProtocol> Ring<P> {
     fn transmit(&mut self, node: usize, id: u32, own: bool) {
         let now = self.sched.now();
         let pk = self.slab.at(id);
-        let (len, dst, send) = (pk.len, pk.dst, pk.is_send());
+        let (len, dst, send, kind) = (pk.len, pk.dst, pk.is_send(), pk.kind);
         // Control symbols ride in the symbol stream without separator idles.
-        let slot = if pk.kind == PacketKind::Control { len as Time * self.p.cycle } else { self.p.slot(len) };
+        let slot = if kind == PacketKind::Control { len as Time * self.p.cycle } else { self.p.slot(len) };
         let n = &mut self.nodes[node];
         n.out_free_at = now + slot;
         n.decision_at = now + slot;
@@ -757,7 +761,14 @@ impl<P: RingProtocol> Ring<P> {
         let next = self.downstream(node);
         let ready = now + self.p.hop;
         if dst as usize == next {
-            self.sched.at(ready, Event::HeadArrive { node: next as u16, pkt: id });
+            if kind == PacketKind::Echo {
+                // Stripped at its source: its symbols become idles, and the
+                // source acts on the full echo, so nothing happens at its head.
+                self.counters.packet_hops += 1;
+                self.sched.at(ready + len as Time * self.p.cycle, Event::EchoIn { node: next as u16, pkt: id });
+            } else {
+                self.sched.at(ready, Event::HeadArrive { node: next as u16, pkt: id });
+            }
         } else {
             // Passing through `next`: into its bypass FIFO (this link delivers
             // in time order, so the entry goes last), decided on by then.
@@ -779,12 +790,7 @@ impl<P: RingProtocol> Ring<P> {
         let pk = *self.slab.at(id);
         debug_assert_eq!(pk.dst as usize, node, "only addressees get a HeadArrive");
         match pk.kind {
-            PacketKind::Echo => {
-                // Stripped: its symbols become idles; the source acts on the full echo.
-                let tail = now + pk.len as Time * self.p.cycle;
-                self.sched.at(tail, Event::EchoIn { node: node as u16, pkt: id });
-                return;
-            }
+            PacketKind::Echo => unreachable!("an echo goes straight to its EchoIn (see `transmit`)"),
             PacketKind::Control => {
                 self.record(node, TraceKind::Control, id);
                 let mut c = pk;
