@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import datetime
 import time
-from typing import Any, Callable, Iterator, Mapping
+from typing import Any, Callable, Iterator, Mapping, Optional
 
 from rich import box
 from rich.console import Console, Group
@@ -171,9 +171,10 @@ def progress_bar(total: int, unit: str = "points") -> Iterator[Callable[..., Non
         bar.stop()
 
 
-def store_view(store: Any, current: str) -> Group:
+def store_view(store: Any, current: str, last: Optional[int] = None) -> Group:
     """What a results store holds: a line per ringlet version, then a table of each
-    version's rows (this version's first; other versions' rows are never reused)."""
+    version's rows (this version's first; other versions' rows are never reused),
+    or of only its ``last`` most recent rows."""
     import json
 
     versions = store.versions()
@@ -191,12 +192,16 @@ def store_view(store: Any, current: str) -> Group:
         parts.append(Text(f"ringlet {version} ({label}): {len(rows):,} runs of {points:,} points{reps_text}{when}"))
     for version in order:
         rows = store.rows(version)
+        title = f"ringlet {version}"
+        if last is not None and len(rows) > last:
+            title += f": the last {last:,} of {len(rows):,} rows"
+            rows = rows[-last:]
         # One column per swept key (the union over the store's sweeps), headed by
         # the key's own name when that is unambiguous: narrow enough for 80 columns.
         keys = list(dict.fromkeys(k for r in rows for k in r.values))
         short = [k.rsplit(".", 1)[-1] for k in keys]
         heads = [s if short.count(s) == 1 else k for k, s in zip(keys, short)]
-        t = Table(title=f"ringlet {version}", title_justify="left", box=box.SIMPLE_HEAD, show_edge=False)
+        t = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, show_edge=False)
         for col, justify in (("id", "right"), ("scenario hash", "left"), ("seed", "right"), ("rep", "right"),
                              ("MB/s", "right"), ("latency ns", "right"), *((h, "left") for h in heads)):
             t.add_column(col, justify=justify, no_wrap=col not in heads, overflow="fold")

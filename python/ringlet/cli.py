@@ -80,6 +80,8 @@ def build_parser() -> argparse.ArgumentParser:
     results.add_argument("--parquet", metavar="FILE", help="write the store's tidy table as Parquet")
     results.add_argument("--version", dest="ringlet_version", metavar="V",
                          help="the rows of ringlet version V (default: this version's)")
+    results.add_argument("--last", type=_positive_int, default=None, metavar="N",
+                         help="list only the N most recent rows of each version (default: all)")
 
     rerun = sub.add_parser("rerun", help="re-run one stored result from its provenance; check it is bit-identical")
     rerun.add_argument("dir", metavar="DIR", help="a `ringlet sweep --out` folder (or its results.sqlite)")
@@ -266,7 +268,7 @@ def cmd_results(args: argparse.Namespace) -> int:
     with _store_at(args.dir) as store:
         version = args.ringlet_version or _core.version()
         if not (args.csv or args.parquet):
-            _console().print(store_view(store, _core.version()))
+            _console().print(store_view(store, _core.version(), last=args.last))
             return 0
         frame = store.table(version)
     for target, kind in ((args.csv, "csv"), (args.parquet, "parquet")):

@@ -269,6 +269,15 @@ def test_results_lists_and_exports_the_sweep_table(tmp_path, short_store):
     assert f"{SHORT_POINTS} runs" in p.stdout
     for h in pd.read_csv(short_store / "sweep.csv")["scenario_hash"]:
         assert h in p.stdout
+    # --last N lists only the most recent rows, and says so.
+    with Store(short_store / "results.sqlite") as store:
+        hashes = [r.scenario_hash for r in store.rows()]
+    assert len(set(hashes)) == SHORT_POINTS
+    p = run_cli(["results", short_store, "--last", "1"])
+    assert p.returncode == 0, p.stderr
+    assert f"the last 1 of {SHORT_POINTS} rows" in p.stdout
+    assert hashes[-1] in p.stdout and not any(h in p.stdout for h in hashes[:-1])
+    assert "--last" in one_error_line(run_cli(["results", short_store, "--last", "0"]))
     p = run_cli(["results", short_store, "--csv", tmp_path / "t.csv", "--parquet", tmp_path / "t.parquet"])
     assert p.returncode == 0, p.stderr
     pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "t.csv"), pd.read_csv(short_store / "sweep.csv"))
