@@ -348,11 +348,15 @@ impl<P: RingProtocol> Ring<P> {
             Event::Arrival { source } => self.on_arrival(source as usize),
             Event::HeadArrive { node, pkt } => self.on_head(node as usize, pkt),
             Event::OutputFree { node } => {
+                let now = self.sched.now();
                 let n = &mut self.nodes[node as usize];
-                if n.decision_at == self.sched.now() {
+                if n.decision_at == now {
                     n.decision_at = NO_DECISION;
                 }
-                self.try_output(node as usize);
+                if n.out_free_at <= now {
+                    // Most events are these: the decision inlined here, called elsewhere.
+                    self.decide_output_inline(node as usize);
+                }
             }
             Event::TailIn { node, pkt } => self.on_tail(node as usize, pkt),
             Event::EchoIn { node, pkt } => self.on_echo(node as usize, pkt),
@@ -417,7 +421,13 @@ impl<P: RingProtocol> Ring<P> {
         self.decide_output(node);
     }
 
+    #[inline(never)]
     fn decide_output(&mut self, node: usize) {
+        self.decide_output_inline(node);
+    }
+
+    #[inline(always)]
+    fn decide_output_inline(&mut self, node: usize) {
         let now = self.sched.now();
         let n = &self.nodes[node];
         if P::PRIORITY_BYPASS {
