@@ -62,6 +62,9 @@ pub struct InputQueue {
     pub occupied: u32,
     /// Fully received packets waiting for service, in service order.
     pub waiting: PriorityFifo<u32>,
+    /// The accepted packet still coming in, and when its tail is in; it joins
+    /// `waiting` when the queue is next looked at after that.
+    pub arriving: Option<(u32, Time)>,
     /// The packet in service (IQST running, or done but stalled for output room).
     pub in_service: Option<u32>,
     /// Service finished but the response output queue was full.
@@ -70,7 +73,7 @@ pub struct InputQueue {
 
 impl InputQueue {
     pub fn new(capacity: u32, levels: usize) -> Self {
-        InputQueue { capacity, occupied: 0, waiting: PriorityFifo::new(levels), in_service: None, stalled: false }
+        InputQueue { capacity, occupied: 0, waiting: PriorityFifo::new(levels), arriving: None, in_service: None, stalled: false }
     }
 }
 

@@ -40,8 +40,6 @@ pub enum Event {
     /// A node decides what its output link sends next (the link has become
     /// free, or a passing packet arrives at an idle link).
     OutputFree { node: u16 },
-    /// An accepted send packet is completely in the target's input queue.
-    TailIn { node: u16, pkt: u32 },
     /// An echo is completely received by the node it answers (scheduled
     /// when the echo leaves the node before it).
     EchoIn { node: u16, pkt: u32 },
@@ -316,10 +314,16 @@ impl<P: RingProtocol> Ring<P> {
 
     #[inline]
     fn record(&mut self, node: usize, what: TraceKind, pkt: u32) {
+        self.record_at(self.sched.now(), node, what, pkt);
+    }
+
+    /// Records something that happens at `time` (now, or for `Received`
+    /// the coming instant a packet's tail is in: no event marks it).
+    #[inline]
+    fn record_at(&mut self, time: Time, node: usize, what: TraceKind, pkt: u32) {
         if let Some(t) = self.trace.as_mut() {
-            let now = self.sched.now();
             let w = self.trace_window;
-            if now < w.from || now > w.to {
+            if time < w.from || time > w.to {
                 return;
             }
             if t.len() >= w.max_records {
@@ -328,7 +332,7 @@ impl<P: RingProtocol> Ring<P> {
             }
             let pk = self.slab.at(pkt);
             t.push(TraceRecord {
-                time: now,
+                time,
                 node: node as u16,
                 what,
                 kind: pk.kind,
@@ -358,7 +362,6 @@ impl<P: RingProtocol> Ring<P> {
                     self.decide_output_inline(node as usize);
                 }
             }
-            Event::TailIn { node, pkt } => self.on_tail(node as usize, pkt),
             Event::EchoIn { node, pkt } => self.on_echo(node as usize, pkt),
             Event::ServiceDone { node, side } => self.on_service_done(node as usize, side as usize),
             Event::Inject { src, dst, priority } => {
@@ -706,6 +709,8 @@ impl<P: RingProtocol> Ring<P> {
 
     /// PPQ inheritance reaches `node`: raise `pkt` if it waits here.
     fn raise(&mut self, node: usize, pkt: u32, prio: u16) {
+        // A packet whose tail is in waits (one still coming in does not yet).
+        self.settle_arrival(node, self.slab.at(pkt).side());
         let n = &mut self.nodes[node];
         let in_bypass = n.bypass.iter().any(|&(id, _)| id == pkt);
         let pk = self.slab.at_mut(pkt);
@@ -824,6 +829,8 @@ impl<P: RingProtocol> Ring<P> {
     fn on_send_packet(&mut self, node: usize, id: u32, pk: Packet) {
         let now = self.sched.now();
         let side = pk.side();
+        // The packet before this one on the link is in by now.
+        self.settle_arrival(node, side);
         let view = self.queue_view(node, side);
         let echo = match self.proto.admit(node, side, id, &pk, view) {
             Admission::Accept => self.accept(node, side, id, &pk),
@@ -852,11 +859,26 @@ impl<P: RingProtocol> Ring<P> {
     }
 
     /// Takes `id` into input queue `side`; returns the echo to send now, if any.
+    ///
+    /// The packet is fully in at its tail. Nothing else can arrive on the
+    /// link before then, so no event marks that instant: an idle server
+    /// takes the packet now and starts at the tail; otherwise the packet is
+    /// `arriving` and joins the waiting packets whenever the queue is next
+    /// looked at after its tail (`settle_arrival`).
     fn accept(&mut self, node: usize, side: usize, id: u32, pk: &Packet) -> Option<u32> {
         let tail = self.sched.now() + pk.len as Time * self.p.cycle;
-        self.nodes[node].inputs[side].occupied += 1;
-        self.sched.at(tail, Event::TailIn { node: node as u16, pkt: id });
         self.record(node, TraceKind::Accepted, id);
+        self.record_at(tail, node, TraceKind::Received, id);
+        let q = &mut self.nodes[node].inputs[side];
+        q.occupied += 1;
+        debug_assert!(q.arriving.is_none(), "the packet before is settled first");
+        if q.in_service.is_none() {
+            // (An idle server has nothing waiting or arriving.)
+            q.in_service = Some(id);
+            self.sched.at(tail + self.p.iqst, Event::ServiceDone { node: node as u16, side: side as u8 });
+        } else {
+            q.arriving = Some((id, tail));
+        }
         if P::ECHO_ON_SERVICE {
             None
         } else {
@@ -864,23 +886,36 @@ impl<P: RingProtocol> Ring<P> {
         }
     }
 
-    fn on_tail(&mut self, node: usize, id: u32) {
-        self.record(node, TraceKind::Received, id);
-        let pk = self.slab.at(id);
-        let side = pk.side();
-        self.nodes[node].inputs[side].waiting.push(pk.eff, id);
-        self.start_service(node, side);
+    /// The packet arriving into input queue `side` joins the waiting ones if its tail is in.
+    #[inline]
+    fn settle_arrival(&mut self, node: usize, side: usize) {
+        let now = self.sched.now();
+        let q = &mut self.nodes[node].inputs[side];
+        if let Some((id, tail)) = q.arriving {
+            if tail <= now {
+                q.arriving = None;
+                q.waiting.push(self.slab.at(id).eff, id);
+            }
+        }
     }
 
+    /// An idle server takes the first waiting packet, or else the one still
+    /// arriving (starting when its tail is in).
     fn start_service(&mut self, node: usize, side: usize) {
+        self.settle_arrival(node, side);
         let q = &mut self.nodes[node].inputs[side];
         if q.in_service.is_some() {
             return;
         }
-        if let Some(id) = q.waiting.pop() {
-            q.in_service = Some(id);
-            self.sched.after(self.p.iqst, Event::ServiceDone { node: node as u16, side: side as u8 });
-        }
+        let (id, start) = match q.waiting.pop() {
+            Some(id) => (id, self.sched.now()),
+            None => match q.arriving.take() {
+                Some(arriving) => arriving,
+                None => return,
+            },
+        };
+        q.in_service = Some(id);
+        self.sched.at(start + self.p.iqst, Event::ServiceDone { node: node as u16, side: side as u8 });
     }
 
     fn on_service_done(&mut self, node: usize, side: usize) {
@@ -899,6 +934,7 @@ impl<P: RingProtocol> Ring<P> {
     /// The responder finishes a request: the response enters the response output queue.
     fn finish_request(&mut self, node: usize) {
         let now = self.sched.now();
+        self.settle_arrival(node, InputSide::Responder as usize);
         let q = &mut self.nodes[node].inputs[InputSide::Responder as usize];
         let id = q.in_service.take().expect("request in service");
         q.stalled = false;
@@ -924,6 +960,7 @@ impl<P: RingProtocol> Ring<P> {
     /// The requestor finishes a response: the transaction is complete.
     fn finish_response(&mut self, node: usize) {
         let now = self.sched.now();
+        self.settle_arrival(node, InputSide::Requestor as usize);
         let q = &mut self.nodes[node].inputs[InputSide::Requestor as usize];
         let id = q.in_service.take().expect("response in service");
         q.occupied -= 1;
