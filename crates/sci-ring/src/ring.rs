@@ -60,7 +60,9 @@ pub enum TraceKind {
     Transmit { own: bool },
     Accepted,
     Busied,
-    /// Tail of an accepted send packet in the input queue.
+    /// Tail of an accepted send packet in the input queue. Written when the
+    /// packet is accepted, with the tail's time, so it can precede records
+    /// of earlier times.
     Received,
     /// Echo fully back at the source.
     EchoBack { busy: bool },
