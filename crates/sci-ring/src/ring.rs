@@ -472,8 +472,8 @@ impl<P: RingProtocol> Ring<P> {
 
     /// Offers the node's own packets to the protocol in send order; starts
     /// the first one it lets go. Returns whether one was started.
+    #[inline(always)]
     fn start_own(&mut self, node: usize) -> bool {
-        let now = self.sched.now();
         // Every own packet was skipped last time and nothing the answers
         // depend on has changed: they would all be skipped again.
         let epoch = self.proto.permit_epoch(node);
@@ -484,6 +484,14 @@ impl<P: RingProtocol> Ring<P> {
                 return false;
             }
         }
+        self.offer_own(node, epoch)
+    }
+
+    /// `start_own` when the protocol has to be asked.
+    #[inline(never)]
+    fn offer_own(&mut self, node: usize, epoch: Option<u64>) -> bool {
+        let now = self.sched.now();
+        let n = &self.nodes[node];
         let first = n.first_own().expect("has own packet");
         let mut pick = None;
         match self.proto.may_send(node, now, first, self.slab.at(first)) {
