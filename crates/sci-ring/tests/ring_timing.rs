@@ -136,3 +136,30 @@ fn link_delay_and_node_delay_add_per_hop() {
     let hop = 5 * NS + 3 * CYCLE;
     assert_eq!(times(&r, 4, Received, Request, 1), vec![3 * hop + 8 * CYCLE]);
 }
+
+/// A request that comes in while the responder serves another waits for it,
+/// and is served from the later of that service's end and its own tail.
+#[test]
+fn request_arriving_at_a_busy_responder() {
+    // Node 2 -> 3 (one hop) and node 1 -> 3 (two hops), both at 0. Node 1's
+    // request waits in node 2's bypass FIFO behind node 2's own (8 symbols +
+    // 1 idle), so it reaches node 3 at 20 ns and its tail is in at 36 ns.
+    let first_in = HOP + 8 * CYCLE; // 18 ns
+    let second_in = 9 * CYCLE + HOP + 8 * CYCLE; // 36 ns
+    for (iqst_ns, second_done) in [
+        // The first service ends after the second tail: served back to back.
+        (100, first_in + 200 * NS),
+        // It ends at 28 ns, before the second tail: served from its tail.
+        (10, second_in + 10 * NS),
+    ] {
+        let iqst = format!("node.iqst_ns={iqst_ns}.0");
+        let mut r = ring(4, &[&iqst]);
+        r.inject(2, 3, 0, 0);
+        r.inject(1, 3, 0, 0);
+        r.run_until(1_000 * NS);
+        assert_eq!(times(&r, 3, Received, Request, 2), vec![first_in]);
+        assert_eq!(times(&r, 3, Received, Request, 1), vec![second_in]);
+        assert_eq!(times(&r, 3, Serviced, Request, 2), vec![first_in + iqst_ns * NS], "IQST {iqst_ns} ns");
+        assert_eq!(times(&r, 3, Serviced, Request, 1), vec![second_done], "IQST {iqst_ns} ns");
+    }
+}
