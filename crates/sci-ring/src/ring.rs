@@ -910,9 +910,9 @@ impl<P: RingProtocol> Ring<P> {
     }
 
     /// An idle server takes the first waiting packet, or else the one still
-    /// arriving (starting when its tail is in).
+    /// arriving (starting when its tail is in). Its callers, the two
+    /// `finish_*`, have settled the arriving packet already.
     fn start_service(&mut self, node: usize, side: usize) {
-        self.settle_arrival(node, side);
         let q = &mut self.nodes[node].inputs[side];
         if q.in_service.is_some() {
             return;
