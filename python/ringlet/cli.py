@@ -265,6 +265,8 @@ def _store_at(location: str) -> Any:
 def cmd_results(args: argparse.Namespace) -> int:
     from ._render import store_view
 
+    if args.last is not None and (args.csv or args.parquet):
+        raise CliError("--last shortens the listing; an export (--csv, --parquet) has every row")
     with _store_at(args.dir) as store:
         version = args.ringlet_version or _core.version()
         if not (args.csv or args.parquet):

@@ -278,6 +278,8 @@ def test_results_lists_and_exports_the_sweep_table(tmp_path, short_store):
     assert f"the last 1 of {SHORT_POINTS} rows" in p.stdout
     assert hashes[-1] in p.stdout and not any(h in p.stdout for h in hashes[:-1])
     assert "--last" in one_error_line(run_cli(["results", short_store, "--last", "0"]))
+    assert "--last" in one_error_line(run_cli(["results", short_store, "--last", "1", "--csv", tmp_path / "l.csv"]))
+    assert not (tmp_path / "l.csv").exists()
     p = run_cli(["results", short_store, "--csv", tmp_path / "t.csv", "--parquet", tmp_path / "t.parquet"])
     assert p.returncode == 0, p.stderr
     pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "t.csv"), pd.read_csv(short_store / "sweep.csv"))
