@@ -650,7 +650,8 @@ impl<P: RingProtocol> Ring<P> {
         }
     }
 
-    /// Makes sure `node` takes an output decision no later than `at`.
+    /// Makes sure `node` takes an output decision no later than `at`, or
+    /// than the moment its link frees if that is later.
     #[inline(always)]
     fn decide_at(&mut self, node: usize, at: Time) {
         let now = self.sched.now();
@@ -700,7 +701,7 @@ impl<P: RingProtocol> Ring<P> {
         c.ctl = tag;
         let id = self.slab.alloc(c);
         self.insert_in_stream(node, id);
-        self.decide_at(node, now.max(self.nodes[node].out_free_at));
+        self.decide_at(node, now);
     }
 
     /// Puts `id` into `node`'s bypass queue at the current position in the
@@ -991,7 +992,7 @@ impl<P: RingProtocol> Ring<P> {
         if P::ECHO_ON_SERVICE {
             let e = self.accept_echo(node, id, pk);
             self.insert_in_stream(node, e);
-            self.decide_at(node, self.sched.now().max(self.nodes[node].out_free_at));
+            self.decide_at(node, self.sched.now());
         }
         self.slab.free(id);
         let view = self.queue_view(node, side);
