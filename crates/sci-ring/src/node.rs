@@ -101,6 +101,9 @@ pub struct Node {
     /// epoch then, the own queues' change count then, and how many packets
     /// it skipped (see `RingProtocol::permit_epoch`).
     pub all_skipped: Option<(u64, u64, u32)>,
+    /// The protocol asked not to hear of this node's own packet being
+    /// blocked again until `own_changes()` differs from this count.
+    pub blocked_quiet: Option<u64>,
     /// `first_own()` as of an `own_changes()` count.
     first_own_cache: Cell<(u64, Option<u32>)>,
 }
@@ -118,6 +121,7 @@ impl Node {
             decision_at: NO_DECISION,
             inputs: [InputQueue::new(responder_queue, levels), InputQueue::new(requestor_queue, levels)],
             all_skipped: None,
+            blocked_quiet: None,
             first_own_cache: Cell::new((u64::MAX, None)),
         }
     }

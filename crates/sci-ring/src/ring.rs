@@ -464,9 +464,15 @@ impl<P: RingProtocol> Ring<P> {
     #[inline]
     fn own_blocked(&mut self, node: usize) {
         self.counters.bypass_waits += 1;
-        let first = self.nodes[node].first_own().expect("has own packet");
+        let n = &self.nodes[node];
+        let changes = n.own_changes();
+        if n.blocked_quiet == Some(changes) {
+            return; // the protocol said another call would change nothing
+        }
+        let first = n.first_own().expect("has own packet");
         let waiting = self.slab.at(first).eff;
-        self.proto.on_blocked(node, self.sched.now(), waiting, &mut self.fx);
+        let again = self.proto.on_blocked(node, self.sched.now(), waiting, &mut self.fx);
+        self.nodes[node].blocked_quiet = (!again).then_some(changes);
         self.flush_effects();
     }
 

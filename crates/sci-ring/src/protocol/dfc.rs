@@ -229,14 +229,17 @@ impl RingProtocol for Dfc {
         }
     }
 
-    fn on_blocked(&mut self, node: usize, _now: Time, waiting: u16, fx: &mut Effects) {
+    fn on_blocked(&mut self, node: usize, _now: Time, waiting: u16, fx: &mut Effects) -> bool {
         // "Insufficient free space": the own packet has waited behind this
         // many bypass packets in a row (one short wait is the ordinary
         // register-insertion delay, not congestion).
         self.waits[node] += 1;
-        if self.waits[node] >= self.thru_after {
-            self.announce(node, waiting + 1, fx);
+        if self.waits[node] < self.thru_after {
+            return true;
         }
+        self.announce(node, waiting + 1, fx);
+        // Announced; only sending (on_sent) or another waiting priority changes that.
+        false
     }
 
     fn admit(&mut self, _node: usize, _side: usize, _id: u32, _pk: &Packet, q: QueueView) -> Admission {

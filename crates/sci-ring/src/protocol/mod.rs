@@ -192,8 +192,12 @@ pub trait RingProtocol {
     fn on_sent(&mut self, node: usize, now: Time, id: u32, pk: &Packet, next_own: Option<u16>, fx: &mut Effects);
 
     /// `node` forwards bypass traffic while its own packet of priority
-    /// `waiting` is held back by the register-insertion rule.
-    fn on_blocked(&mut self, node: usize, now: Time, waiting: u16, fx: &mut Effects);
+    /// `waiting` is held back by the register-insertion rule. Returns whether
+    /// to call again on the next such forward; `false` promises that further
+    /// calls would change nothing until the node's own packets change (it
+    /// sends one, or one joins or leaves its queues). At saturation a node
+    /// forwards several packets per own packet it sends.
+    fn on_blocked(&mut self, node: usize, now: Time, waiting: u16, fx: &mut Effects) -> bool;
 
     /// Whether input queue `side` of `node` admits send packet `id`.
     fn admit(&mut self, node: usize, side: usize, id: u32, pk: &Packet, q: QueueView) -> Admission;

@@ -79,8 +79,10 @@ impl RingProtocol for Ppq {
         self.go.set_blocked(node, now, None, fx);
     }
 
-    fn on_blocked(&mut self, node: usize, now: Time, waiting: u16, fx: &mut Effects) {
+    fn on_blocked(&mut self, node: usize, now: Time, waiting: u16, fx: &mut Effects) -> bool {
         self.go.set_blocked(node, now, Some(waiting), fx);
+        // Inheritance can raise a waiting packet's priority in place.
+        true
     }
 
     fn admit(&mut self, _node: usize, _side: usize, _id: u32, pk: &Packet, q: QueueView) -> Admission {

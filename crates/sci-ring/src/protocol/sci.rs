@@ -257,8 +257,11 @@ impl RingProtocol for BaseSci {
         self.go.set_blocked(node, now, None, fx);
     }
 
-    fn on_blocked(&mut self, node: usize, now: Time, waiting: u16, fx: &mut Effects) {
+    fn on_blocked(&mut self, node: usize, now: Time, waiting: u16, fx: &mut Effects) -> bool {
         self.go.set_blocked(node, now, Some(waiting), fx);
+        // The node's go-bit state now says blocked at this level; only
+        // sending (on_sent) or another waiting priority changes that.
+        false
     }
 
     fn admit(&mut self, node: usize, side: usize, _id: u32, pk: &Packet, q: QueueView) -> Admission {

@@ -307,10 +307,12 @@ impl RingProtocol for Train {
         self.go.set_blocked(node, now, None, fx);
     }
 
-    fn on_blocked(&mut self, node: usize, now: Time, waiting: u16, fx: &mut Effects) {
+    fn on_blocked(&mut self, node: usize, now: Time, waiting: u16, fx: &mut Effects) -> bool {
         if self.sees_free[node] {
             self.go.set_blocked(node, now, Some(waiting), fx);
         }
+        // Whether the node sees the ring free changes as the train passes.
+        true
     }
 
     fn admit(&mut self, node: usize, side: usize, id: u32, _pk: &Packet, q: QueueView) -> Admission {
