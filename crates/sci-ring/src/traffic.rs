@@ -77,21 +77,7 @@ impl Traffic {
         let n = self.nodes;
         let s = &mut self.sources[i];
         let me = s.node;
-        let uniform_except = |rng: &mut Stream, excluded: &[u16]| -> u16 {
-            let choices = n - excluded.len() as u16;
-            let mut k = rng.gen_range(0..choices);
-            // Walk the node ids skipping the excluded ones (excluded is tiny).
-            let mut d = 0;
-            loop {
-                if !excluded.contains(&d) {
-                    if k == 0 {
-                        return d;
-                    }
-                    k -= 1;
-                }
-                d += 1;
-            }
-        };
+        let uniform_except = |rng: &mut Stream, excluded: &[u16]| -> u16 { nth_not_excluded(rng.gen_range(0..n - excluded.len() as u16), excluded) };
         match self.destinations {
             Destinations::Uniform => uniform_except(&mut s.rng, &[me]),
             Destinations::Local => (me + 1) % n,
@@ -103,6 +89,41 @@ impl Traffic {
                     h
                 } else {
                     uniform_except(&mut s.rng, &[me, h])
+                }
+            }
+        }
+    }
+}
+
+/// The `k`-th (from 0) node id not in `excluded` (one or two ids): step over
+/// the excluded ids at or below it, lowest first, rather than walk the ring.
+fn nth_not_excluded(mut k: u16, excluded: &[u16]) -> u16 {
+    let (lo, hi) = match *excluded {
+        [a] => (a, u16::MAX),
+        [a, b] => (a.min(b), a.max(b)),
+        _ => unreachable!("one or two excluded nodes"),
+    };
+    k += (k >= lo) as u16;
+    k += (k >= hi) as u16;
+    k
+}
+
+#[cfg(test)]
+mod tests {
+    use super::nth_not_excluded;
+
+    /// Agrees with walking the ids and counting those not excluded.
+    #[test]
+    fn nth_not_excluded_is_the_walk() {
+        for n in 2..12u16 {
+            for a in 0..n {
+                for b in (0..n).filter(|&b| b != a) {
+                    for excluded in [&[a][..], &[a, b][..]] {
+                        let walk: Vec<u16> = (0..n).filter(|d| !excluded.contains(d)).collect();
+                        for (k, &want) in walk.iter().enumerate() {
+                            assert_eq!(nth_not_excluded(k as u16, excluded), want, "n {n}, excluded {excluded:?}, k {k}");
+                        }
+                    }
                 }
             }
         }
