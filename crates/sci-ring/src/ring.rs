@@ -350,20 +350,23 @@ impl<P: RingProtocol> Ring<P> {
     }
 
     fn handle(&mut self, ev: Event) {
+        // Two events in three are output decisions: tested first, and the
+        // decision inlined here (other callers call it).
+        if let Event::OutputFree { node } = ev {
+            let now = self.sched.now();
+            let n = &mut self.nodes[node as usize];
+            if n.decision_at == now {
+                n.decision_at = NO_DECISION;
+            }
+            if n.out_free_at <= now {
+                self.decide_output_inline(node as usize);
+            }
+            return;
+        }
         match ev {
             Event::Arrival { source } => self.on_arrival(source as usize),
             Event::HeadArrive { node, pkt } => self.on_head(node as usize, pkt),
-            Event::OutputFree { node } => {
-                let now = self.sched.now();
-                let n = &mut self.nodes[node as usize];
-                if n.decision_at == now {
-                    n.decision_at = NO_DECISION;
-                }
-                if n.out_free_at <= now {
-                    // Most events are these: the decision inlined here, called elsewhere.
-                    self.decide_output_inline(node as usize);
-                }
-            }
+            Event::OutputFree { .. } => unreachable!("handled above"),
             Event::EchoIn { node, pkt } => self.on_echo(node as usize, pkt),
             Event::ServiceDone { node, side } => self.on_service_done(node as usize, side as usize),
             Event::Inject { src, dst, priority } => {
