@@ -63,7 +63,7 @@ impl<E> Ord for Entry<E> {
 }
 
 /// A pool entry: one event in a slot's list, or (ids below `BUCKETS`,
-/// `event: None`, time 0) a slot's own list head. No sequence number: a
+/// `event` the default, never read, time 0) a slot's own list head. No sequence number: a
 /// list keeps events of equal time in the order they were put in, and an
 /// event goes in after every event of its time already there (events come
 /// off the far heap before any later-scheduled event of their time can
@@ -71,13 +71,16 @@ impl<E> Ord for Entry<E> {
 #[derive(Clone, Copy)]
 struct Link<E> {
     time: Time,
-    event: Option<E>,
+    event: E,
     next: u32,
 }
 
-/// The event list of one simulation. `E` is the model's own event type,
-/// usually a small `Copy` enum, so scheduling allocates nothing once the
-/// pool has grown to its working size.
+/// The event list of one simulation. `E` is the model's own event type, a
+/// small `Copy` value, so scheduling allocates nothing once the pool has
+/// grown to its working size. An integer the model packs its event into is
+/// fastest: an enum gets built in memory field by field and read back whole,
+/// which the processor cannot forward from its store buffer (the ring packs
+/// its events; see `Event::pack` in `ringlet-sci`).
 ///
 /// Each wheel slot is a list sorted by key, linked through one pool of
 /// entries, so the few live events stay in a few cache lines. Pool ids below
@@ -106,12 +109,12 @@ pub struct Scheduler<E> {
     executed: u64,
 }
 
-impl<E: Copy> Scheduler<E> {
+impl<E: Copy + Default> Scheduler<E> {
     /// An empty scheduler at time 0 with room for `capacity` pending events.
     pub fn with_capacity(capacity: usize) -> Self {
         let slots = BUCKETS as usize;
         let mut pool = Vec::with_capacity(slots + capacity);
-        pool.resize(slots, Link { time: 0, event: None, next: NIL });
+        pool.resize(slots, Link { time: 0, event: E::default(), next: NIL });
         let mut tails = Box::new([0; BUCKETS as usize]);
         for (slot, tail) in tails.iter_mut().enumerate() {
             *tail = slot as u32;
@@ -177,7 +180,7 @@ impl<E: Copy> Scheduler<E> {
         let b = time >> BUCKET_SHIFT;
         debug_assert!(b >= self.cur && b - self.cur < BUCKETS);
         let slot = (b & MASK) as usize;
-        let link = Link { time, event: Some(event), next: NIL };
+        let link = Link { time, event, next: NIL };
         let id = if self.free != NIL {
             let id = self.free;
             self.free = self.link(id as usize).next;
@@ -250,7 +253,7 @@ impl<E: Copy> Scheduler<E> {
         }
         self.now = time;
         self.executed += 1;
-        link.event
+        Some(link.event)
     }
 
     /// The wheel is empty: moves the first far event's span onto it, if that
