@@ -493,19 +493,25 @@ impl<P: RingProtocol> Ring<P> {
             return self.try_output_prioritized(node);
         }
         // Register-insertion rule: a packet that arrived before this instant is
-        // in the bypass FIFO and must drain first; one arriving right now can
-        // still be buffered while the node inserts its own packet.
-        let buffered = n.bypass.front().is_some_and(|&(_, ready)| ready < now);
-        let has_own = n.has_own();
-        if has_own && !buffered && self.start_own(node) {
+        // in the bypass FIFO and must drain first (the usual case at
+        // saturation, so tested first); one arriving right now can still be
+        // buffered while the node inserts its own packet.
+        if let Some(&(id, ready)) = n.bypass.front() {
+            if ready < now {
+                let has_own = n.has_own();
+                self.nodes[node].bypass.pop_front();
+                if has_own {
+                    self.own_blocked(node);
+                }
+                return self.transmit(node, id, false);
+            }
+        }
+        if n.has_own() && self.start_own(node) {
             return;
         }
         match self.nodes[node].bypass.front() {
             Some(&(id, ready)) if ready <= now => {
                 self.nodes[node].bypass.pop_front();
-                if has_own && buffered {
-                    self.own_blocked(node);
-                }
                 self.transmit(node, id, false);
             }
             // A passing packet is on its way: decide again when it arrives.
