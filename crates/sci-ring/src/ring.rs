@@ -28,7 +28,7 @@ use ringlet_engine::time::ns_to_ps;
 use ringlet_engine::{Scheduler, Time};
 use ringlet_scenario::Scenario;
 
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Event {
     /// A traffic source generates a transaction.
     Arrival { source: u32 },
@@ -1110,5 +1110,35 @@ impl<P: RingProtocol> Ring<P> {
             }
         }
         self.try_output(node);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Event;
+
+    /// Every kind of event survives packing with each field at its extremes
+    /// (node ids up to 4095, the largest ring a scenario allows).
+    #[test]
+    fn packed_events_unpack_to_themselves() {
+        let mut events = Vec::new();
+        for (node, wide, narrow) in [(0u16, 0u32, 0u16), (4095, u32::MAX, u16::MAX), (1234, 0x8000_0001, 0x8001)] {
+            events.extend([
+                Event::Arrival { source: wide },
+                Event::HeadArrive { node, pkt: wide },
+                Event::OutputFree { node },
+                Event::EchoIn { node, pkt: wide },
+                Event::ServiceDone { node, side: narrow as u8 & 1 },
+                Event::Inject { src: node, dst: narrow, priority: narrow },
+                Event::Requeue { node, pkt: wide },
+                Event::EmitControl { node, len: narrow, tag: wide },
+            ]);
+        }
+        for e in events {
+            let packed = e.pack();
+            assert_eq!(Event::unpack(packed), e, "{packed:#x}");
+            let is_output_free = matches!(e, Event::OutputFree { .. });
+            assert_eq!(Event::output_free_node(packed).is_some(), is_output_free, "{e:?}");
+        }
     }
 }
