@@ -59,7 +59,8 @@ impl Event {
     /// field in bits 16-31 and a 32-bit one in bits 32-63. Built in a
     /// register: an enum is written to memory field by field and read back
     /// whole, which defeats the processor's store-to-load forwarding on
-    /// every event scheduled (about a tenth of the run time, in `perf`).
+    /// every event scheduled (7% of `perf`'s samples fell on one such store;
+    /// packing saved 3% of the run time).
     #[inline(always)]
     fn pack(self) -> u64 {
         let (kind, node, a, b): (u64, u16, u16, u32) = match self {
