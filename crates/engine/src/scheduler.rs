@@ -64,10 +64,10 @@ impl<E> Ord for Entry<E> {
 
 /// A pool entry: one event in a slot's list, or (ids below `BUCKETS`,
 /// `event` the default and never read, time 0) a slot's own list head. No
-/// sequence number: a list keeps events of equal time in the order they were put in, and an
-/// event goes in after every event of its time already there (events come
-/// off the far heap before any later-scheduled event of their time can
-/// reach the wheel), which is the order of scheduling.
+/// sequence number: a list keeps events of equal time in the order they
+/// were put in, and an event goes in after every event of its time already
+/// there (events come off the far heap before any later-scheduled event of
+/// their time can reach the wheel), which is the order of scheduling.
 #[derive(Clone, Copy)]
 struct Link<E> {
     time: Time,
