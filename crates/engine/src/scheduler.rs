@@ -335,10 +335,15 @@ impl<E: Copy + Default> Scheduler<E> {
     /// Number of events still pending (counted, not kept: nothing on the
     /// hot path needs it).
     pub fn pending(&self) -> usize {
-        let listed: usize = (0..BUCKETS as usize)
-            .map(|slot| std::iter::successors(Some(self.pool[slot].next).filter(|&id| id != NIL), |&id| Some(self.pool[id as usize].next).filter(|&n| n != NIL)).count())
-            .sum();
-        listed + self.far.len()
+        let mut pending = self.far.len();
+        for slot in 0..BUCKETS as usize {
+            let mut id = self.pool[slot].next;
+            while id != NIL {
+                pending += 1;
+                id = self.pool[id as usize].next;
+            }
+        }
+        pending
     }
 }
 

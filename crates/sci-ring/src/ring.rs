@@ -66,32 +66,44 @@ impl Event {
         let (kind, node, a, b): (u64, u16, u16, u32) = match self {
             Event::Arrival { source } => (0, 0, 0, source),
             Event::HeadArrive { node, pkt } => (1, node, 0, pkt),
-            Event::OutputFree { node } => (2, node, 0, 0),
+            Event::OutputFree { node } => (Self::OUTPUT_FREE, node, 0, 0),
             Event::EchoIn { node, pkt } => (3, node, 0, pkt),
             Event::ServiceDone { node, side } => (4, node, side as u16, 0),
             Event::Inject { src, dst, priority } => (5, src, dst, priority as u32),
             Event::Requeue { node, pkt } => (6, node, 0, pkt),
             Event::EmitControl { node, len, tag } => (7, node, len, tag),
         };
-        debug_assert!(node < 1 << 13, "node id {node} does not fit the packed event");
-        kind | (node as u64) << 3 | (a as u64) << 16 | (b as u64) << 32
+        debug_assert!(node <= Self::NODE_MASK, "node id {node} does not fit the packed event");
+        kind | (node as u64) << Self::NODE_SHIFT | (a as u64) << 16 | (b as u64) << 32
+    }
+
+    /// Packed kind of an `OutputFree` (as `pack` numbers the kinds).
+    const OUTPUT_FREE: u64 = 2;
+    const KIND_MASK: u64 = 7;
+    const NODE_SHIFT: u32 = 3;
+    const NODE_MASK: u16 = 0x1fff;
+
+    /// The node field of a packed event.
+    #[inline(always)]
+    fn packed_node(x: u64) -> u16 {
+        (x >> Self::NODE_SHIFT) as u16 & Self::NODE_MASK
     }
 
     /// The node of a packed `OutputFree`, or `None` for any other event.
     #[inline(always)]
     fn output_free_node(x: u64) -> Option<u16> {
-        (x & 7 == 2).then_some((x >> 3) as u16 & 0x1fff)
+        (x & Self::KIND_MASK == Self::OUTPUT_FREE).then_some(Self::packed_node(x))
     }
 
     #[inline(always)]
     fn unpack(x: u64) -> Event {
-        let node = (x >> 3) as u16 & 0x1fff;
+        let node = Self::packed_node(x);
         let a = (x >> 16) as u16;
         let b = (x >> 32) as u32;
-        match x & 7 {
+        match x & Self::KIND_MASK {
             0 => Event::Arrival { source: b },
             1 => Event::HeadArrive { node, pkt: b },
-            2 => Event::OutputFree { node },
+            Self::OUTPUT_FREE => Event::OutputFree { node },
             3 => Event::EchoIn { node, pkt: b },
             4 => Event::ServiceDone { node, side: a as u8 },
             5 => Event::Inject { src: node, dst: a, priority: b as u16 },
