@@ -533,15 +533,23 @@ impl<P: RingProtocol> Ring<P> {
         }
     }
 
-    /// The node's own packet is held back by bypass traffic: tell the protocol.
-    #[inline]
+    /// The node's own packet is held back by bypass traffic: tell the protocol
+    /// (inlined into the forwarding decision: most calls end at the quiet check).
+    #[inline(always)]
     fn own_blocked(&mut self, node: usize) {
         self.counters.bypass_waits += 1;
         let n = &self.nodes[node];
-        let changes = n.own_changes();
-        if n.blocked_quiet == Some(changes) {
+        if n.blocked_quiet == Some(n.own_changes()) {
             return; // the protocol said another call would change nothing
         }
+        self.tell_blocked(node);
+    }
+
+    /// `own_blocked` when the protocol has to be told.
+    #[inline(never)]
+    fn tell_blocked(&mut self, node: usize) {
+        let n = &self.nodes[node];
+        let changes = n.own_changes();
         let first = n.first_own().expect("has own packet");
         let waiting = self.slab.at(first).eff;
         let again = self.proto.on_blocked(node, self.sched.now(), waiting, &mut self.fx);
