@@ -96,16 +96,35 @@ def result_view(r: Mapping[str, Any]) -> Group:
     return Group(*parts)
 
 
+def hops_range(workload: Mapping[str, Any]) -> str:
+    """A bench workload's packet-hops/s in its slowest and fastest repeat,
+    in millions: on a shared machine the spread says how far to trust the
+    median."""
+    walls = [x for x in workload.get("wall_s_all") or [] if x and x > 0]
+    hops = workload.get("packet_hops")
+    if not walls or not hops:
+        return "-"
+    return f"{hops / max(walls) / 1e6:.2f}-{hops / min(walls) / 1e6:.2f}"
+
+
+def _scaled(x: Any, scale: float, digits: int) -> str:
+    return "-" if x is None else f"{x / scale:,.{digits}f}"
+
+
 def bench_view(report: Mapping[str, Any]) -> Table:
-    """One row per benchmark workload."""
-    t = Table(title=f"ringlet {report.get('ringlet_version')} bench (medians)", title_justify="left")
-    for col, justify in (("workload", "left"), ("hops/s", "right"), ("txns/s", "right"),
-                         ("sim/wall", "right"), ("wall s", "right"), ("reps", "right"), ("MB/s", "right")):
-        t.add_column(col, justify=justify, no_wrap=True)
+    """One row per benchmark workload (rates in millions and thousands, so
+    the table fits a terminal)."""
+    reps = {w.get("repeats") for w in report.get("workloads", [])}
+    n = reps.pop() if len(reps) == 1 else None
+    runs = "runs" if n is None else f"{n} run" + ("s" if n != 1 else "")
+    t = Table(title=f"ringlet {report.get('ringlet_version')} bench (medians of {runs})", title_justify="left")
+    for col in ("workload", "Mhops/s", "range", "ktxn/s", "sim/wall", "wall s", "MB/s"):
+        t.add_column(col, justify="left" if col == "workload" else "right", no_wrap=True)
     for w in report.get("workloads", []):
-        t.add_row(str(w.get("workload")), _num(w.get("packet_hops_per_s"), 0), _num(w.get("transactions_per_s"), 0),
-                  _num(w.get("sim_to_wall"), 4), _num(w.get("wall_s_median"), 3), _num(w.get("repeats")),
-                  _num(w.get("throughput_mbps")))
+        t.add_row(str(w.get("workload")), _scaled(w.get("packet_hops_per_s"), 1e6, 2), hops_range(w),
+                  _scaled(w.get("transactions_per_s"), 1e3, 0), _num(w.get("sim_to_wall"), 4),
+                  _num(w.get("wall_s_median"), 3), _num(w.get("throughput_mbps")))
+    t.caption = "range: Mhops/s of the slowest and the fastest run"
     return t
 
 

@@ -128,7 +128,16 @@ def test_bench_json(cli):
 def test_bench_table(cli):
     p = cli(["bench", "--quick", "--repeats", "1"])
     assert p.returncode == 0, p.stderr
-    assert "reference-8node" in p.stdout and "hops/s" in p.stdout
+    assert "reference-8node" in p.stdout and "Mhops/s" in p.stdout and "range" in p.stdout
+    assert "medians of 1 run)" in p.stdout and "…" not in p.stdout  # nothing cut off at 80 columns
+
+
+def test_bench_range_spans_the_slowest_and_fastest_repeat():
+    from ringlet._render import hops_range
+
+    w = {"packet_hops": 4_000_000, "wall_s_all": [0.5, 0.4, 0.8]}
+    assert hops_range(w) == "5.00-10.00"
+    assert hops_range({"packet_hops": 4_000_000, "wall_s_all": []}) == "-"
 
 
 # -- bad input: one line, exit 2, no traceback, no output ---------------------------
