@@ -108,7 +108,8 @@ def hops_range(workload: Mapping[str, Any]) -> str:
 
 
 def _scaled(x: Any, scale: float, digits: int) -> str:
-    return "-" if x is None else f"{x / scale:,.{digits}f}"
+    """`_num` of `x / scale`."""
+    return _num(None if x is None else x / scale, digits)
 
 
 def bench_view(report: Mapping[str, Any]) -> Table:
