@@ -230,7 +230,19 @@ impl<E: Copy + Default> Scheduler<E> {
     /// Removes the next event if it is due no later than `until`.
     #[inline(always)]
     pub fn pop_until(&mut self, until: Time) -> Option<E> {
-        let Some(b) = self.first_bucket() else { return self.pop_far(until) };
+        let start = (self.cur & MASK) as usize;
+        let bit0 = start % 64;
+        let word = self.nonempty[start / 64] & (!0u64 << bit0);
+        let b = if word != 0 {
+            // `first_bucket`'s usual answer, spelt out so that the rare
+            // further search does not cost the common case a merge.
+            self.cur + (word.trailing_zeros() as usize - bit0) as u64
+        } else {
+            match self.first_bucket_further() {
+                Some(b) => b,
+                None => return self.pop_far(until),
+            }
+        };
         let slot = (b & MASK) as usize;
         let id = self.link(slot).next as usize;
         let link = *self.link(id);

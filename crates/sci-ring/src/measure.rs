@@ -168,11 +168,17 @@ impl Measure {
 
     /// A packet occupies the link leaving `node` from `start` for `dur`.
     #[inline]
-    pub fn link_used(&mut self, node: usize, start: Time, dur: Time, send: bool) {
+    pub(crate) fn link_used(&mut self, node: usize, start: Time, dur: Time, send: bool) {
         if start >= self.warmup_end {
             // Sends and echoes alternate unpredictably: add, don't branch.
-            self.link_busy[node] += dur;
-            self.link_send_busy[node] += dur * send as Time;
+            // Once per hop: unchecked, as the ring's node numbers are (see
+            // `Nodes`); both lists have one entry per node.
+            debug_assert!(node < self.link_busy.len() && node < self.link_send_busy.len());
+            // SAFETY: `node` is a node of this ring, below both lengths.
+            unsafe {
+                *self.link_busy.get_unchecked_mut(node) += dur;
+                *self.link_send_busy.get_unchecked_mut(node) += dur * send as Time;
+            }
         }
     }
 
