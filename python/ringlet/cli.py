@@ -393,7 +393,10 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    text = _core.bench(args.repeats, args.quick)
+    from ._render import bench_bar
+
+    with bench_bar() as progress:
+        text = _core.bench(args.repeats, args.quick, progress)
     if args.json:
         print(text)
     else:

@@ -132,6 +132,31 @@ def test_bench_table(cli):
     assert "medians of 1 run)" in p.stdout and "…" not in p.stdout  # nothing cut off at 80 columns
 
 
+def test_bench_takes_the_workloads_in_turn_and_reports_each_run():
+    from ringlet import _core
+
+    seen = []
+    out = json.loads(_core.bench(2, True, lambda done, total, name: seen.append((done, total, name))))
+    names = [w["workload"] for w in out["workloads"]]
+    assert len(names) == 3
+    assert seen == [(k + 1, 6, n) for k, n in enumerate(names + names)]
+    assert all(w["repeats"] == 2 and len(w["wall_s_all"]) == 2 for w in out["workloads"])
+
+
+def test_bench_stops_on_an_error_in_its_progress_callback():
+    from ringlet import _core
+
+    calls = []
+
+    def fail(done, total, name):
+        calls.append(done)
+        raise RuntimeError("stop here")
+
+    with pytest.raises(RuntimeError, match="stop here"):
+        _core.bench(3, True, fail)
+    assert calls == [1]
+
+
 def test_bench_range_spans_the_slowest_and_fastest_repeat():
     from ringlet._render import hops_range
 

@@ -110,13 +110,32 @@ fn t95(df: usize) -> f64 {
     ringlet::t95(df)
 }
 
-/// Runs the reference benchmark workloads; returns JSON. (Named `bench_`
-/// in Rust because `bench` is a built-in attribute name.)
+/// Runs the reference benchmark workloads; returns JSON. `progress`, if
+/// given, is called as `progress(done, total, workload)` after each run,
+/// outside the timing. (Named `bench_` in Rust because `bench` is a
+/// built-in attribute name.)
 #[pyfunction]
-#[pyo3(name = "bench", signature = (repeats=5, quick=false))]
-fn bench_(py: Python<'_>, repeats: usize, quick: bool) -> PyResult<String> {
-    let r = py.allow_threads(|| ringlet::bench::run_all(repeats, quick));
-    Ok(serde_json::to_string(&r).expect("bench serialises"))
+#[pyo3(name = "bench", signature = (repeats=5, quick=false, progress=None))]
+fn bench_(py: Python<'_>, repeats: usize, quick: bool, progress: Option<PyObject>) -> PyResult<String> {
+    let mut failure: Option<PyErr> = None;
+    let report = py.allow_threads(|| {
+        let mut tell = |done: usize, total: usize, workload: &str| {
+            Python::with_gil(|py| {
+                // Ctrl-C between runs stops the bench (a run itself is short).
+                let call = py.check_signals().and_then(|_| match &progress {
+                    Some(f) => f.call1(py, (done, total, workload)).map(|_| ()),
+                    None => Ok(()),
+                });
+                call.map_err(|e| failure = Some(e)).is_ok()
+            })
+        };
+        ringlet::bench::run_all(repeats, quick, &mut tell)
+    });
+    match (report, failure) {
+        (_, Some(e)) => Err(e),
+        (Some(r), None) => Ok(serde_json::to_string(&r).expect("bench serialises")),
+        (None, None) => unreachable!("the bench stops only when told to"),
+    }
 }
 
 /// The scenario reference (docs/scenario.md) generated from the schema.

@@ -1,7 +1,8 @@
 //! `ringlet bench`: simulator speed on the reference workloads (SPEC section 7).
 //!
-//! Each workload runs `repeats` times; the figures reported are medians.
-//! Speed is measured here, never asserted in tests.
+//! Each workload runs `repeats` times, the workloads taking turns; the
+//! figures reported are medians. Speed is measured here, never asserted in
+//! tests.
 
 use ringlet_scenario::ScenarioError;
 use serde::Serialize;
@@ -71,53 +72,89 @@ fn median(mut xs: Vec<f64>) -> f64 {
     }
 }
 
-/// Runs one workload `repeats` times.
-pub fn run_workload(w: &Workload, repeats: usize, quick: bool) -> Result<BenchFigure, ScenarioError> {
-    let overrides: Vec<(String, String)> =
-        if quick { vec![("run.measure_transactions".into(), "5000".into())] } else { Vec::new() };
-    let scenario = ringlet_scenario::load_str(w.scenario, &overrides)?;
-    let mut hops = Vec::new();
-    let mut txns = Vec::new();
-    let mut ratio = Vec::new();
-    let mut walls = Vec::new();
-    let mut last = None;
-    for _ in 0..repeats.max(1) {
-        let r = crate::run(&scenario)?;
-        let wall = r.wall_time_s.max(1e-9);
-        hops.push(r.report.counters.packet_hops as f64 / wall);
-        txns.push(r.report.conservation.completed as f64 / wall);
-        ratio.push(r.report.sim_time_ns * 1e-9 / wall);
-        walls.push(wall);
-        last = Some(r);
-    }
-    let r = last.expect("at least one repeat");
-    Ok(BenchFigure {
-        workload: w.name,
-        description: w.description,
-        repeats: repeats.max(1),
-        packet_hops_per_s: median(hops),
-        transactions_per_s: median(txns),
-        sim_to_wall: median(ratio),
-        wall_s_median: median(walls.clone()),
-        wall_s_all: walls,
-        packet_hops: r.report.counters.packet_hops,
-        transactions: r.report.conservation.completed,
-        throughput_mbps: r.report.throughput_mbps,
-    })
+/// One workload's repeats so far.
+struct Samples {
+    hops: Vec<f64>,
+    txns: Vec<f64>,
+    ratio: Vec<f64>,
+    walls: Vec<f64>,
+    last: Option<crate::RunResult>,
 }
 
-/// Runs every workload; `quick` shortens them (for tests of the command, not for figures).
-pub fn run_all(repeats: usize, quick: bool) -> BenchReport {
-    let workloads: Vec<BenchFigure> =
-        WORKLOADS.iter().map(|w| run_workload(w, repeats, quick).expect("built-in workloads are valid")).collect();
+impl Samples {
+    fn new() -> Self {
+        Samples { hops: Vec::new(), txns: Vec::new(), ratio: Vec::new(), walls: Vec::new(), last: None }
+    }
+
+    fn add(&mut self, r: crate::RunResult) {
+        let wall = r.wall_time_s.max(1e-9);
+        self.hops.push(r.report.counters.packet_hops as f64 / wall);
+        self.txns.push(r.report.conservation.completed as f64 / wall);
+        self.ratio.push(r.report.sim_time_ns * 1e-9 / wall);
+        self.walls.push(wall);
+        self.last = Some(r);
+    }
+
+    fn figure(self, w: &Workload) -> BenchFigure {
+        let r = self.last.expect("at least one repeat");
+        BenchFigure {
+            workload: w.name,
+            description: w.description,
+            repeats: self.walls.len(),
+            packet_hops_per_s: median(self.hops),
+            transactions_per_s: median(self.txns),
+            sim_to_wall: median(self.ratio),
+            wall_s_median: median(self.walls.clone()),
+            wall_s_all: self.walls,
+            packet_hops: r.report.counters.packet_hops,
+            transactions: r.report.conservation.completed,
+            throughput_mbps: r.report.throughput_mbps,
+        }
+    }
+}
+
+/// A workload's scenario (`quick`: shortened).
+fn scenario(w: &Workload, quick: bool) -> Result<ringlet_scenario::Scenario, ScenarioError> {
+    let overrides: Vec<(String, String)> =
+        if quick { vec![("run.measure_transactions".into(), "5000".into())] } else { Vec::new() };
+    ringlet_scenario::load_str(w.scenario, &overrides)
+}
+
+/// Runs every workload `repeats` times; `quick` shortens them (for tests of
+/// the command, not for figures). The workloads take turns (one run of each,
+/// then the next round) so that a spell when the machine is slower, which on
+/// a shared host lasts seconds, falls on every workload alike rather than on
+/// the whole of one. After each run, `progress(done, total, workload)` is
+/// called outside the timing; the bench stops, giving `None`, if it returns
+/// `false`.
+pub fn run_all(
+    repeats: usize,
+    quick: bool,
+    progress: &mut dyn FnMut(usize, usize, &str) -> bool,
+) -> Option<BenchReport> {
+    let scenarios: Vec<_> =
+        WORKLOADS.iter().map(|w| scenario(w, quick).expect("built-in workloads are valid")).collect();
+    let mut samples: Vec<Samples> = WORKLOADS.iter().map(|_| Samples::new()).collect();
+    let total = repeats.max(1) * WORKLOADS.len();
+    let mut done = 0;
+    for _ in 0..repeats.max(1) {
+        for ((w, s), acc) in WORKLOADS.iter().zip(&scenarios).zip(&mut samples) {
+            acc.add(crate::run(s).expect("built-in workloads run"));
+            done += 1;
+            if !progress(done, total, w.name) {
+                return None;
+            }
+        }
+    }
+    let workloads: Vec<BenchFigure> = samples.into_iter().zip(WORKLOADS).map(|(acc, w)| acc.figure(w)).collect();
     let head = &workloads[0];
-    BenchReport {
+    Some(BenchReport {
         ringlet_version: crate::VERSION,
         packet_hops_per_s: head.packet_hops_per_s,
         transactions_per_s: head.transactions_per_s,
         sim_to_wall: head.sim_to_wall,
         workloads,
-    }
+    })
 }
 
 #[cfg(test)]
@@ -126,5 +163,36 @@ mod tests {
     fn median_of_odd_and_even() {
         assert_eq!(super::median(vec![3.0, 1.0, 2.0]), 2.0);
         assert_eq!(super::median(vec![4.0, 1.0, 2.0, 3.0]), 2.5);
+    }
+
+    /// The workloads take turns, and each figure holds its own repeats.
+    #[test]
+    fn workloads_take_turns() {
+        let mut seen = Vec::new();
+        let r = super::run_all(2, true, &mut |done, total, name| {
+            seen.push((done, total, name.to_string()));
+            true
+        })
+        .expect("ran to the end");
+        let names: Vec<&str> = super::WORKLOADS.iter().map(|w| w.name).collect();
+        let expected: Vec<(usize, usize, String)> =
+            names.iter().chain(&names).enumerate().map(|(k, n)| (k + 1, 2 * names.len(), n.to_string())).collect();
+        assert_eq!(seen, expected);
+        for (f, name) in r.workloads.iter().zip(&names) {
+            assert_eq!((f.workload, f.repeats, f.wall_s_all.len()), (*name, 2, 2));
+            assert!(f.packet_hops > 0 && f.packet_hops_per_s > 0.0, "{name}");
+        }
+    }
+
+    /// A `false` from the progress function stops the bench at once.
+    #[test]
+    fn progress_can_stop_the_bench() {
+        let mut calls = 0;
+        let r = super::run_all(3, true, &mut |_, _, _| {
+            calls += 1;
+            false
+        });
+        assert!(r.is_none());
+        assert_eq!(calls, 1);
     }
 }
