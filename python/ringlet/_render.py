@@ -191,37 +191,6 @@ def progress_bar(total: int, unit: str = "points") -> Iterator[Callable[..., Non
         bar.stop()
 
 
-@contextlib.contextmanager
-def bench_bar() -> Iterator[Callable[[int, int, str], None]]:
-    """A bench progress bar on stderr: runs done of all, the workload just
-    run, elapsed time and time left. Shown only on a terminal and removed
-    when the bench ends, so the table (or the JSON) is all that stays.
-    Yields the ``(done, total, workload)`` callback the core calls after
-    each run, outside its timing."""
-    console = Console(stderr=True)
-    if not console.is_terminal:
-        yield lambda *_: None
-        return
-    bar = Progress(
-        TextColumn("bench"),
-        BarColumn(bar_width=24),
-        MofNCompleteColumn(),
-        TextColumn("runs  {task.fields[workload]}"),
-        TimeElapsedColumn(),
-        TextColumn("left"),
-        TimeRemainingColumn(),
-        console=console,
-        transient=True,
-    )
-    task = bar.add_task("bench", total=None, workload="")
-
-    def update(done: int, total: int, workload: str) -> None:
-        bar.update(task, total=total, completed=done, workload=workload)
-
-    with bar:
-        yield update
-
-
 def store_view(store: Any, current: str, last: Optional[int] = None) -> Group:
     """What a results store holds: a line per ringlet version, then a table of each
     version's rows (this version's first; other versions' rows are never reused),

@@ -393,7 +393,7 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    from ._render import bench_bar
+    from ._run_progress import bench_bar
 
     with bench_bar() as progress:
         text = _core.bench(args.repeats, args.quick, progress)
