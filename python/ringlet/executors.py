@@ -113,6 +113,13 @@ class LocalExecutor:
             except (OSError, AttributeError):
                 pass
         pool.shutdown(wait=False, cancel_futures=True)
+        # Let the pool's manager thread finish now (its workers are gone, so
+        # it does at once). Left running, it closes its wake-up pipe while
+        # Python's exit handler may be writing to it, unlocked (CPython 3.11),
+        # and an interrupted sweep then ends with a traceback.
+        manager = getattr(pool, "_executor_manager_thread", None)
+        if manager is not None:
+            manager.join(timeout=10)
 
     def _drive(self, fn: Callable[..., str], items: Sequence[Item], pending: dict[int, None],
                batch: tuple[ProcessPoolExecutor, dict[Any, int], int]) -> Iterator[Completion]:
