@@ -42,6 +42,20 @@ fn scenario_hash(text: &str, overrides: Overrides) -> PyResult<String> {
     Ok(scenario(text, &overrides)?.hash())
 }
 
+/// Calls back into Python from a long computation that released the GIL:
+/// checks for Ctrl-C, then runs `call`. Returns whether to go on; on an
+/// error (the interrupt, or whatever `call` raised) keeps it in `failure`,
+/// to be raised once the computation has stopped.
+fn tell_python(failure: &mut Option<PyErr>, call: impl FnOnce(Python<'_>) -> PyResult<()>) -> bool {
+    Python::with_gil(|py| match py.check_signals().and_then(|_| call(py)) {
+        Ok(()) => true,
+        Err(e) => {
+            *failure = Some(e);
+            false
+        }
+    })
+}
+
 /// Runs one simulation point; returns the result as JSON. The GIL is
 /// released while the simulation runs.
 ///
@@ -60,17 +74,8 @@ fn run(py: Python<'_>, text: &str, overrides: Overrides, progress: Option<PyObje
             let mut failure: Option<PyErr> = None;
             let outcome = py.allow_threads(|| {
                 let mut report = |p: ringlet::Progress| {
-                    Python::with_gil(|py| {
-                        let call = py.check_signals().and_then(|_| {
-                            callback.call1(py, (p.fraction, p.sim_time_ns, p.transactions, p.target_transactions)).map(|_| ())
-                        });
-                        match call {
-                            Ok(()) => true,
-                            Err(e) => {
-                                failure = Some(e);
-                                false
-                            }
-                        }
+                    tell_python(&mut failure, |py| {
+                        callback.call1(py, (p.fraction, p.sim_time_ns, p.transactions, p.target_transactions)).map(|_| ())
                     })
                 };
                 ringlet::run_with_progress(&s, every, &mut report)
@@ -119,14 +124,11 @@ fn t95(df: usize) -> f64 {
 fn bench_(py: Python<'_>, repeats: usize, quick: bool, progress: Option<PyObject>) -> PyResult<String> {
     let mut failure: Option<PyErr> = None;
     let report = py.allow_threads(|| {
+        // Ctrl-C between runs stops the bench (a run itself is short).
         let mut tell = |done: usize, total: usize, workload: &str| {
-            Python::with_gil(|py| {
-                // Ctrl-C between runs stops the bench (a run itself is short).
-                let call = py.check_signals().and_then(|_| match &progress {
-                    Some(f) => f.call1(py, (done, total, workload)).map(|_| ()),
-                    None => Ok(()),
-                });
-                call.map_err(|e| failure = Some(e)).is_ok()
+            tell_python(&mut failure, |py| match &progress {
+                Some(f) => f.call1(py, (done, total, workload)).map(|_| ()),
+                None => Ok(()),
             })
         };
         ringlet::bench::run_all(repeats, quick, &mut tell)

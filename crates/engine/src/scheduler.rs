@@ -230,18 +230,14 @@ impl<E: Copy + Default> Scheduler<E> {
     /// Removes the next event if it is due no later than `until`.
     #[inline(always)]
     pub fn pop_until(&mut self, until: Time) -> Option<E> {
-        let start = (self.cur & MASK) as usize;
-        let bit0 = start % 64;
-        let word = self.nonempty[start / 64] & (!0u64 << bit0);
-        let b = if word != 0 {
-            // `first_bucket`'s usual answer, spelt out so that the rare
-            // further search does not cost the common case a merge.
-            self.cur + (word.trailing_zeros() as usize - bit0) as u64
-        } else {
-            match self.first_bucket_further() {
+        // `first_bucket` taken apart, so that the rare further search does
+        // not cost the common case a merge of the two answers.
+        let b = match self.first_bucket_in_word() {
+            Some(b) => b,
+            None => match self.first_bucket_further() {
                 Some(b) => b,
                 None => return self.pop_far(until),
-            }
+            },
         };
         let slot = (b & MASK) as usize;
         let id = self.link(slot).next as usize;
@@ -300,13 +296,16 @@ impl<E: Copy + Default> Scheduler<E> {
     /// test rather than an unpredictable "is the current bucket empty?".
     #[inline(always)]
     fn first_bucket(&self) -> Option<u64> {
+        self.first_bucket_in_word().or_else(|| self.first_bucket_further())
+    }
+
+    /// `first_bucket` within the current bucket's word of the bitmap.
+    #[inline(always)]
+    fn first_bucket_in_word(&self) -> Option<u64> {
         let start = (self.cur & MASK) as usize;
         let bit0 = start % 64;
         let word = self.nonempty[start / 64] & (!0u64 << bit0);
-        if word != 0 {
-            return Some(self.cur + (word.trailing_zeros() as usize - bit0) as u64);
-        }
-        self.first_bucket_further()
+        (word != 0).then(|| self.cur + (word.trailing_zeros() as usize - bit0) as u64)
     }
 
     /// `first_bucket` beyond the current bucket's word of the bitmap.

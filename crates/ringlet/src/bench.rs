@@ -135,9 +135,10 @@ pub fn run_all(
     let scenarios: Vec<_> =
         WORKLOADS.iter().map(|w| scenario(w, quick).expect("built-in workloads are valid")).collect();
     let mut samples: Vec<Samples> = WORKLOADS.iter().map(|_| Samples::new()).collect();
-    let total = repeats.max(1) * WORKLOADS.len();
+    let rounds = repeats.max(1);
+    let total = rounds * WORKLOADS.len();
     let mut done = 0;
-    for _ in 0..repeats.max(1) {
+    for _ in 0..rounds {
         for ((w, s), acc) in WORKLOADS.iter().zip(&scenarios).zip(&mut samples) {
             acc.add(crate::run(s).expect("built-in workloads run"));
             done += 1;
