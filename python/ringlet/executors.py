@@ -15,8 +15,10 @@ import asyncio
 import contextlib
 import logging
 import os
+import queue
 import signal
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+import threading
+from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Callable, Iterator, Optional, Sequence
 
@@ -56,6 +58,52 @@ def _worker_init(parent: int) -> None:
         os._exit(1)
 
 
+class _CtrlCGuard:
+    """Holds Ctrl-C (SIGINT) back while this thread is inside concurrent.futures.
+
+    Python runs a signal handler between any two bytecodes, also inside a
+    ``with lock:`` whose ``__enter__`` is written in Python (a future's
+    condition, a queue's mutex). A KeyboardInterrupt raised there leaves the
+    lock held; the process pool's manager thread then blocks on it for good,
+    and so does Python's exit, which joins that thread: an interrupted sweep
+    that never ends. Inside ``with guard:`` a Ctrl-C is noted and raised when
+    the block ends. Elsewhere it raises at once, as Python's own handler does.
+    Only the main thread gets signals, and a handler someone else installed
+    is left in place.
+    """
+
+    def __init__(self) -> None:
+        self._depth = 0
+        self._pending = False
+        self._previous: Any = None
+
+    def install(self) -> None:
+        if threading.current_thread() is threading.main_thread() \
+                and signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+            self._previous = signal.signal(signal.SIGINT, self._on_sigint)
+
+    def uninstall(self) -> None:
+        if self._previous is not None:
+            signal.signal(signal.SIGINT, self._previous)
+            self._previous = None
+
+    def _on_sigint(self, signum: int, frame: Any) -> None:
+        if self._depth:
+            self._pending = True
+            return
+        raise KeyboardInterrupt
+
+    def __enter__(self) -> None:
+        self._depth += 1
+
+    def __exit__(self, kind: Any, *exc: Any) -> None:
+        self._depth -= 1
+        if self._pending and not self._depth:
+            self._pending = False
+            if kind is None:  # (an exception on its way out already ends the sweep)
+                raise KeyboardInterrupt
+
+
 class LocalExecutor:
     """Local worker processes (one per core by default); ``processes=1`` runs in this process.
 
@@ -70,13 +118,18 @@ class LocalExecutor:
     def __init__(self, processes: Optional[int] = None):
         self.processes = processes or os.cpu_count() or 1
         self._live: set[ProcessPoolExecutor] = set()
+        self._guard = _CtrlCGuard()
 
     def __enter__(self) -> "LocalExecutor":
+        self._guard.install()
         return self
 
     def __exit__(self, *exc: Any) -> None:
-        for pool in list(self._live):  # completions abandoned early (an interrupt): stop their workers
-            self._finish(pool, ok=False)
+        try:
+            for pool in list(self._live):  # completions abandoned early (an interrupt): stop their workers
+                self._finish(pool, ok=False)
+        finally:
+            self._guard.uninstall()
 
     def start(self, fn: Callable[..., str], items: Sequence[Item]) -> Iterator[Completion]:
         """Submits every item now (so workers are forked before any progress-bar
@@ -98,15 +151,23 @@ class LocalExecutor:
     def _submit(self, fn: Callable[..., str], items: Sequence[Item], pending: dict[int, None],
                 workers: Optional[int] = None) -> tuple[ProcessPoolExecutor, dict[Any, int], int]:
         workers = workers or min(self.processes, len(pending))
-        pool = ProcessPoolExecutor(max_workers=workers, initializer=_worker_init, initargs=(os.getpid(),))
-        self._live.add(pool)
-        return pool, {pool.submit(fn, *items[i]): i for i in pending}, workers
+        with self._guard:
+            pool = ProcessPoolExecutor(max_workers=workers, initializer=_worker_init, initargs=(os.getpid(),))
+            self._live.add(pool)
+            return pool, {pool.submit(fn, *items[i]): i for i in pending}, workers
 
     def _finish(self, pool: ProcessPoolExecutor, ok: bool) -> None:
-        self._live.discard(pool)
-        if ok:
-            pool.shutdown(wait=True)
-            return
+        with self._guard:
+            self._live.discard(pool)
+            if ok:
+                pool.shutdown(wait=True)
+            else:
+                self._stop(pool)
+
+    @staticmethod
+    def _stop(pool: ProcessPoolExecutor) -> None:
+        """Stops ``pool`` without waiting for its running points."""
+        manager = getattr(pool, "_executor_manager_thread", None)  # (`shutdown` forgets it)
         for proc in list((getattr(pool, "_processes", None) or {}).values()):
             try:
                 proc.terminate()  # an interrupted sweep does not wait for its running points
@@ -117,8 +178,7 @@ class LocalExecutor:
         # it does at once). Left running, it closes its wake-up pipe while
         # Python's exit handler may be writing to it, unlocked (CPython 3.11),
         # and an interrupted sweep then ends with a traceback.
-        manager = getattr(pool, "_executor_manager_thread", None)
-        if manager is not None:
+        if manager is not None and manager.is_alive():  # (not started if Ctrl-C came mid-submit)
             manager.join(timeout=10)
 
     def _drive(self, fn: Callable[..., str], items: Sequence[Item], pending: dict[int, None],
@@ -138,27 +198,33 @@ class LocalExecutor:
         pool, futures, workers = batch
         ok = False
         try:
-            waiting = set(futures)
-            while waiting:
-                done, waiting = wait(waiting, return_when=FIRST_COMPLETED)
-                broken = False
-                for f in sorted(done, key=futures.__getitem__):
-                    i = futures[f]
+            # Each future reports its end on a SimpleQueue, whose `get` a Ctrl-C
+            # interrupts holding no lock (it is waited on outside the guard).
+            # `concurrent.futures.wait` would take every future's lock on every
+            # call, in a Python loop a Ctrl-C can break into.
+            finished: queue.SimpleQueue = queue.SimpleQueue()
+            with self._guard:
+                for f in futures:
+                    f.add_done_callback(finished.put)
+            for _ in range(len(futures)):
+                f = finished.get()
+                i = futures[f]
+                with self._guard:
                     exc = f.exception()
-                    if isinstance(exc, BrokenProcessPool):
-                        if suspects is None:  # it ran alone: it is the culprit
-                            del pending[i]
-                            yield i, None, "the worker process running this point died"
-                        broken = True
-                        continue
-                    del pending[i]
-                    yield (i, f.result(), None) if exc is None else (i, None, _error_text(exc))
-                if broken:
-                    if suspects is not None:
-                        # The pool hands runs to its workers in submission order, at
-                        # most workers + 1 ahead: the oldest pending runs are suspects.
+                    result = f.result() if exc is None else None
+                if isinstance(exc, BrokenProcessPool):
+                    if suspects is None:  # it ran alone: it is the culprit
+                        del pending[i]
+                        yield i, None, "the worker process running this point died"
+                    else:
+                        # Every result in before the break came ahead of this
+                        # one. The pool hands runs to its workers in submission
+                        # order, at most workers + 1 ahead: the oldest pending
+                        # runs are suspects.
                         suspects.extend(list(pending)[: workers + 1])
                     break
+                del pending[i]
+                yield (i, result, None) if exc is None else (i, None, _error_text(exc))
             ok = True
         finally:
             self._finish(pool, ok)

@@ -4,17 +4,23 @@ real LocalCluster on loopback, and the one-line errors of bad executor options."
 from __future__ import annotations
 
 import json
+import multiprocessing
 import os
 import signal
 import subprocess
 import sys
+import threading
+from collections import Counter
+from concurrent.futures.process import _ExecutorManagerThread
+from typing import Any, Callable, Optional
 
 import pandas as pd
 import pytest
 
 import ringlet
 from ringlet import Scenario
-from ringlet.executors import ExecutorError
+from ringlet.executors import ExecutorError, LocalExecutor
+from ringlet.sweep import _run_point
 
 from conftest import SMALL_TOML, one_error_line, run_cli
 from storetools import (LONG_POINTS, LONG_SETS, SHORT_POINTS, SHORT_SETS, children, cmdline, count_rows, popen_cli,
@@ -205,3 +211,87 @@ def test_unwritable_out_with_dask(tmp_path):
     msg = one_error_line(run_cli(sweep_args(blocker, SHORT_SETS, "--executor", "dask")))
     assert msg == f"--out {blocker}: exists and is not a directory"
     assert blocker.read_text() == "not a directory"
+
+
+
+
+#: A point a Ctrl-C can land on: (event, file and line of the call site, what was called).
+Point = tuple[str, str, int, str]
+
+
+def _calls_run(action: Callable[[], None], files: tuple[str, ...], stop_at: Optional[Point] = None) -> Counter:
+    """Runs ``action`` counting the calls made from ``files`` (this thread of this
+    process only); with ``stop_at`` sends SIGINT (Ctrl-C) where that call first
+    starts or returns. Those are places where Python runs a signal handler: on
+    entry to a Python function and after a call returns (for a C function such
+    as a lock's ``acquire``, after it has taken effect)."""
+    seen: Counter = Counter()
+    me = os.getpid()
+
+    def profile(frame: Any, event: str, arg: Any) -> None:
+        if os.getpid() != me:  # a forked worker inherits the profiler
+            sys.setprofile(None)
+            return
+        if event == "c_return":
+            site, called = frame, getattr(arg, "__qualname__", repr(arg))
+        elif event in ("call", "return") and frame.f_back is not None:
+            site, called = frame.f_back, frame.f_code.co_qualname
+        else:
+            return
+        if not site.f_code.co_filename.endswith(files):
+            return
+        point = (event, site.f_code.co_filename, site.f_lineno, called)
+        seen[point] += 1
+        if point == stop_at and seen[point] == 1:
+            sys.setprofile(None)
+            signal.raise_signal(signal.SIGINT)  # its handler runs here
+
+    sys.setprofile(profile)
+    try:
+        action()
+    finally:
+        sys.setprofile(None)
+    return seen
+
+
+def _pools_left(before: frozenset = frozenset()) -> list[str]:
+    """Process-pool manager threads and worker processes alive, beyond those in ``before``."""
+    managers = [t for t in threading.enumerate() if isinstance(t, _ExecutorManagerThread) and t.is_alive()]
+    return [x.name for x in [*managers, *multiprocessing.active_children()] if x not in before]
+
+
+def test_a_ctrl_c_anywhere_in_a_local_sweep_leaves_no_pool_behind(small):
+    """Python's exit joins every process pool's manager thread: one left running
+    makes an interrupted sweep end with a traceback or, if it is stuck, never end.
+    So a Ctrl-C at any call the executor or concurrent.futures makes in this
+    thread during a sweep must leave no manager thread or worker behind. (Once
+    a Ctrl-C inside `concurrent.futures.wait` left futures' locks held, and the
+    manager thread blocked on them for good.)"""
+    items = [(small.text, [*small.overrides, (LOAD, str(v)), ("run.measure_transactions", "200")])
+             for v in (10, 20, 30)]
+    files = tuple(os.path.join(*parts) for parts in
+                  (("concurrent", "futures", "_base.py"), ("concurrent", "futures", "process.py"),
+                   ("ringlet", "executors.py")))
+
+    def sweep() -> None:
+        with LocalExecutor(2) as ex:
+            done = list(ex.start(_run_point, items))
+        assert sorted(i for i, _, _ in done) == [0, 1, 2]
+
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    before = frozenset([*threading.enumerate(), *multiprocessing.active_children()])  # (a Dask fixture's)
+    points = _calls_run(sweep, files)
+    assert not _pools_left(before)
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    assert {f.rsplit(os.sep, 1)[1] for _, f, _, _ in points} == {"_base.py", "process.py", "executors.py"}
+    interrupted = 0
+    for point in sorted(points):
+        try:
+            _calls_run(sweep, files, point)
+        except KeyboardInterrupt:
+            interrupted += 1
+        finally:
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+        assert not _pools_left(before), f"Ctrl-C at {point}"
+    # A call made in one sweep may not be made in the next (timing): most are.
+    assert interrupted >= 0.8 * len(points), (interrupted, len(points))
