@@ -217,10 +217,10 @@ class LocalExecutor:
                         del pending[i]
                         yield i, None, "the worker process running this point died"
                     else:
-                        # Every result in before the break came ahead of this
-                        # one. The pool hands runs to its workers in submission
-                        # order, at most workers + 1 ahead: the oldest pending
-                        # runs are suspects.
+                        # Points that finished before the pool broke came
+                        # off the queue ahead of this one. The pool hands runs
+                        # to its workers in submission order, at most
+                        # workers + 1 ahead: the oldest pending runs are suspects.
                         suspects.extend(list(pending)[: workers + 1])
                     break
                 del pending[i]
