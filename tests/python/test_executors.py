@@ -254,7 +254,7 @@ def _calls_run(action: Callable[[], None], files: tuple[str, ...], stop_at: Opti
     return seen
 
 
-def _pools_left(before: frozenset = frozenset()) -> list[str]:
+def _pools_left(before: frozenset) -> list[str]:
     """Process-pool manager threads and worker processes alive, beyond those in ``before``."""
     managers = [t for t in threading.enumerate() if isinstance(t, _ExecutorManagerThread) and t.is_alive()]
     return [x.name for x in [*managers, *multiprocessing.active_children()] if x not in before]
