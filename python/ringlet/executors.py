@@ -24,8 +24,8 @@ from typing import Any, Callable, Iterator, Optional, Sequence
 
 from .errors import ScenarioError
 
-#: (scenario text, overrides)
-Item = tuple[str, Sequence[tuple[str, str]]]
+#: The arguments of one call of the work function; for sweeps (scenario text, overrides).
+Item = tuple[Any, ...]
 #: (item index, result JSON or None, error message or None)
 Completion = tuple[int, Optional[str], Optional[str]]
 
@@ -131,7 +131,7 @@ class LocalExecutor:
         finally:
             self._guard.uninstall()
 
-    def start(self, fn: Callable[..., str], items: Sequence[Item]) -> Iterator[Completion]:
+    def start(self, fn: Callable[..., Any], items: Sequence[Item]) -> Iterator[Completion]:
         """Submits every item now (so workers are forked before any progress-bar
         thread starts) and returns the completions, in finishing order."""
         if self.processes <= 1 or len(items) <= 1:
@@ -140,9 +140,9 @@ class LocalExecutor:
         return self._drive(fn, items, pending, self._submit(fn, items, pending))
 
     def _serial(self, fn: Callable[..., str], items: Sequence[Item]) -> Iterator[Completion]:
-        for i, (text, ov) in enumerate(items):
+        for i, item in enumerate(items):
             try:
-                result = fn(text, ov)
+                result = fn(*item)
             except Exception as e:  # this point failed; the others still run
                 yield i, None, _error_text(e)
             else:

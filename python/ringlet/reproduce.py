@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Optional, Sequence
 
 from . import _core
 from .errors import ScenarioError
+from .executors import LocalExecutor
 from .scenario import Override
 from .store import FILENAME, Store
 from .study import Figure, Study, StudyError, load_study, max_priorities
@@ -141,16 +142,15 @@ def _transactions(study: Study, fig: Figure, quick: bool) -> Any:
 
 def _draw_all(render: Any, drawings: list[tuple[Any, ...]], jobs: int) -> None:
     """Draws the figures, on ``jobs`` processes: saving a figure as PNG and SVG
-    takes about a second, so a study's dozen figures are worth spreading."""
-    if jobs <= 1 or len(drawings) <= 1:
-        for args in drawings:
-            render(*args)
-        return
-    from concurrent.futures import ProcessPoolExecutor
-
-    with ProcessPoolExecutor(max_workers=min(jobs, len(drawings))) as pool:
-        for done in [pool.submit(render, *args) for args in drawings]:
-            done.result()  # re-raises a drawing's error
+    takes about a second, so a study's dozen figures are worth spreading. The
+    sweep's executor runs them, so a Ctrl-C here stops as cleanly as one
+    during the runs."""
+    with LocalExecutor(min(jobs, len(drawings)) or 1) as executor:
+        for i, _, error in executor.start(render, drawings):
+            if error is not None:
+                # Drawing is deterministic: again here, the error comes with its traceback.
+                render(*drawings[i])
+                raise RuntimeError(f"drawing figure {drawings[i][0].id} failed: {error}")
 
 
 def run_study(

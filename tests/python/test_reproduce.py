@@ -8,14 +8,16 @@ they are recomputed here from the figure CSVs the run wrote.
 from __future__ import annotations
 
 import math
+import os
 from pathlib import Path
+from types import SimpleNamespace
 
 import pandas as pd
 import pytest
 
 import ringlet
 from ringlet._core import version as ringlet_core_version
-from ringlet.reproduce import plan
+from ringlet.reproduce import _draw_all, plan
 from ringlet.store import Store
 from ringlet.study import STUDIES_DIR, StudyError, available_studies, load_study, parse_study
 from ringlet.sweep import columns, points
@@ -345,6 +347,35 @@ def test_parse_rejects_unknown_fields(tmp_path):
     folder = write_study(tmp_path / "t")
     with pytest.raises(StudyError, match="unknown field"):
         parse_study(STUDY_TOML.replace('title = "A: throughput"', 'title = "A"\ncolour = "red"'), folder)
+
+
+# -- drawing on worker processes ----------------------------------------------------------
+
+
+def _draw(spec: SimpleNamespace, mark: Path) -> None:
+    """A stand-in for ``plots.render``: marks the figure drawn, and fails as its id says."""
+    if spec.id == "figBad":
+        raise ValueError("no such panel column: 'priority'")
+    if spec.id == "figWorkerOnly" and os.getpid() != spec.parent:
+        raise OSError("disk full")
+    mark.write_text(str(os.getpid()))
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_figures_are_drawn_on_workers_and_a_drawing_error_names_its_cause(tmp_path, jobs):
+    parent = os.getpid()
+    specs = [SimpleNamespace(id=f"fig{k}", parent=parent) for k in range(4)]
+    _draw_all(_draw, [(s, tmp_path / s.id) for s in specs], jobs)
+    pids = {int((tmp_path / s.id).read_text()) for s in specs}
+    assert (pids == {parent}) if jobs == 1 else (parent not in pids)
+
+    bad = [(SimpleNamespace(id="figBad", parent=parent), tmp_path / "bad")]
+    with pytest.raises(ValueError, match="no such panel column: 'priority'"):  # the error itself, with its traceback
+        _draw_all(_draw, [(specs[0], tmp_path / "a")] + bad, jobs)
+    if jobs > 1:  # one that fails only in a worker still names the figure and the worker's error
+        flaky = [(SimpleNamespace(id="figWorkerOnly", parent=parent), tmp_path / "flaky")]
+        with pytest.raises(RuntimeError, match="drawing figure figWorkerOnly failed: OSError: disk full"):
+            _draw_all(_draw, [(specs[0], tmp_path / "b")] + flaky, jobs)
 
 
 # -- the shipped study ----------------------------------------------------------------------
