@@ -102,6 +102,24 @@ def _result_key(text: str) -> Optional[Key]:
     return key if isinstance(key[1], int) else None
 
 
+def row_damage(conn: sqlite3.Connection) -> Optional[str]:
+    """The first row whose result does not parse, or does not carry in its
+    provenance the key and scenario the row is filed under, as a message
+    (``row 7: ...``); None if every row is sound. (The report checks with this too.)"""
+    for rid, h, seed, version, scenario, result in conn.execute(
+        "SELECT id, scenario_hash, seed, ringlet_version, scenario, result FROM results"
+    ):
+        try:
+            prov = json.loads(result)["provenance"]
+        except (ValueError, TypeError, KeyError):
+            return f"row {rid}: stored result does not parse"
+        if not isinstance(prov, dict) or _result_key(result) != (h, seed, version):
+            return f"row {rid}: the result's provenance disagrees with the row's key ({h}, seed {seed}, ringlet {version})"
+        if prov.get("scenario") != scenario:
+            return f"row {rid}: stored scenario is not the result's"
+    return None
+
+
 class Store:
     """A ringlet results store at ``path`` (a ``.sqlite`` file).
 
@@ -181,22 +199,11 @@ class Store:
         if missing:
             raise self._fail(f"damaged results store: table results lacks {', '.join(sorted(missing))}")
         try:
-            for rid, h, seed, version, scenario, result in conn.execute(
-                "SELECT id, scenario_hash, seed, ringlet_version, scenario, result FROM results"
-            ):
-                try:
-                    prov = json.loads(result)["provenance"]
-                except (ValueError, TypeError, KeyError):
-                    raise self._fail(f"damaged results store: row {rid}: stored result does not parse") from None
-                if not isinstance(prov, dict) or _result_key(result) != (h, seed, version):
-                    raise self._fail(
-                        f"damaged results store: row {rid}: the result's provenance disagrees with the row's key "
-                        f"({h}, seed {seed}, ringlet {version})"
-                    )
-                if prov.get("scenario") != scenario:
-                    raise self._fail(f"damaged results store: row {rid}: stored scenario is not the result's")
+            damage = row_damage(conn)
         except sqlite3.DatabaseError as e:
             raise self._fail(f"damaged results store: {e}") from None
+        if damage is not None:
+            raise self._fail(f"damaged results store: {damage}")
 
     def check_writable(self) -> None:
         """Raises :class:`StoreError` if runs could not be added (checked before a sweep runs)."""

@@ -264,10 +264,14 @@ def make_store(path: Path, frame: pd.DataFrame, base: ringlet.Scenario, keys: li
         for k, v in values.items():
             scenario = scenario.set(k, v)
         assert scenario.hash == row["scenario_hash"]  # the store's TOML is the point's scenario
+        # The result is cut down to the provenance the store's check reads.
+        key = (row["scenario_hash"], int(row["seed"]), row["ringlet_version"])
+        result = json.dumps({"provenance": dict(zip(("scenario_hash", "seed", "ringlet_version"), key),
+                                                scenario=scenario.toml + extra)})
         con.execute("INSERT INTO results(scenario_hash, seed, ringlet_version, replication, values_json, "
-                    "scenario, result, finished_at) VALUES (?, ?, ?, 0, ?, ?, '{}', ?)",
-                    (row["scenario_hash"], int(row["seed"]), row["ringlet_version"], json.dumps(values),
-                     scenario.toml + extra, f"2026-01-01T00:00:{int(row['point']):02d}Z"))
+                    "scenario, result, finished_at) VALUES (?, ?, ?, 0, ?, ?, ?, ?)",
+                    (*key, json.dumps(values), scenario.toml + extra, result,
+                     f"2026-01-01T00:00:{int(row['point']):02d}Z"))
     con.commit()
     con.close()
 
@@ -552,7 +556,7 @@ def _umask() -> int:
     return mask
 
 
-def _damage(folder: Path, kind: str) -> None:
+def _damage(folder: Path, kind: str, sweep_dir: Path) -> None:
     csv = folder / "sweep.csv"
     text = csv.read_text()
     if kind == "truncated":
@@ -569,6 +573,13 @@ def _damage(folder: Path, kind: str) -> None:
         csv.write_text("a,b\n1,2\n")
     elif kind == "bad-store":
         (folder / "results.sqlite").write_bytes(b"this is not a database" * 100)
+    elif kind == "damaged-row":  # the real store, one stored result cut short
+        shutil.copy(sweep_dir / "results.sqlite", folder)
+        con = sqlite3.connect(folder / "results.sqlite")
+        (rid, text), = con.execute("SELECT id, result FROM results ORDER BY id LIMIT 1 OFFSET 2")
+        con.execute("UPDATE results SET result = ? WHERE id = ?", (text[: len(text) // 2], rid))
+        con.commit()
+        con.close()
     elif kind == "foreign-store":
         con = sqlite3.connect(folder / "results.sqlite")
         con.execute("CREATE TABLE meta(key TEXT, value TEXT)")
@@ -584,6 +595,7 @@ def _damage(folder: Path, kind: str) -> None:
     ("empty", r"sweep\.csv: damaged: the file is empty"),
     ("other-table", r"sweep\.csv: damaged or not a ringlet sweep table: no column 'point'"),
     ("bad-store", r"results\.sqlite: not a ringlet results store: "),
+    ("damaged-row", r"results\.sqlite: damaged results store: row \d+: stored result does not parse$"),
     ("foreign-store", r"results\.sqlite: not a ringlet results store: format 'something-else/9', "
                       r"expected 'ringlet-results/1'"),
 ])
@@ -591,7 +603,7 @@ def test_damaged_results_are_one_line_errors(sweep_dir, tmp_path, capsys, kind, 
     folder = tmp_path / "sweep"
     folder.mkdir()
     shutil.copy(sweep_dir / "sweep.csv", folder)
-    _damage(folder, kind)
+    _damage(folder, kind, sweep_dir)
     out = tmp_path / "out" / "report.html"
     out.parent.mkdir()
     out.write_text("old")

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Optional
 
+from ..store import row_damage
 from .errors import ReportError, _first_line
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -48,6 +49,11 @@ def read_store(path: Path, hashes: Iterable[str]) -> dict[tuple[str, int], list[
             raise ReportError(f"{path}: not a ringlet results store: format {found}, expected {STORE_FORMAT!r}")
         runs: dict[tuple[str, int], list[StoredRun]] = {}
         try:
+            # Every row is checked as `ringlet results` checks it: a page must
+            # not vouch for runs from a store whose results do not hold up.
+            damage = row_damage(con)
+            if damage is not None:
+                raise ReportError(f"{path}: damaged results store: {damage}")
             for i in range(0, len(wanted), 500):
                 chunk = wanted[i:i + 500]
                 marks = ",".join("?" * len(chunk))
