@@ -43,8 +43,15 @@ pub struct GoBits {
     last_change: Time,
     /// For a held node, the still-blocked node whose release it waits for.
     waits_on: Vec<Option<u16>>,
-    /// `dist[i * n + j]`: time for idles to travel from node `i` to node `j`.
-    dist: Vec<Time>,
+    /// Bit `j`: node `j` waits on a release (`waits_on[j]` is set).
+    waiting: Vec<u64>,
+    /// Bit `i`: node `i` may be seen blocked by some node now: it is blocked,
+    /// or changed within the last `max_dist`. A superset, cleared lazily,
+    /// so that a decision on a large ring looks only at the nodes that can
+    /// hold it (in node order, as a scan of every node would).
+    recent: Vec<u64>,
+    /// Time for idles to travel one hop (node `i` to `j`: `hops x hop`).
+    hop: Time,
     max_dist: Time,
     n: usize,
     pub holds: u64,
@@ -62,10 +69,29 @@ impl GoBits {
             blocked_count: 0,
             last_change: 0,
             waits_on: vec![None; n],
-            dist: (0..n * n).map(|k| p.hops(k / n, k % n) as Time * p.hop).collect(),
+            waiting: vec![0; n.div_ceil(64)],
+            recent: vec![0; n.div_ceil(64)],
+            hop: p.hop,
             max_dist: (n as Time - 1) * p.hop,
             n,
             holds: 0,
+        }
+    }
+
+    /// Time for idles to travel from node `i` to node `j`.
+    #[inline]
+    fn dist(&self, i: usize, j: usize) -> Time {
+        ((j + self.n - i) % self.n) as Time * self.hop
+    }
+
+    #[inline]
+    fn set_wait(&mut self, j: usize, on: Option<u16>) {
+        self.waits_on[j] = on;
+        let bit = 1u64 << (j % 64);
+        if on.is_some() {
+            self.waiting[j / 64] |= bit;
+        } else {
+            self.waiting[j / 64] &= !bit;
         }
     }
 
@@ -101,7 +127,7 @@ impl GoBits {
 
     /// May node `j` start a packet of priority `priority` now?
     pub fn may_start(&mut self, j: usize, now: Time, priority: u16) -> Permit {
-        self.waits_on[j] = None;
+        self.set_wait(j, None);
         if !self.enabled || self.blocked[j] != 0 {
             return Permit::Go;
         }
@@ -109,22 +135,31 @@ impl GoBits {
             return Permit::Go;
         }
         let mine = self.level(priority);
-        let n = self.n;
         let mut held = false;
         // Earliest time every blocker seen now (all released already) is seen released.
         let mut wake: Time = 0;
-        for i in 0..n {
-            let d = self.dist[i * n + j];
-            if i == j || now < d || self.blocked_at(i, now - d) < mine {
-                continue;
-            }
-            held = true;
-            if self.blocked[i] >= mine {
-                // Still blocked: its release wakes us (set_blocked); no need to look further.
-                self.waits_on[j] = Some(i as u16);
-                break;
-            } else if let Some(u) = self.released_after(i, now - d, mine) {
-                wake = wake.max(u + d);
+        'scan: for w in 0..self.recent.len() {
+            let mut bits = self.recent[w];
+            while bits != 0 {
+                let i = w * 64 + bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                if self.blocked[i] == 0 && self.changed_at[i] + self.max_dist <= now {
+                    // Unblocked for longer than any node can look back: seen by no one.
+                    self.recent[w] &= !(1u64 << (i % 64));
+                    continue;
+                }
+                let d = self.dist(i, j);
+                if i == j || now < d || self.blocked_at(i, now - d) < mine {
+                    continue;
+                }
+                held = true;
+                if self.blocked[i] >= mine {
+                    // Still blocked: its release wakes us (set_blocked); no need to look further.
+                    self.set_wait(j, Some(i as u16));
+                    break 'scan;
+                } else if let Some(u) = self.released_after(i, now - d, mine) {
+                    wake = wake.max(u + d);
+                }
             }
         }
         if !held {
@@ -154,6 +189,7 @@ impl GoBits {
         }
         self.last_change = now;
         self.changed_at[i] = now;
+        self.recent[i / 64] |= 1u64 << (i % 64);
         let log = &mut self.log[i];
         log.push_back((now, level));
         // Keep one transition at or before the oldest time anyone can observe.
@@ -164,11 +200,15 @@ impl GoBits {
         if level < before {
             // Nodes held by this block may be released: they decide again
             // when the change becomes visible to them.
-            let n = self.n;
-            for j in 0..n {
-                if self.waits_on[j] == Some(i as u16) {
-                    self.waits_on[j] = None;
-                    fx.wakes.push((j as u16, now + self.dist[i * n + j]));
+            for w in 0..self.waiting.len() {
+                let mut bits = self.waiting[w];
+                while bits != 0 {
+                    let j = w * 64 + bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    if self.waits_on[j] == Some(i as u16) {
+                        self.set_wait(j, None);
+                        fx.wakes.push((j as u16, now + self.dist(i, j)));
+                    }
                 }
             }
         }
@@ -297,6 +337,78 @@ mod tests {
         assert_eq!(fx.wakes, vec![(1, 32_000)]);
         assert_eq!(go.may_start(1, 32_000, 3), Permit::Go);
         assert_eq!(go.may_start(1, 32_000, 2), Permit::Hold { wake_at: None });
+    }
+
+    /// `may_start` as it was before the `recent` set: every node scanned.
+    fn may_start_scanning_all(go: &GoBits, j: usize, now: Time, priority: u16) -> (Permit, Option<u16>) {
+        if !go.enabled || go.blocked[j] != 0 || (go.blocked_count == 0 && now >= go.last_change + go.max_dist) {
+            return (Permit::Go, None);
+        }
+        let mine = go.level(priority);
+        let (mut held, mut wake, mut on) = (false, 0, None);
+        for i in 0..go.n {
+            let d = go.dist(i, j);
+            if i == j || now < d || go.blocked_at(i, now - d) < mine {
+                continue;
+            }
+            held = true;
+            if go.blocked[i] >= mine {
+                on = Some(i as u16);
+                break;
+            } else if let Some(u) = go.released_after(i, now - d, mine) {
+                wake = wake.max(u + d);
+            }
+        }
+        match (held, on) {
+            (false, _) => (Permit::Go, None),
+            (true, Some(_)) => (Permit::Hold { wake_at: None }, on),
+            (true, None) => (Permit::Hold { wake_at: Some(wake) }, None),
+        }
+    }
+
+    proptest::proptest! {
+        /// Looking only at recently blocked nodes answers as a scan of every
+        /// node does (rings of more than 64 nodes use several words), and the
+        /// wakes a release sends go to the same nodes in the same order.
+        #[test]
+        fn go_bits_scan_only_recent_blockers(
+            nodes in 2u32..140,
+            prioritized: bool,
+            // Half queries, a sixth blocks, a third releases: few nodes stay
+            // blocked, so answers often hang on nodes released a moment ago.
+            steps in proptest::collection::vec((0u32..140, 0u64..100, 0u16..4, 0u8..6), 1..300),
+        ) {
+            let p = params(nodes);
+            let mut go = GoBits::new(&p, true, prioritized);
+            let mut fx = Effects::default();
+            let mut now: Time = 0;
+            let mut waiters: Vec<Option<u16>> = vec![None; p.nodes];
+            for (node, dt, prio, what) in steps {
+                let node = node as usize % p.nodes;
+                now += dt * 1000;
+                if what < 3 {
+                    let (want, on) = may_start_scanning_all(&go, node, now, prio);
+                    proptest::prop_assert_eq!(go.may_start(node, now, prio), want);
+                    proptest::prop_assert_eq!(go.waits_on[node], on);
+                    waiters[node] = on;
+                } else {
+                    let level = (what == 3).then_some(prio);
+                    fx.wakes.clear();
+                    let was = go.blocked[node];
+                    go.set_blocked(node, now, level, &mut fx);
+                    let mut want = Vec::new();
+                    if go.blocked[node] < was {
+                        for (j, w) in waiters.iter_mut().enumerate() {
+                            if *w == Some(node as u16) {
+                                *w = None;
+                                want.push((j as u16, now + go.dist(node, j)));
+                            }
+                        }
+                    }
+                    proptest::prop_assert_eq!(&fx.wakes, &want);
+                }
+            }
+        }
     }
 
     #[test]
