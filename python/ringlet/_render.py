@@ -75,12 +75,16 @@ def result_view(r: Mapping[str, Any]) -> Group:
 
     parts: list[Any] = [summary, prio]
     links = r.get("per_link", [])
-    if links:
-        util = [link.get("utilization", 0.0) for link in links]
+    # (None when nothing was measured: the run ended within its warm-up.)
+    util = [u for link in links if (u := link.get("utilization")) is not None]
+    if util:
         parts.append(Text(
             f"link utilisation over {len(links)} links: min {min(util):.3f}, "
             f"mean {sum(util) / len(util):.3f}, max {max(util):.3f}"
         ))
+    if not r.get("transactions"):
+        parts.append(Text("nothing was measured: no transaction completed after the warm-up "
+                          "(raise run.max_sim_time_ns or lower run.warmup_ns)", style="bold yellow"))
     # Counters that explain a result (SPEC section 4), only those that occurred.
     counters = r.get("counters", {})
     explain = [(label, counters.get(key, 0)) for label, key in COUNTERS]

@@ -82,6 +82,13 @@ def test_run_text_summary(cli, small_file):
     assert "±" in p.stdout
 
 
+def test_run_that_measured_nothing_says_so(cli, small_file):
+    """The time cap ends the run 1 ns after its warm-up: no transaction is measured."""
+    p = cli(["run", small_file, "--set", "run.max_sim_time_ns=2001"])
+    assert p.returncode == 0 and not p.stderr, p.stderr
+    assert "nothing was measured" in p.stdout and "stopped by" in p.stdout
+
+
 # -- sweep ---------------------------------------------------------------------------
 
 

@@ -106,3 +106,24 @@ def test_keys_only_the_model_can_check_are_rejected_before_running(small):
         small.set("network.bypass_fifo_symbols", 3)
     assert str(e.value).startswith("network.bypass_fifo_symbols:")
     assert small.set("network.bypass_fifo_symbols", 41).run().summary["transactions"] > 0
+
+
+@pytest.mark.parametrize("protocol, key, bad, message", [
+    ("dfc", "dfc.stop_to_low", 5, "dfc.stop_to_low: expected less than the high-water mark (5), got 5"),
+    ("dfc", "dfc.stop_to_high", 6, "dfc.stop_to_high: expected at most the input queue size (5), got 6"),
+    ("train", "train.budget_symbols", 39,
+     "train.budget_symbols: expected 0 (derived) or at least the longest send packet (40 symbols), got 39"),
+])
+def test_a_protocols_own_checks_come_before_running(small, protocol, key, bad, message):
+    """DFC's water marks and TRAIN's budget are checked when the scenario is
+    built (so a sweep checks every point first), not when it runs."""
+    s = small.set("network.protocol", protocol)
+    with pytest.raises(ScenarioError) as e:
+        s.set(key, bad)
+    assert str(e.value) == message
+    assert small.set(key, bad).get(key) == bad  # another protocol's keys are not its business
+
+
+def test_a_run_ends_before_its_warm_up_is_refused(small):
+    with pytest.raises(ScenarioError, match=r"^run\.warmup_ns: expected less than run\.max_sim_time_ns"):
+        small.set("run.max_sim_time_ns", small.get("run.warmup_ns"))

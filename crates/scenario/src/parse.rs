@@ -189,6 +189,8 @@ mod tests {
         assert_eq!(e, "train.ticketmaster: expected a node index in 0..7 (network.nodes = 8), got 8");
         let e = err("[train]\nimmediate_below = 0.9");
         assert!(e.starts_with("train.immediate_below: expected at most train.arbitrate_above"), "{e}");
+        let e = err("[run]\nwarmup_ns = 1e6\nmax_sim_time_ns = 1e6");
+        assert_eq!(e, "run.warmup_ns: expected less than run.max_sim_time_ns (1000000), got 1000000");
         let e = err("[train]\ngearshift = \"yes\"");
         assert_eq!(e, "train.gearshift: expected true or false, got \"yes\"");
     }

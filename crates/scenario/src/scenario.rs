@@ -282,6 +282,13 @@ impl Scenario {
             max_sim_time_ns: g.float("run", "max_sim_time_ns").unwrap(),
             batches: g.int("run", "batches").unwrap() as u32,
         };
+        if run.warmup_ns >= run.max_sim_time_ns {
+            // The run would end before measuring anything.
+            return Err(ScenarioError::new(format!(
+                "run.warmup_ns: expected less than run.max_sim_time_ns ({}), got {}",
+                run.max_sim_time_ns, run.warmup_ns
+            )));
+        }
         if !run.batches.is_multiple_of(2) {
             return Err(ScenarioError::new(format!("run.batches: expected an even integer, got {}", run.batches)));
         }

@@ -27,7 +27,12 @@ use ringlet_scenario::{BandwidthAllocation, Protocol, QueueAllocation, Scenario}
 
 /// Checks the parameters only the model can check, without running.
 pub fn check(s: &Scenario) -> Result<(), String> {
-    params::Params::from_scenario(s).map(|_| ())
+    let p = params::Params::from_scenario(s)?;
+    match s.network.protocol {
+        Protocol::Sci | Protocol::Ppq => Ok(()),
+        Protocol::Train => Train::check(&p, &s.train),
+        Protocol::Dfc => Dfc::check(&p, &s.dfc),
+    }
 }
 
 /// Runs one SCI ring scenario. Fails only for parameter combinations the

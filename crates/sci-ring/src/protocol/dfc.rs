@@ -93,8 +93,14 @@ pub struct Dfc {
 }
 
 impl Dfc {
-    pub fn new(p: &Params, s: &scenario::Dfc) -> Result<Self, String> {
-        let n = p.nodes;
+    /// The STOP-TO water marks against the input queues (`new` checks
+    /// this too; a sweep checks every point with it before running any).
+    pub fn check(p: &Params, s: &scenario::Dfc) -> Result<(), String> {
+        Self::water_marks(p, s).map(|_| ())
+    }
+
+    /// The high-water mark per input side (responder, requestor).
+    fn water_marks(p: &Params, s: &scenario::Dfc) -> Result<[u32; 2], String> {
         let derive = |cap: u32| if s.stop_to_high == 0 { cap } else { s.stop_to_high };
         let high = [derive(p.responder_queue), derive(p.requestor_queue)];
         let smallest = p.responder_queue.min(p.requestor_queue);
@@ -111,6 +117,12 @@ impl Dfc {
                 s.stop_to_low
             ));
         }
+        Ok(high)
+    }
+
+    pub fn new(p: &Params, s: &scenario::Dfc) -> Result<Self, String> {
+        let n = p.nodes;
+        let high = Self::water_marks(p, s)?;
         Ok(Dfc {
             n,
             symbol_len: s.control_symbols as u16,

@@ -118,12 +118,17 @@ pub struct Train {
 }
 
 impl Train {
-    pub fn new(p: &Params, s: &scenario::Train) -> Result<Self, String> {
-        let n = p.nodes;
-        let loco = s.locomotive_symbols as u16;
+    /// The size budget against the longest send packet (`new` checks this
+    /// too; a sweep checks every point with it before running any).
+    pub fn check(p: &Params, s: &scenario::Train) -> Result<(), String> {
+        Self::size_budget(p, s).map(|_| ())
+    }
+
+    /// The request train's size budget, in symbols.
+    fn size_budget(p: &Params, s: &scenario::Train) -> Result<u32, String> {
         // Symbols one link carries while the LocalMotive circles an idle ring,
         // twice over: with uniform traffic a ring carries twice a link's worth.
-        let revolution = n as u64 * (p.hop / p.cycle + loco as u64 + p.separator as u64);
+        let revolution = p.nodes as u64 * (p.hop / p.cycle + s.locomotive_symbols as u64 + p.separator as u64);
         let budget = if s.budget_symbols == 0 { (2 * revolution) as u32 } else { s.budget_symbols };
         if (budget as u64) < p.response_len.max(p.request_len) as u64 {
             return Err(format!(
@@ -131,6 +136,13 @@ impl Train {
                 p.response_len.max(p.request_len)
             ));
         }
+        Ok(budget)
+    }
+
+    pub fn new(p: &Params, s: &scenario::Train) -> Result<Self, String> {
+        let n = p.nodes;
+        let loco = s.locomotive_symbols as u16;
+        let budget = Self::size_budget(p, s)?;
         let start = if s.gearshift { TrainPhase::Free { used: 0 } } else { TrainPhase::Immediate { tally: budget } };
         Ok(Train {
 
