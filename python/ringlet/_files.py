@@ -8,18 +8,18 @@ import tempfile
 from pathlib import Path
 
 
-def check_out_file(out: Path, error: type[Exception]) -> Path:
+def check_out_file(out: Path, error: type[Exception], option: str = "--out") -> Path:
     """Checks that ``out`` can be written as a file (creates nothing); raises
-    ``error`` naming the problem."""
+    ``error`` naming the problem and the ``option`` it came from."""
     if out.is_dir():
-        raise error(f"--out {out}: is a directory")
+        raise error(f"{option} {out}: is a directory")
     parent = out.absolute().parent
     if not parent.exists():
-        raise error(f"--out {out}: directory {parent} does not exist")
+        raise error(f"{option} {out}: directory {parent} does not exist")
     if not parent.is_dir():
-        raise error(f"--out {out}: {parent} is not a directory")
+        raise error(f"{option} {out}: {parent} is not a directory")
     if not os.access(parent, os.W_OK | os.X_OK):
-        raise error(f"--out {out}: directory {parent} is not writable")
+        raise error(f"{option} {out}: directory {parent} is not writable")
     return out
 
 

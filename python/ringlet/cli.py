@@ -15,6 +15,7 @@ from typing import Any, NoReturn, Optional, Sequence
 
 from . import _core
 from .errors import ScenarioError
+from ._files import check_out_file
 from .executors import ExecutorError
 from .grid import parse_sets, split_set
 from .scenario import Scenario
@@ -35,14 +36,25 @@ class _Parser(argparse.ArgumentParser):
         raise CliError(message)
 
 
-def _positive_int(text: str) -> int:
+#: The largest count or row id an option takes (what SQLite and the core hold).
+_MAX_INT = 2**63 - 1
+
+def _positive_int(text: str, most: int = _MAX_INT) -> int:
     try:
         value = int(text)
     except ValueError:
         value = 0
     if value < 1:
         raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {text!r}")
+    if value > most:
+        raise argparse.ArgumentTypeError(f"expected an integer in 1..{most}, got {text!r}")
     return value
+
+
+def _replications(text: str) -> int:
+    from .sweep import MAX_REPLICATIONS
+
+    return _positive_int(text, MAX_REPLICATIONS)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -71,7 +83,7 @@ def build_parser() -> argparse.ArgumentParser:
     sweep.add_argument("--scheduler", default=None, metavar="ADDRESS",
                        help="with --executor dask: a running Dask scheduler, e.g. tcp://10.0.0.5:8786, or its "
                             "scheduler file (default: start a local cluster)")
-    sweep.add_argument("--replications", type=_positive_int, default=1, metavar="K",
+    sweep.add_argument("--replications", type=_replications, default=1, metavar="K",
                        help="independent seed streams per point; the table gets means and 95%% CIs (default 1)")
 
     results = sub.add_parser("results", help="list a sweep's results store, or export it as CSV or Parquet")
@@ -85,7 +97,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     rerun = sub.add_parser("rerun", help="re-run one stored result from its provenance; check it is bit-identical")
     rerun.add_argument("dir", metavar="DIR", help="a `ringlet sweep --out` folder (or its results.sqlite)")
-    rerun.add_argument("id", metavar="ID", type=int, help="the row id, as `ringlet results DIR` lists it")
+    rerun.add_argument("id", metavar="ID", type=_positive_int, help="the row id, as `ringlet results DIR` lists it")
     rerun.add_argument("--json", action="store_true", help="print the new result as one JSON object")
 
     repro = sub.add_parser("reproduce", help="run a study's figures; write CSVs, plots and a validation table")
@@ -159,6 +171,9 @@ def cmd_trace(args: argparse.Namespace) -> int:
     info = done.info
     window = f"{info['from_ns']:.0f} ns to {done.result.summary['sim_time_ns']:.0f} ns"
     print(f"wrote {out}: {info['records']} records, {window}; open it in https://ui.perfetto.dev or chrome://tracing")
+    if not info["records"] and info["from_ns"] >= done.result.summary["sim_time_ns"]:
+        print(f"note: the run ended at {done.result.summary['sim_time_ns']:.0f} ns, before the window began "
+              "(lower --from, or raise run.measure_transactions)", file=sys.stderr)
     if done.truncated:
         print(f"note: the trace is full at --max-events {args.max_events}; the run stopped there "
               "(narrow --from/--to or raise --max-events)", file=sys.stderr)
@@ -265,17 +280,24 @@ def _store_at(location: str) -> Any:
 def cmd_results(args: argparse.Namespace) -> int:
     from ._render import store_view
 
-    if args.last is not None and (args.csv or args.parquet):
+    exports = [(target, kind) for target, kind in ((args.csv, "csv"), (args.parquet, "parquet")) if target is not None]
+    if args.last is not None and exports:
         raise CliError("--last shortens the listing; an export (--csv, --parquet) has every row")
+    for target, kind in exports:  # before reading anything
+        if not target.strip():
+            raise CliError(f"--{kind}: expected a file name, got {target!r}")
+        check_out_file(Path(target), CliError, option=f"--{kind}")
     with _store_at(args.dir) as store:
         version = args.ringlet_version or _core.version()
-        if not (args.csv or args.parquet):
+        if not exports:
             _console().print(store_view(store, _core.version(), last=args.last))
             return 0
+        versions = store.versions()
+        if args.ringlet_version is not None and version not in versions:
+            held = ", ".join(sorted(versions)) or "none"
+            raise CliError(f"--version {version}: no runs of that ringlet version in {args.dir} (it holds: {held})")
         frame = store.table(version)
-    for target, kind in ((args.csv, "csv"), (args.parquet, "parquet")):
-        if not target:
-            continue
+    for target, kind in exports:
         path = Path(target)
         tmp = path.with_name(f".{path.name}.tmp")
         try:

@@ -75,10 +75,13 @@ def parse_range(key: str, spec: str) -> list[Number]:
         raise ScenarioError(
             f'{key}: bad range "{spec}": STOP ({parts[1].strip()}) is below START ({parts[0].strip()})'
         )
-    count = int((stop - start) // step) + 1
+    try:
+        count = int((stop - start) // step) + 1
+    except ArithmeticError:  # (decimal: a quotient too large to hold exactly)
+        count = MAX_AXIS_VALUES + 1
     if count > MAX_AXIS_VALUES:
         raise ScenarioError(
-            f'{key}: bad range "{spec}": {count} values, more than {MAX_AXIS_VALUES}'
+            f'{key}: bad range "{spec}": more than {MAX_AXIS_VALUES} values'
         )
     integral = all(_INT.match(p.strip()) for p in parts)
     values = (start + i * step for i in range(count))

@@ -73,11 +73,15 @@ class Reproduction:
 
 
 def split_ids(only: "str | Sequence[str] | None") -> Optional[list[str]]:
-    """Figure ids from ``"fig8a,fig11"`` or a list; None (all figures) when empty."""
+    """Figure ids from ``"fig8a,fig11"`` or a list; None (all figures) for None.
+    Naming no figure at all (``""``, ``","``, ``[]``) is an error, not "all"."""
     if only is None:
         return None
     items = only.split(",") if isinstance(only, str) else list(only)
-    return [i.strip() for i in items if i.strip()] or None
+    ids = [i.strip() for i in map(str, items) if i.strip()]
+    if not ids:
+        raise StudyError(f"--only: expected figure ids, e.g. fig8a,fig11; got {only!r}")
+    return ids
 
 
 def _check_unambiguous(study: Study, figures: Sequence[Figure], quick: bool) -> None:

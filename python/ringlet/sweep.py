@@ -377,9 +377,15 @@ class SweepRun:
         return pd.DataFrame(aggregate(self.per_replication, self.keys), columns=aggregate_columns(self.keys))
 
 
-def _check_int(name: str, value: Any) -> None:
+#: Replications per point: more could not be planned, let alone run.
+MAX_REPLICATIONS = 100_000
+
+
+def _check_int(name: str, value: Any, most: Optional[int] = None) -> None:
     if not isinstance(value, int) or isinstance(value, bool) or value < 1:
         raise ValueError(f"{name}: expected an integer >= 1, got {value!r}")
+    if most is not None and value > most:
+        raise ValueError(f"{name}: expected an integer in 1..{most}, got {value!r}")
 
 
 def run_sweep(
@@ -395,7 +401,7 @@ def run_sweep(
     """Plans, runs and tabulates a sweep, failures included (see :func:`sweep`)."""
     if processes is not None:
         _check_int("processes", processes)
-    _check_int("replications", replications)
+    _check_int("replications", replications, MAX_REPLICATIONS)
     plan = points(scenario, grid)
     runner = make_executor(executor, processes, scheduler)
     if store is not None and not isinstance(store, Store):

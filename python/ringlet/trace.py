@@ -55,8 +55,8 @@ def trace(
     """
     if not isinstance(scenario, Scenario):
         scenario = Scenario.load(scenario)
-    if isinstance(max_events, bool) or not isinstance(max_events, int) or max_events < 1:
-        raise ScenarioError(f"max_events: expected an integer >= 1, got {max_events!r}")
+    if isinstance(max_events, bool) or not isinstance(max_events, int) or not 1 <= max_events < 2**63:
+        raise ScenarioError(f"max_events: expected an integer in 1..{2**63 - 1}, got {max_events!r}")
     path = check_out_file(Path(out), ScenarioError)  # before the run, not after it
     try:
         result_json, trace_json, info_json = _core.trace(

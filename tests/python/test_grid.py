@@ -48,6 +48,8 @@ def test_range_last_value_is_141_not_150():
         ("0:nan:1", "must be numbers"),
         ("0:inf:1", "must be numbers"),
         ("0:1e12:1", "more than"),
+        ("0:1:1e-300", "more than 1000000 values"),  # a quotient decimal cannot hold exactly
+        ("0:1e400:1", "more than 1000000 values"),
     ],
 )
 def test_bad_ranges_name_the_key(spec, fragment):

@@ -273,6 +273,9 @@ def test_api_errors(tmp_path):
         ringlet.reproduce(study, tmp_path / "out", only=["figZ"], progress=False)
     with pytest.raises(StudyError, match="unknown study 'no-such-study'"):
         ringlet.reproduce("no-such-study", tmp_path / "out", progress=False)
+    for nothing in ("", " , ", []):  # naming no figure is a mistake, not "every figure"
+        with pytest.raises(StudyError, match=r"^--only: expected figure ids"):
+            ringlet.reproduce(study, tmp_path / "out", only=nothing, progress=False)
     assert not (tmp_path / "out").exists()
 
 

@@ -285,6 +285,18 @@ def test_results_lists_and_exports_the_sweep_table(tmp_path, short_store):
     pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "t.csv"), pd.read_csv(short_store / "sweep.csv"))
     pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "t.parquet"),
                                   pd.read_parquet(short_store / "sweep.parquet"))
+    # Bad export targets and versions: one line, checked before anything is written.
+    (tmp_path / "a-file").write_text("x")
+    before = sorted(p.name for p in tmp_path.iterdir())
+    for args, message in [
+        (["--csv", tmp_path / "a-file" / "x.csv"], f"--csv {tmp_path / 'a-file' / 'x.csv'}: {tmp_path / 'a-file'} "
+                                                   "is not a directory"),
+        (["--parquet", tmp_path], f"--parquet {tmp_path}: is a directory"),
+        (["--csv", ""], "--csv: expected a file name, got ''"),
+        (["--csv", tmp_path / "v.csv", "--version", "nope"], "--version nope: no runs of that ringlet version in "),
+    ]:
+        assert message in one_error_line(run_cli(["results", short_store, *args]))
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
 
 
 def test_rerun_is_bit_identical_and_detects_a_changed_result(tmp_path, short_store):

@@ -85,8 +85,11 @@ def test_trace_window_and_bound(cli, small_file, tmp_path):
     "args, message",
     [
         (["--from", "500", "--to", "100"], "--to: expected a time after --from"),
-        (["--from", "-5"], "--from: expected a time >= 0"),
+        (["--from", "-5"], "--from: expected a finite time >= 0"),
+        (["--from", "inf"], "--from: expected a finite time >= 0 ns, got inf"),
+        (["--to", "inf"], "--to: expected a time after --from"),
         (["--max-events", "0"], "--max-events"),
+        (["--max-events", "99999999999999999999999"], "--max-events: expected an integer in 1..9223372036854775807"),
         (["--set", "network.nodes=1"], "network.nodes"),
     ],
 )
@@ -111,8 +114,15 @@ def test_trace_python_api(small_file, tmp_path):
     assert t.path.exists() and not t.truncated
     assert t.result.summary["stopped_by"] == "trace_end"
     assert t.info["records"] > 0
-    with pytest.raises(ringlet.ScenarioError, match="max_events"):
-        ringlet.trace(small_file, tmp_path / "x.json", max_events=0)
+    for bad in (0, 10**30):
+        with pytest.raises(ringlet.ScenarioError, match="max_events"):
+            ringlet.trace(small_file, tmp_path / "x.json", max_events=bad)
+
+
+def test_a_window_after_the_run_says_so(cli, small_file, tmp_path):
+    p = cli(["trace", small_file, "--out", tmp_path / "t.json", "--from", "1e9"])
+    assert p.returncode == 0 and "0 records" in p.stdout
+    assert "before the window began" in p.stderr
 
 
 def test_run_reports_progress_from_the_core(small_file):

@@ -107,11 +107,11 @@ pub struct Traced {
 pub fn trace(scenario: &Scenario, opts: TraceOptions) -> Result<Traced, ScenarioError> {
     use ringlet_engine::time::ns_to_ps;
     // NaN fails these checks too.
-    if opts.from_ns.is_nan() || opts.from_ns < 0.0 {
-        return Err(ScenarioError::new(format!("--from: expected a time >= 0 ns, got {}", opts.from_ns)));
+    if !opts.from_ns.is_finite() || opts.from_ns < 0.0 {
+        return Err(ScenarioError::new(format!("--from: expected a finite time >= 0 ns, got {}", opts.from_ns)));
     }
     if let Some(to) = opts.to_ns {
-        if to.is_nan() || to <= opts.from_ns {
+        if !to.is_finite() || to <= opts.from_ns {
             return Err(ScenarioError::new(format!("--to: expected a time after --from ({} ns), got {to}", opts.from_ns)));
         }
     }
