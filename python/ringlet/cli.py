@@ -39,6 +39,7 @@ class _Parser(argparse.ArgumentParser):
 #: The largest count or row id an option takes (what SQLite and the core hold).
 _MAX_INT = 2**63 - 1
 
+
 def _positive_int(text: str, most: int = _MAX_INT) -> int:
     try:
         value = int(text)
