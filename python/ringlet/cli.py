@@ -293,8 +293,7 @@ def cmd_results(args: argparse.Namespace) -> int:
         if not exports:
             _console().print(store_view(store, _core.version(), last=args.last))
             return 0
-        versions = store.versions()
-        if args.ringlet_version is not None and version not in versions:
+        if args.ringlet_version is not None and version not in (versions := store.versions()):
             held = ", ".join(sorted(versions)) or "none"
             raise CliError(f"--version {version}: no runs of that ringlet version in {args.dir} (it holds: {held})")
         frame = store.table(version)

@@ -139,10 +139,7 @@ impl GoBits {
         // Earliest time every blocker seen now (all released already) is seen released.
         let mut wake: Time = 0;
         'scan: for w in 0..self.recent.len() {
-            let mut bits = self.recent[w];
-            while bits != 0 {
-                let i = w * 64 + bits.trailing_zeros() as usize;
-                bits &= bits - 1;
+            for i in set_bits(w, self.recent[w]) {
                 if self.blocked[i] == 0 && self.changed_at[i] + self.max_dist <= now {
                     // Unblocked for longer than any node can look back: seen by no one.
                     self.recent[w] &= !(1u64 << (i % 64));
@@ -201,10 +198,7 @@ impl GoBits {
             // Nodes held by this block may be released: they decide again
             // when the change becomes visible to them.
             for w in 0..self.waiting.len() {
-                let mut bits = self.waiting[w];
-                while bits != 0 {
-                    let j = w * 64 + bits.trailing_zeros() as usize;
-                    bits &= bits - 1;
+                for j in set_bits(w, self.waiting[w]) {
                     if self.waits_on[j] == Some(i as u16) {
                         self.set_wait(j, None);
                         fx.wakes.push((j as u16, now + self.dist(i, j)));
@@ -213,6 +207,19 @@ impl GoBits {
             }
         }
     }
+}
+
+/// The indices of the set bits of `word`, word `w` of a bitset over nodes,
+/// in ascending order (a copy of the word: the caller may change the set).
+#[inline]
+fn set_bits(w: usize, mut word: u64) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        (word != 0).then(|| {
+            let i = w * 64 + word.trailing_zeros() as usize;
+            word &= word - 1;
+            i
+        })
+    })
 }
 
 /// The A/B queue allocation of one ring's input queues.
