@@ -9,7 +9,7 @@ type Overrides = Vec<(String, String)>;
 /// Parses, validates and checks against the model (so a sweep can reject a
 /// bad point before it runs anything).
 fn scenario(text: &str, overrides: &Overrides) -> PyResult<ringlet_scenario::Scenario> {
-    let s = ringlet_scenario::load_str(text, overrides).map_err(|e| PyValueError::new_err(e.message))?;
+    let s = ringlet::load_str(text, overrides).map_err(|e| PyValueError::new_err(e.message))?;
     ringlet::check(&s).map_err(|e| PyValueError::new_err(e.message))?;
     Ok(s)
 }
@@ -143,7 +143,7 @@ fn bench_(py: Python<'_>, repeats: usize, quick: bool, progress: Option<PyObject
 /// The scenario reference (docs/scenario.md) generated from the schema.
 #[pyfunction]
 fn params_markdown() -> String {
-    ringlet_scenario::schema::markdown()
+    ringlet::schema().markdown()
 }
 
 #[pymodule]

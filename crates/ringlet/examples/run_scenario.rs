@@ -8,7 +8,7 @@ fn main() {
     };
     let overrides: Result<Vec<_>, _> = args[1..].iter().map(|a| ringlet_scenario::parse_override(a)).collect();
     let result = overrides
-        .and_then(|o| ringlet_scenario::load_file(std::path::Path::new(path), &o))
+        .and_then(|o| ringlet::load_file(std::path::Path::new(path), &o))
         .and_then(|s| ringlet::run(&s));
     match result {
         Ok(r) => println!("{}", serde_json::to_string_pretty(&r).expect("json")),

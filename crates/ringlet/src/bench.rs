@@ -117,7 +117,7 @@ impl Samples {
 fn scenario(w: &Workload, quick: bool) -> Result<ringlet_scenario::Scenario, ScenarioError> {
     let overrides: Vec<(String, String)> =
         if quick { vec![("run.measure_transactions".into(), "5000".into())] } else { Vec::new() };
-    ringlet_scenario::load_str(w.scenario, &overrides)
+    crate::load_str(w.scenario, &overrides)
 }
 
 /// Runs every workload `repeats` times; `quick` shortens them (for tests of

@@ -6,8 +6,26 @@
 
 pub mod bench;
 
+use ringlet_scenario::schema::Schema;
 use ringlet_scenario::{NetworkKind, Scenario, ScenarioError};
 use serde::Serialize;
+
+/// The scenario contract this build accepts: the core keys plus each
+/// model's protocols and their sections.
+pub fn schema() -> &'static Schema {
+    // One network family so far; its schema holds every protocol.
+    ringlet_sci::schema()
+}
+
+/// Parses and validates scenario text with `--set` overrides applied.
+pub fn load_str(text: &str, overrides: &[(String, String)]) -> Result<Scenario, ScenarioError> {
+    ringlet_scenario::load_str(schema(), text, overrides)
+}
+
+/// Reads, parses and validates a scenario file.
+pub fn load_file(path: &std::path::Path, overrides: &[(String, String)]) -> Result<Scenario, ScenarioError> {
+    ringlet_scenario::load_file(schema(), path, overrides)
+}
 
 /// The ringlet version every result carries: the release plus a hash of the
 /// model sources (see `build.rs`), so results of different models never mix.
@@ -137,18 +155,18 @@ pub fn trace(scenario: &Scenario, opts: TraceOptions) -> Result<Traced, Scenario
 
 /// Parses scenario text with overrides and runs it.
 pub fn run_str(text: &str, overrides: &[(String, String)]) -> Result<RunResult, ScenarioError> {
-    run(&ringlet_scenario::load_str(text, overrides)?)
+    run(&load_str(text, overrides)?)
 }
 
 #[cfg(test)]
 mod tests {
     #[test]
     fn model_checks_name_the_key() {
-        let s = ringlet_scenario::load_str("[network]\nbypass_fifo_symbols = 10", &[]).unwrap();
+        let s = super::load_str("[network]\nbypass_fifo_symbols = 10", &[]).unwrap();
         let e = super::check(&s).unwrap_err().message;
         assert!(e.starts_with("network.bypass_fifo_symbols: expected 0 (derived) or at least 41"), "{e}");
         assert!(super::run(&s).is_err());
-        let ok = ringlet_scenario::load_str("[network]\nbypass_fifo_symbols = 41", &[]).unwrap();
+        let ok = super::load_str("[network]\nbypass_fifo_symbols = 41", &[]).unwrap();
         assert!(super::check(&ok).is_ok());
     }
 
@@ -156,7 +174,7 @@ mod tests {
 
     fn scenario(text: &str, sets: &[(&str, &str)]) -> ringlet_scenario::Scenario {
         let o: Vec<(String, String)> = sets.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
-        ringlet_scenario::load_str(text, &o).unwrap()
+        super::load_str(text, &o).unwrap()
     }
 
     fn trace_doc(s: &ringlet_scenario::Scenario, opts: super::TraceOptions) -> (super::RunResult, serde_json::Value) {

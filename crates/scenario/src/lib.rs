@@ -4,10 +4,12 @@
 //! crate is the only scenario parser in ringlet; the CLI and the Python API
 //! both go through it.
 //!
-//! Parsing is declarative: [`schema::SCHEMA`] lists every key with its type,
-//! range, default and meaning. The same table validates files, applies
-//! `--set KEY=VALUE` overrides, fills defaults and generates the reference in
-//! `docs/scenario.md`, so documentation and code cannot drift apart.
+//! Parsing is declarative: a [`schema::Schema`] lists every key with its
+//! type, range, default and meaning: the core keys ([`schema::CORE`]) and
+//! those of each protocol a model registers ([`schema::ProtocolSchema`]).
+//! The same table validates files, applies `--set KEY=VALUE` overrides,
+//! fills defaults and generates the reference in `docs/scenario.md`, so
+//! documentation and code cannot drift apart.
 
 mod error;
 mod parse;
@@ -18,14 +20,14 @@ pub use error::ScenarioError;
 pub use parse::{parse_override, Overrides};
 pub use scenario::*;
 
-/// Parses and validates scenario text with overrides applied.
-pub fn load_str(text: &str, overrides: &[(String, String)]) -> Result<Scenario, ScenarioError> {
-    parse::parse(text, overrides)
+/// Parses and validates scenario text against `schema`, overrides applied.
+pub fn load_str(schema: &schema::Schema, text: &str, overrides: &[(String, String)]) -> Result<Scenario, ScenarioError> {
+    parse::parse(schema, text, overrides)
 }
 
-/// Reads, parses and validates a scenario file.
-pub fn load_file(path: &std::path::Path, overrides: &[(String, String)]) -> Result<Scenario, ScenarioError> {
+/// Reads, parses and validates a scenario file against `schema`.
+pub fn load_file(schema: &schema::Schema, path: &std::path::Path, overrides: &[(String, String)]) -> Result<Scenario, ScenarioError> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| ScenarioError::new(format!("{}: cannot read scenario file: {e}", path.display())))?;
-    load_str(&text, overrides)
+    load_str(schema, &text, overrides)
 }

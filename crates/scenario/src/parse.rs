@@ -2,7 +2,7 @@
 
 use crate::error::ScenarioError;
 use crate::scenario::Scenario;
-use crate::schema::{self, Kind, SECTIONS};
+use crate::schema::{self, Kind, Schema};
 use std::collections::BTreeMap;
 use toml::Value;
 
@@ -16,6 +16,17 @@ pub(crate) enum Val {
     Float(f64),
     Str(String),
     Bool(bool),
+}
+
+impl serde::Serialize for Val {
+    fn serialize<S: serde::Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Val::Int(i) => ser.serialize_i64(*i),
+            Val::Float(f) => ser.serialize_f64(*f),
+            Val::Str(s) => ser.serialize_str(s),
+            Val::Bool(b) => ser.serialize_bool(*b),
+        }
+    }
 }
 
 /// Validated values by (section, key); absent keys were not written.
@@ -63,9 +74,17 @@ fn describe(v: &Value) -> String {
     }
 }
 
-fn check(p: &schema::Param, v: &Value) -> Result<Val, ScenarioError> {
+fn check(schema: &Schema, p: &schema::Param, v: &Value) -> Result<Val, ScenarioError> {
     let name = format!("{}.{}", p.section, p.key);
     match p.kind {
+        Kind::Protocol => match v {
+            Value::String(s) if schema.protocol(s).is_some() => Ok(Val::Str(s.clone())),
+            _ => Err(ScenarioError::new(format!(
+                "{name}: expected one of {}, got {}",
+                schema.protocols().iter().map(|c| format!("\"{}\"", c.name)).collect::<Vec<_>>().join(", "),
+                describe(v)
+            ))),
+        },
         Kind::Int { min, max } => match v {
             Value::Integer(i) if *i >= min && *i <= max => Ok(Val::Int(*i)),
             _ => Err(ScenarioError::new(format!("{name}: expected an integer in {min}..{max}, got {}", describe(v)))),
@@ -97,7 +116,7 @@ fn check(p: &schema::Param, v: &Value) -> Result<Val, ScenarioError> {
     }
 }
 
-pub(crate) fn parse(text: &str, overrides: &Overrides) -> Result<Scenario, ScenarioError> {
+pub(crate) fn parse(schema: &Schema, text: &str, overrides: &Overrides) -> Result<Scenario, ScenarioError> {
     let mut table: toml::Table = toml::from_str(text).map_err(|e| syntax_error(text, &e))?;
     for (key, raw) in overrides {
         let (section, name) = key
@@ -113,22 +132,21 @@ pub(crate) fn parse(text: &str, overrides: &Overrides) -> Result<Scenario, Scena
     }
     let mut values = Values::new();
     for (section, content) in &table {
-        if !SECTIONS.contains(&section.as_str()) {
+        if !schema.sections().contains(&section.as_str()) {
             return Err(ScenarioError::new(format!(
                 "{section}: unknown section (expected one of {})",
-                SECTIONS.iter().map(|s| format!("[{s}]")).collect::<Vec<_>>().join(", ")
+                schema.sections().iter().map(|s| format!("[{s}]")).collect::<Vec<_>>().join(", ")
             )));
         }
         let Value::Table(t) = content else {
             return Err(ScenarioError::new(format!("{section}: expected a table [{section}], got {}", describe(content))));
         };
         for (key, v) in t {
-            let p = schema::find(section, key)
-                .ok_or_else(|| ScenarioError::new(format!("{section}.{key}: unknown key")))?;
-            values.insert((p.section, p.key), check(p, v)?);
+            let p = schema.find(section, key).ok_or_else(|| ScenarioError::new(format!("{section}.{key}: unknown key")))?;
+            values.insert((p.section, p.key), check(schema, p, v)?);
         }
     }
-    Scenario::from_values(&values)
+    Scenario::from_values(schema, &values)
 }
 
 #[cfg(test)]
@@ -137,6 +155,10 @@ mod tests {
 
     fn err(text: &str) -> String {
         parse(text, &[]).unwrap_err().message
+    }
+
+    fn parse(text: &str, o: &Overrides) -> Result<Scenario, ScenarioError> {
+        super::parse(&schema::test_schema(), text, o)
     }
 
     #[test]
@@ -158,7 +180,10 @@ mod tests {
         assert_eq!(err("[network]\nnodez = 3"), "network.nodez: unknown key");
         assert_eq!(err("[netwrk]\nnodes = 3").lines().count(), 1);
         assert!(err("[netwrk]\nnodes = 3").starts_with("netwrk: unknown section"));
-        assert!(err("[network]\nprotocol = \"token\"").starts_with("network.protocol: expected one of \"sci\""));
+        assert_eq!(err("[network]\nprotocol = \"token\""), "network.protocol: expected one of \"sci\", \"toy\", got \"token\"");
+        assert_eq!(err("[toy]\nlevel = 11"), "toy.level: expected an integer in 0..10, got 11");
+        assert_eq!(err("[toy]\nlevell = 1"), "toy.levell: unknown key");
+        assert!(err("[ppq]\naging_ns = 1").starts_with("ppq: unknown section (expected one of [network], [node], [traffic], [run], [toy])"));
     }
 
     #[test]
@@ -185,13 +210,25 @@ mod tests {
         assert_eq!(e, "traffic.hotspot_node: expected a node index in 0..3 (network.nodes = 4), got 4");
         let e = err("[network]\nkind = \"banyan\"");
         assert!(e.starts_with("network.kind: \"banyan\" is not implemented in this build"), "{e}");
-        let e = err("[train]\nticketmaster = 8");
-        assert_eq!(e, "train.ticketmaster: expected a node index in 0..7 (network.nodes = 8), got 8");
-        let e = err("[train]\nimmediate_below = 0.9");
-        assert!(e.starts_with("train.immediate_below: expected at most train.arbitrate_above"), "{e}");
+        // A protocol's own check runs whichever protocol the scenario picks.
+        let e = err("[toy]\nlevel = 8");
+        assert_eq!(e, "toy.level: expected less than network.nodes (8), got 8");
         let e = err("[run]\nwarmup_ns = 1e6\nmax_sim_time_ns = 1e6");
         assert_eq!(e, "run.warmup_ns: expected less than run.max_sim_time_ns (1000000), got 1000000");
-        let e = err("[train]\ngearshift = \"yes\"");
-        assert_eq!(e, "train.gearshift: expected true or false, got \"yes\"");
+        let e = err("[toy]\non = \"yes\"");
+        assert_eq!(e, "toy.on: expected true or false, got \"yes\"");
+    }
+
+    #[test]
+    fn protocol_sections_fill_defaults_and_derive_as_zero() {
+        let s = parse("[network]\nprotocol = \"toy\"\n[toy]\nmode = \"b\"", &[]).unwrap();
+        assert_eq!(s.network.protocol, "toy");
+        let toy = s.section("toy");
+        assert_eq!((toy.int("level"), toy.float("rate_ns"), toy.str("mode"), toy.bool("on")), (3, 0.0, "b", false));
+        let o = vec![("toy.rate_ns".to_string(), "7".to_string())];
+        assert_eq!(parse("", &o).unwrap().section("toy").float("rate_ns"), 7.0);
+        // A protocol's section is written beside the core ones, in schema order.
+        let json = parse("", &[]).unwrap().to_json();
+        assert!(json.ends_with(r#","toy":{"level":3,"rate_ns":0.0,"mode":"a","on":false}}"#), "{json}");
     }
 }

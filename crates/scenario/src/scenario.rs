@@ -2,7 +2,8 @@
 
 use crate::error::ScenarioError;
 use crate::parse::{Val, Values};
-use crate::schema::{self, Default, IMPLEMENTED_KINDS, IMPLEMENTED_PROTOCOLS, SCHEMA};
+use crate::schema::{Default, Kind, Schema, IMPLEMENTED_KINDS};
+use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
@@ -10,22 +11,6 @@ use sha2::{Digest, Sha256};
 #[serde(rename_all = "kebab-case")]
 pub enum NetworkKind {
     SciRing,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Protocol {
-    Sci,
-    Ppq,
-    Train,
-    Dfc,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Starvation {
-    Inheritance,
-    Aging,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -69,7 +54,8 @@ pub enum Destinations {
 pub struct Network {
     pub kind: NetworkKind,
     pub nodes: u32,
-    pub protocol: Protocol,
+    /// A protocol the schema registers (`Schema::protocols`).
+    pub protocol: &'static str,
     pub link_delay_ns: f64,
     pub node_delay_cycles: u32,
     pub cycle_ns: f64,
@@ -110,39 +96,90 @@ pub struct Run {
     pub batches: u32,
 }
 
-/// PPQ settings (seed 003 section 2.2).
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Ppq {
-    pub starvation: Starvation,
-    pub aging_ns: f64,
-    pub ewq_packets: u32,
-    pub retry_holdoff_ns: f64,
+/// The keys of one protocol's own section, every default filled.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Section {
+    pub name: &'static str,
+    /// In the schema's order; `None` for an absent key without a default.
+    values: Vec<(&'static str, Option<Val>)>,
 }
 
-/// TRAIN settings (seed 003 section 2.3).
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Train {
-    pub ticketmaster: u32,
-    pub locomotive_symbols: u32,
-    pub ticket_symbols: u32,
-    /// 0 = derived by the model.
-    pub budget_symbols: u32,
-    /// 0 = derived by the model.
-    pub revolution_ns: f64,
-    pub arbitrate_above: f64,
-    pub immediate_below: f64,
-    pub max_tickets_per_node: u32,
-    pub gearshift: bool,
+impl Section {
+    fn get(&self, key: &str) -> Option<&Val> {
+        match self.values.iter().find(|(k, _)| *k == key) {
+            Some((_, v)) => v.as_ref(),
+            None => panic!("[{}] has no key {key:?} in the schema", self.name),
+        }
+    }
+
+    fn wrong(&self, key: &str, want: &str) -> ! {
+        panic!("{}.{key} is not {want} in the schema", self.name)
+    }
+
+    /// An integer key's value (a derived key absent from the file: 0).
+    pub fn int(&self, key: &str) -> i64 {
+        match self.get(key) {
+            Some(Val::Int(i)) => *i,
+            _ => self.wrong(key, "an integer with a value"),
+        }
+    }
+
+    /// A number key's value (a derived key absent from the file: 0).
+    pub fn float(&self, key: &str) -> f64 {
+        match self.get(key) {
+            Some(Val::Float(f)) => *f,
+            _ => self.wrong(key, "a number with a value"),
+        }
+    }
+
+    /// A number key without a default: `None` when absent.
+    pub fn opt_float(&self, key: &str) -> Option<f64> {
+        match self.get(key) {
+            Some(Val::Float(f)) => Some(*f),
+            None => None,
+            _ => self.wrong(key, "a number"),
+        }
+    }
+
+    /// A choice key's value.
+    pub fn str(&self, key: &str) -> &str {
+        match self.get(key) {
+            Some(Val::Str(s)) => s,
+            _ => self.wrong(key, "a choice"),
+        }
+    }
+
+    pub fn bool(&self, key: &str) -> bool {
+        match self.get(key) {
+            Some(Val::Bool(b)) => *b,
+            _ => self.wrong(key, "true or false"),
+        }
+    }
 }
 
-/// DFC settings (seed 003 section 3).
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Dfc {
-    pub control_symbols: u32,
-    pub stop_thru_after_packets: u32,
-    /// 0 = derived (the input queue size).
-    pub stop_to_high: u32,
-    pub stop_to_low: u32,
+impl Serialize for Section {
+    fn serialize<S: Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
+        let mut m = ser.serialize_map(Some(self.values.len()))?;
+        for (k, v) in &self.values {
+            m.serialize_entry(k, v)?;
+        }
+        m.end()
+    }
+}
+
+/// Every protocol's section, in the schema's order. They serialise as
+/// sections of the scenario beside the core ones.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ProtocolSections(Vec<Section>);
+
+impl Serialize for ProtocolSections {
+    fn serialize<S: Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
+        let mut m = ser.serialize_map(Some(self.0.len()))?;
+        for s in &self.0 {
+            m.serialize_entry(s.name, s)?;
+        }
+        m.end()
+    }
 }
 
 /// One validated simulation point, every default filled in.
@@ -152,26 +189,20 @@ pub struct Scenario {
     pub node: Node,
     pub traffic: Traffic,
     pub run: Run,
-    pub ppq: Ppq,
-    pub train: Train,
-    pub dfc: Dfc,
+    /// Each registered protocol's own section, whichever protocol runs.
+    #[serde(flatten)]
+    pub protocols: ProtocolSections,
 }
 
-struct Get<'a>(&'a Values);
+struct Get<'a>(&'a Schema, &'a Values);
 
 impl Get<'_> {
     fn raw(&self, section: &'static str, key: &'static str) -> Option<Val> {
-        if let Some(v) = self.0.get(&(section, key)) {
+        if let Some(v) = self.1.get(&(section, key)) {
             return Some(v.clone());
         }
-        let p = schema::find(section, key).expect("key in schema");
-        match p.default {
-            Default::Int(i) => Some(Val::Int(i)),
-            Default::Float(f) => Some(Val::Float(f)),
-            Default::Str(s) => Some(Val::Str(s.to_string())),
-            Default::Bool(b) => Some(Val::Bool(b)),
-            Default::None | Default::Derived(_) => None,
-        }
+        let p = self.0.find(section, key).expect("key in schema");
+        default_of(p)
     }
     fn int(&self, s: &'static str, k: &'static str) -> Option<i64> {
         match self.raw(s, k) {
@@ -186,9 +217,6 @@ impl Get<'_> {
             _ => None,
         }
     }
-    fn boolean(&self, s: &'static str, k: &'static str) -> bool {
-        matches!(self.raw(s, k), Some(Val::Bool(true)))
-    }
     fn string(&self, s: &'static str, k: &'static str) -> String {
         match self.raw(s, k) {
             Some(Val::Str(v)) => v,
@@ -197,10 +225,38 @@ impl Get<'_> {
     }
 }
 
+fn default_of(p: &crate::schema::Param) -> Option<Val> {
+    match p.default {
+        Default::Int(i) => Some(Val::Int(i)),
+        Default::Float(f) => Some(Val::Float(f)),
+        Default::Str(s) => Some(Val::Str(s.to_string())),
+        Default::Bool(b) => Some(Val::Bool(b)),
+        Default::None | Default::Derived(_) => None,
+    }
+}
+
+/// A protocol section's keys: as written, else their defaults; a derived
+/// key absent reads as 0 (its model's "derive").
+fn protocol_section(schema: &Schema, name: &'static str, values: &Values) -> Section {
+    let keys = schema.params().iter().filter(|p| p.section == name);
+    let values = keys
+        .map(|p| {
+            let v = values.get(&(p.section, p.key)).cloned().or_else(|| default_of(p));
+            let v = match (v, p.default, p.kind) {
+                (None, Default::Derived(_), Kind::Int { .. }) => Some(Val::Int(0)),
+                (None, Default::Derived(_), Kind::Float { .. }) => Some(Val::Float(0.0)),
+                (v, _, _) => v,
+            };
+            (p.key, v)
+        })
+        .collect();
+    Section { name, values }
+}
+
 impl Scenario {
-    pub(crate) fn from_values(values: &Values) -> Result<Scenario, ScenarioError> {
-        debug_assert!(values.keys().all(|(s, k)| SCHEMA.iter().any(|p| p.section == *s && p.key == *k)));
-        let g = Get(values);
+    pub(crate) fn from_values(schema: &Schema, values: &Values) -> Result<Scenario, ScenarioError> {
+        debug_assert!(values.keys().all(|(s, k)| schema.find(s, k).is_some()));
+        let g = Get(schema, values);
         let kind = g.string("network", "kind");
         if !IMPLEMENTED_KINDS.contains(&kind.as_str()) {
             return Err(ScenarioError::new(format!(
@@ -209,12 +265,7 @@ impl Scenario {
             )));
         }
         let protocol = g.string("network", "protocol");
-        if !IMPLEMENTED_PROTOCOLS.contains(&protocol.as_str()) {
-            return Err(ScenarioError::new(format!(
-                "network.protocol: \"{protocol}\" is not implemented in this build (available: {})",
-                IMPLEMENTED_PROTOCOLS.join(", ")
-            )));
-        }
+        let protocol = schema.protocol(&protocol).expect("network.protocol was checked against the schema").name;
         let nodes = g.int("network", "nodes").unwrap() as u32;
         let hotspot_node = g.int("traffic", "hotspot_node").unwrap() as u32;
         if hotspot_node >= nodes {
@@ -227,12 +278,7 @@ impl Scenario {
         let network = Network {
             kind: NetworkKind::SciRing,
             nodes,
-            protocol: match protocol.as_str() {
-                "ppq" => Protocol::Ppq,
-                "train" => Protocol::Train,
-                "dfc" => Protocol::Dfc,
-                _ => Protocol::Sci,
-            },
+            protocol,
             link_delay_ns: g.float("network", "link_delay_ns").unwrap(),
             node_delay_cycles: g.int("network", "node_delay_cycles").unwrap() as u32,
             cycle_ns: g.float("network", "cycle_ns").unwrap(),
@@ -292,46 +338,22 @@ impl Scenario {
         if !run.batches.is_multiple_of(2) {
             return Err(ScenarioError::new(format!("run.batches: expected an even integer, got {}", run.batches)));
         }
-        let ppq = Ppq {
-            starvation: match g.string("ppq", "starvation").as_str() {
-                "aging" => Starvation::Aging,
-                _ => Starvation::Inheritance,
-            },
-            aging_ns: g.float("ppq", "aging_ns").unwrap(),
-            ewq_packets: g.int("ppq", "ewq_packets").unwrap() as u32,
-            retry_holdoff_ns: g.float("ppq", "retry_holdoff_ns").unwrap(),
-        };
-        let train = Train {
-            ticketmaster: g.int("train", "ticketmaster").unwrap() as u32,
-            locomotive_symbols: g.int("train", "locomotive_symbols").unwrap() as u32,
-            ticket_symbols: g.int("train", "ticket_symbols").unwrap() as u32,
-            budget_symbols: g.int("train", "budget_symbols").unwrap_or(0) as u32,
-            revolution_ns: g.float("train", "revolution_ns").unwrap_or(0.0),
-            arbitrate_above: g.float("train", "arbitrate_above").unwrap(),
-            immediate_below: g.float("train", "immediate_below").unwrap(),
-            max_tickets_per_node: g.int("train", "max_tickets_per_node").unwrap() as u32,
-            gearshift: g.boolean("train", "gearshift"),
-        };
-        if train.ticketmaster >= nodes {
-            return Err(ScenarioError::new(format!(
-                "train.ticketmaster: expected a node index in 0..{} (network.nodes = {nodes}), got {}",
-                nodes - 1,
-                train.ticketmaster
-            )));
+        let sections = schema.protocols().iter().filter(|p| !p.params.is_empty());
+        let protocols = ProtocolSections(sections.map(|p| protocol_section(schema, p.name, values)).collect());
+        let scenario = Scenario { network, node, traffic, run, protocols };
+        for p in schema.protocols() {
+            (p.validate)(&scenario).map_err(ScenarioError::new)?;
         }
-        if train.immediate_below > train.arbitrate_above {
-            return Err(ScenarioError::new(format!(
-                "train.immediate_below: expected at most train.arbitrate_above ({}), got {}",
-                train.arbitrate_above, train.immediate_below
-            )));
+        Ok(scenario)
+    }
+
+    /// Protocol `name`'s own section. Panics if the schema has no such
+    /// section: a protocol reads only its own.
+    pub fn section(&self, name: &str) -> &Section {
+        match self.protocols.0.iter().find(|s| s.name == name) {
+            Some(s) => s,
+            None => panic!("the scenario's schema has no section [{name}]"),
         }
-        let dfc = Dfc {
-            control_symbols: g.int("dfc", "control_symbols").unwrap() as u32,
-            stop_thru_after_packets: g.int("dfc", "stop_thru_after_packets").unwrap() as u32,
-            stop_to_high: g.int("dfc", "stop_to_high").unwrap_or(0) as u32,
-            stop_to_low: g.int("dfc", "stop_to_low").unwrap() as u32,
-        };
-        Ok(Scenario { network, node, traffic, run, ppq, train, dfc })
     }
 
     /// The scenario with every default filled, as canonical JSON.
@@ -363,21 +385,24 @@ impl Scenario {
 
 #[cfg(test)]
 mod tests {
+    fn load(text: &str, o: &[(String, String)]) -> Result<super::Scenario, crate::ScenarioError> {
+        crate::load_str(&crate::schema::test_schema(), text, o)
+    }
 
     #[test]
     fn toml_round_trip_keeps_hash() {
-        let s = crate::load_str("[traffic]\nload_mbps_per_node = 75\n[run]\nci_rel_halfwidth = 0.05", &[]).unwrap();
-        let again = crate::load_str(&s.to_toml(), &[]).unwrap();
+        let s = load("[traffic]\nload_mbps_per_node = 75\n[run]\nci_rel_halfwidth = 0.05", &[]).unwrap();
+        let again = load(&s.to_toml(), &[]).unwrap();
         assert_eq!(s, again);
         assert_eq!(s.hash(), again.hash());
-        let other = crate::load_str("[traffic]\nload_mbps_per_node = 76", &[]).unwrap();
+        let other = load("[traffic]\nload_mbps_per_node = 76", &[]).unwrap();
         assert_ne!(s.hash(), other.hash());
     }
 
     #[test]
     fn writing_a_default_explicitly_does_not_change_the_hash() {
-        let a = crate::load_str("", &[]).unwrap();
-        let b = crate::load_str("[network]\nnodes = 8", &[]).unwrap();
+        let a = load("", &[]).unwrap();
+        let b = load("[network]\nnodes = 8", &[]).unwrap();
         assert_eq!(a.hash(), b.hash());
     }
 }

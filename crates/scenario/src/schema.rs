@@ -1,7 +1,12 @@
 //! Every scenario key: its type, range, default and meaning.
 //!
-//! This table is the single source of truth for validation and for the
-//! generated reference `docs/scenario.md` (`ringlet params --markdown`).
+//! The core table [`CORE`] holds the keys every network family reads; a
+//! model adds its protocols, each with its own `[section]` of keys
+//! ([`ProtocolSchema`]), and [`Schema::new`] joins them into the contract one
+//! build accepts. That one table validates files, fills defaults and
+//! generates the reference `docs/scenario.md` (`ringlet params --markdown`).
+
+use crate::scenario::Scenario;
 
 /// What values a key accepts.
 #[derive(Clone, Copy, Debug)]
@@ -14,6 +19,8 @@ pub enum Kind {
     Choice(&'static [&'static str]),
     /// `true` or `false`.
     Bool,
+    /// The name of a protocol the schema registers (`network.protocol`).
+    Protocol,
 }
 
 /// A default value, or none (the key is optional and absent means "off").
@@ -25,7 +32,8 @@ pub enum Default {
     Bool(bool),
     /// No default: absent means the feature is off.
     None,
-    /// Derived from other keys; the text says how.
+    /// Derived from other keys; the text says how. In a protocol's section
+    /// an absent derived key reads as 0, which its model takes as "derive".
     Derived(&'static str),
 }
 
@@ -38,25 +46,39 @@ pub struct Param {
     pub doc: &'static str,
 }
 
-pub const SECTIONS: &[&str] = &["network", "node", "traffic", "run", "ppq", "train", "dfc"];
+/// What a protocol adds to the contract: its name (the value of
+/// `network.protocol`), a line on what it is, and the keys of its own
+/// section `[name]`.
+#[derive(Clone, Copy)]
+pub struct ProtocolSchema {
+    pub name: &'static str,
+    pub doc: &'static str,
+    /// The keys of section `[name]` (empty: the protocol has no section).
+    pub params: &'static [Param],
+    /// Checks across the keys of its section and the core ones, when a
+    /// scenario is loaded; every protocol's section is checked, whichever
+    /// protocol the scenario runs, as key ranges are.
+    pub validate: fn(&Scenario) -> Result<(), String>,
+}
+
+/// The sections every scenario has, in the order they are written.
+pub const CORE_SECTIONS: &[&str] = &["network", "node", "traffic", "run"];
 
 /// Network families recognised by the contract, and those this build can run.
 pub const NETWORK_KINDS: &[&str] = &["sci-ring", "gigaring", "sci-switch", "banyan"];
 pub const IMPLEMENTED_KINDS: &[&str] = &["sci-ring"];
-/// Ring protocols recognised by the contract, and those this build can run.
-pub const PROTOCOLS: &[&str] = &["sci", "ppq", "train", "dfc"];
-pub const IMPLEMENTED_PROTOCOLS: &[&str] = &["sci", "ppq", "train", "dfc"];
 
 const INF: f64 = f64::INFINITY;
 
-pub const SCHEMA: &[Param] = &[
+/// The keys every scenario has.
+pub const CORE: &[Param] = &[
     // [network]
     Param { section: "network", key: "kind", kind: Kind::Choice(NETWORK_KINDS), default: Default::Str("sci-ring"),
         doc: "Network family. This build runs `sci-ring`." },
     Param { section: "network", key: "nodes", kind: Kind::Int { min: 2, max: 4096 }, default: Default::Int(8),
         doc: "Number of nodes on the ring (seed 003 Table 1: 8)." },
-    Param { section: "network", key: "protocol", kind: Kind::Choice(PROTOCOLS), default: Default::Str("sci"),
-        doc: "Ring protocol: base SCI (`sci`) or a real-time extension (seed 003): `ppq`, `train`, `dfc`. Their own keys are in [ppq], [train], [dfc]." },
+    Param { section: "network", key: "protocol", kind: Kind::Protocol, default: Default::Str("sci"),
+        doc: "Ring protocol (see Protocols below); a protocol's own keys are in its section." },
     Param { section: "network", key: "link_delay_ns", kind: Kind::Float { min: 0.0, max: 1e6 }, default: Default::Float(0.0),
         doc: "Propagation delay of every link, ns (Table 1: ideal, 0)." },
     Param { section: "network", key: "node_delay_cycles", kind: Kind::Int { min: 1, max: 1000 }, default: Default::Int(1),
@@ -110,64 +132,92 @@ pub const SCHEMA: &[Param] = &[
         doc: "Safety cap on simulated time, ns (a run with no traffic stops here)." },
     Param { section: "run", key: "batches", kind: Kind::Int { min: 4, max: 1024 }, default: Default::Int(32),
         doc: "Batch-means batches the measurement is divided into (95% CIs use them)." },
-    // [ppq] Preemptive Priority Queue (seed 003 section 2.2)
-    Param { section: "ppq", key: "starvation", kind: Kind::Choice(&["aging", "inheritance"]), default: Default::Str("aging"),
-        doc: "How a low-priority packet stuck in a bypass queue is freed: priority inheritance from its source, or priority aging while it waits." },
-    Param { section: "ppq", key: "aging_ns", kind: Kind::Float { min: 1.0, max: 1e12 }, default: Default::Float(1000.0),
-        doc: "Aging: a packet waiting in a bypass queue gains one priority level per this much waiting, ns." },
-    Param { section: "ppq", key: "ewq_packets", kind: Kind::Int { min: 0, max: 1_000_000 }, default: Default::Int(5),
-        doc: "Echo Waiting Queue: sent packets a node keeps until their (service-time) echo, beyond its output queue. 0 = they keep their output queue slot as in base SCI." },
-    Param { section: "ppq", key: "retry_holdoff_ns", kind: Kind::Float { min: 0.0, max: 1e9 }, default: Default::Float(0.0),
-        doc: "Limited busy-retries (beyond the seed): a busied packet waits this long before it is sent again, ns. 0 = the seed's PPQ (immediate retry)." },
-    // [train] TRAIN (seed 003 section 2.3)
-    Param { section: "train", key: "ticketmaster", kind: Kind::Int { min: 0, max: 4095 }, default: Default::Int(0),
-        doc: "The TicketMaster node, which creates the LocalMotive and switches modes." },
-    Param { section: "train", key: "locomotive_symbols", kind: Kind::Int { min: 1, max: 1024 }, default: Default::Int(8),
-        doc: "Length of the LocalMotive, symbols (a 16-byte header, like a request)." },
-    Param { section: "train", key: "ticket_symbols", kind: Kind::Int { min: 1, max: 1024 }, default: Default::Int(4),
-        doc: "Length of one ticket, symbols (priority, size, target, source: 8 bytes)." },
-    Param { section: "train", key: "budget_symbols", kind: Kind::Int { min: 0, max: 1_000_000 }, default: Default::Derived("2 x the symbols one link carries while the LocalMotive circles an idle ring"),
-        doc: "Bandwidth the TicketMaster offers per train: the size limit of granted tickets, and the immediate-mode tally, in send-packet symbols. 0 = derived." },
-    Param { section: "train", key: "revolution_ns", kind: Kind::Float { min: 0.0, max: 1e9 }, default: Default::Derived("nodes x (hop + LocalMotive length): a LocalMotive received whole at every node of an idle ring"),
-        doc: "Shortest time between two launches of the train by the TicketMaster, ns; keeps a train longer than the ring from occupying every link. 0 = derived." },
-    Param { section: "train", key: "arbitrate_above", kind: Kind::Float { min: 0.0, max: 1.0 }, default: Default::Float(0.75),
-        doc: "Mode switch: when nodes claim more than this fraction of the budget in one immediate-mode revolution, the TicketMaster switches to arbitrated send mode." },
-    Param { section: "train", key: "immediate_below", kind: Kind::Float { min: 0.0, max: 1.0 }, default: Default::Float(0.25),
-        doc: "Mode switch: when a request train returns filled below this fraction of the budget, the TicketMaster switches back to immediate send mode." },
-    Param { section: "train", key: "max_tickets_per_node", kind: Kind::Int { min: 1, max: 256 }, default: Default::Int(2),
-        doc: "Tickets one node may put on one request train (its highest-priority waiting packets)." },
-    Param { section: "train", key: "gearshift", kind: Kind::Bool, default: Default::Bool(false),
-        doc: "Gearshift (beyond the seed): below the arbitration threshold nodes send as in base SCI, without waiting for the LocalMotive, and only report what they sent on it." },
-    // [dfc] Directed Flow Control (seed 003 section 3)
-    Param { section: "dfc", key: "control_symbols", kind: Kind::Int { min: 1, max: 64 }, default: Default::Int(2),
-        doc: "Length of a control symbol in 16-bit ring symbols (seed: 32 bits)." },
-    Param { section: "dfc", key: "stop_thru_after_packets", kind: Kind::Int { min: 1, max: 1000 }, default: Default::Int(1),
-        doc: "A node is congested (sends STOP-THRU) once its own packet has waited behind this many bypass packets in a row: the packet-level reading of \"insufficient free space in the bypass queue\"." },
-    Param { section: "dfc", key: "stop_to_high", kind: Kind::Int { min: 0, max: 1_000_000 }, default: Default::Derived("the input queue size (full)"),
-        doc: "STOP-TO high-water mark: input queue occupancy, packets, at which a node enters arbitration mode. 0 = derived." },
-    Param { section: "dfc", key: "stop_to_low", kind: Kind::Int { min: 0, max: 1_000_000 }, default: Default::Int(2),
-        doc: "STOP-TO low-water mark: occupancy, packets, at which a blocked node releases all senders." },
 ];
 
-/// Looks a key up by section and name.
-pub fn find(section: &str, key: &str) -> Option<&'static Param> {
-    SCHEMA.iter().find(|p| p.section == section && p.key == key)
+/// The contract of one build: the core keys plus its protocols' sections.
+pub struct Schema {
+    params: Vec<Param>,
+    sections: Vec<&'static str>,
+    protocols: Vec<ProtocolSchema>,
 }
 
-/// The scenario reference as Markdown, generated from [`SCHEMA`].
-pub fn markdown() -> String {
-    let mut out = String::from(
-        "# Scenario reference\n\nGenerated from `crates/scenario/src/schema.rs` by `ringlet params --markdown`; do not edit by hand.\n",
-    );
-    for section in SECTIONS {
-        out.push_str(&format!("\n## [{section}]\n\n| key | accepts | default | meaning |\n|---|---|---|---|\n"));
-        for p in SCHEMA.iter().filter(|p| p.section == *section) {
+impl Schema {
+    /// The core keys plus `protocols`, in the order given (the first is
+    /// listed first in the reference). Panics on a protocol whose keys are
+    /// not in its own section, or a name given twice: registration errors.
+    pub fn new(protocols: &[ProtocolSchema]) -> Schema {
+        let mut params = CORE.to_vec();
+        let mut sections = CORE_SECTIONS.to_vec();
+        for (i, p) in protocols.iter().enumerate() {
+            assert!(!protocols[..i].iter().any(|q| q.name == p.name), "protocol {:?} registered twice", p.name);
+            assert!(!sections.contains(&p.name), "protocol {:?} would take a core section's name", p.name);
+            for k in p.params {
+                assert_eq!(k.section, p.name, "protocol {:?}: key {}.{} outside its section", p.name, k.section, k.key);
+            }
+            if !p.params.is_empty() {
+                sections.push(p.name);
+                params.extend_from_slice(p.params);
+            }
+        }
+        Schema { params, sections, protocols: protocols.to_vec() }
+    }
+
+    /// Every key, core first, then each protocol's section.
+    pub fn params(&self) -> &[Param] {
+        &self.params
+    }
+
+    /// Section names, in the order they are written.
+    pub fn sections(&self) -> &[&'static str] {
+        &self.sections
+    }
+
+    pub fn protocols(&self) -> &[ProtocolSchema] {
+        &self.protocols
+    }
+
+    /// The protocol called `name`.
+    pub fn protocol(&self, name: &str) -> Option<&ProtocolSchema> {
+        self.protocols.iter().find(|p| p.name == name)
+    }
+
+    /// Looks a key up by section and name.
+    pub fn find(&self, section: &str, key: &str) -> Option<&Param> {
+        self.params.iter().find(|p| p.section == section && p.key == key)
+    }
+
+    /// The scenario reference as Markdown: the core sections, the
+    /// protocols, then each protocol's section.
+    pub fn markdown(&self) -> String {
+        let mut out = String::from(
+            "# Scenario reference\n\nGenerated by `ringlet params --markdown` from the core keys (`crates/scenario/src/schema.rs`) and each protocol's own (`crates/sci-ring/src/protocol/`); do not edit by hand.\n",
+        );
+        for section in CORE_SECTIONS {
+            out.push_str(&format!("\n## [{section}]\n\n"));
+            self.key_table(section, &mut out);
+        }
+        out.push_str("\n## Protocols\n\n| `network.protocol` | what it is | own keys |\n|---|---|---|\n");
+        for p in &self.protocols {
+            let section = if p.params.is_empty() { "(none)".to_string() } else { format!("[{}]", p.name) };
+            out.push_str(&format!("| `{}` | {} | {} |\n", p.name, p.doc, section));
+        }
+        for p in self.protocols.iter().filter(|p| !p.params.is_empty()) {
+            out.push_str(&format!("\n## [{}]\n\nRead when `network.protocol = \"{}\"`.\n\n", p.name, p.name));
+            self.key_table(p.name, &mut out);
+        }
+        out
+    }
+
+    fn key_table(&self, section: &str, out: &mut String) {
+        out.push_str("| key | accepts | default | meaning |\n|---|---|---|---|\n");
+        for p in self.params.iter().filter(|p| p.section == section) {
             let accepts = match p.kind {
                 Kind::Int { min, max } => format!("integer {min}..{max}"),
                 Kind::Float { min, max } if max.is_infinite() => format!("number >= {min}"),
                 Kind::Float { min, max } => format!("number {min}..{max}"),
                 Kind::Bool => "`true` \\| `false`".to_string(),
                 Kind::Choice(c) => c.iter().map(|s| format!("`{s}`")).collect::<Vec<_>>().join(" \\| "),
+                Kind::Protocol => self.protocols.iter().map(|p| format!("`{}`", p.name)).collect::<Vec<_>>().join(" \\| "),
             };
             let default = match p.default {
                 Default::Int(v) => v.to_string(),
@@ -180,5 +230,27 @@ pub fn markdown() -> String {
             out.push_str(&format!("| `{}` | {} | {} | {} |\n", p.key, accepts, default, p.doc));
         }
     }
-    out
+}
+
+/// A schema with two protocols for this crate's tests: `plain`, and `toy`
+/// with a section of its own and a cross-key check.
+#[cfg(test)]
+pub(crate) fn test_schema() -> Schema {
+    const TOY: &[Param] = &[
+        Param { section: "toy", key: "level", kind: Kind::Int { min: 0, max: 10 }, default: Default::Int(3), doc: "A level." },
+        Param { section: "toy", key: "rate_ns", kind: Kind::Float { min: 0.0, max: 1e6 }, default: Default::Derived("from the ring"), doc: "A rate; 0 = derived." },
+        Param { section: "toy", key: "mode", kind: Kind::Choice(&["a", "b"]), default: Default::Str("a"), doc: "A mode." },
+        Param { section: "toy", key: "on", kind: Kind::Bool, default: Default::Bool(false), doc: "A switch." },
+    ];
+    fn level_below_nodes(s: &Scenario) -> Result<(), String> {
+        let level = s.section("toy").int("level");
+        if level >= s.network.nodes as i64 {
+            return Err(format!("toy.level: expected less than network.nodes ({}), got {level}", s.network.nodes));
+        }
+        Ok(())
+    }
+    Schema::new(&[
+        ProtocolSchema { name: "sci", doc: "base", params: &[], validate: |_| Ok(()) },
+        ProtocolSchema { name: "toy", doc: "a toy", params: TOY, validate: level_below_nodes },
+    ])
 }

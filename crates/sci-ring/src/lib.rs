@@ -18,21 +18,34 @@ pub mod traffic;
 
 pub use report::*;
 
-use protocol::dfc::Dfc;
-use protocol::ppq::Ppq;
-use protocol::sci::BaseSci;
-use protocol::train::Train;
+use protocol::{Registration, REGISTRY};
 use ring::Ring;
-use ringlet_scenario::{BandwidthAllocation, Protocol, QueueAllocation, Scenario};
+use ringlet_scenario::schema::Schema;
+use ringlet_scenario::{Scenario, ScenarioError};
+use std::sync::OnceLock;
+
+/// The scenario contract of the SCI ring: the core keys plus every
+/// registered protocol's section.
+pub fn schema() -> &'static Schema {
+    static SCHEMA: OnceLock<Schema> = OnceLock::new();
+    SCHEMA.get_or_init(|| Schema::new(&REGISTRY.iter().map(|r| r.schema).collect::<Vec<_>>()))
+}
+
+/// Parses and validates scenario text against [`schema`].
+pub fn load_str(text: &str, overrides: &[(String, String)]) -> Result<Scenario, ScenarioError> {
+    ringlet_scenario::load_str(schema(), text, overrides)
+}
+
+/// The protocol a (validated) scenario runs.
+fn registration(s: &Scenario) -> &'static Registration {
+    let name = s.network.protocol;
+    REGISTRY.iter().find(|r| r.schema.name == name).expect("the schema admits only registered protocols")
+}
 
 /// Checks the parameters only the model can check, without running.
 pub fn check(s: &Scenario) -> Result<(), String> {
     let p = params::Params::from_scenario(s)?;
-    match s.network.protocol {
-        Protocol::Sci | Protocol::Ppq => Ok(()),
-        Protocol::Train => Train::check(&p, &s.train),
-        Protocol::Dfc => Dfc::check(&p, &s.dfc),
-    }
+    (registration(s).check)(&p, s)
 }
 
 /// Runs one SCI ring scenario. Fails only for parameter combinations the
@@ -62,22 +75,10 @@ pub struct Outcome {
 /// Runs one SCI ring scenario in `mode`.
 pub fn simulate_with(s: &Scenario, mode: Mode<'_>) -> Result<Outcome, String> {
     let p = params::Params::from_scenario(s)?;
-    Ok(match s.network.protocol {
-        Protocol::Sci => {
-            let proto = BaseSci::new(
-                &p,
-                s.network.bandwidth_allocation == BandwidthAllocation::GoBits,
-                s.network.queue_allocation == QueueAllocation::Ab,
-            );
-            drive(Ring::new(s, p, proto), mode)
-        }
-        Protocol::Ppq => drive(Ring::new(s, p.clone(), Ppq::new(&p, &s.ppq, s.traffic.priorities)), mode),
-        Protocol::Train => drive(Ring::new(s, p.clone(), Train::new(&p, &s.train)?), mode),
-        Protocol::Dfc => drive(Ring::new(s, p.clone(), Dfc::new(&p, &s.dfc)?), mode),
-    })
+    (registration(s).run)(s, p, mode)
 }
 
-fn drive<P: protocol::RingProtocol>(ring: Ring<P>, mode: Mode<'_>) -> Outcome {
+pub(crate) fn drive<P: protocol::RingProtocol>(ring: Ring<P>, mode: Mode<'_>) -> Outcome {
     match mode {
         Mode::Plain => Outcome { report: ring.run(), trace: None, interrupted: false },
         Mode::Observed { every, progress } => {

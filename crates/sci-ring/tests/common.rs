@@ -15,7 +15,7 @@ pub fn setup(nodes: u32, extra: &[&str]) -> (Scenario, Params) {
         "[network]\nnodes = {nodes}\n[traffic]\nload_mbps_per_node = 0\n[run]\nwarmup_ns = 0\nmeasure_transactions = 1000\n"
     );
     let overrides: Vec<_> = extra.iter().map(|e| ringlet_scenario::parse_override(e).expect("KEY=VALUE")).collect();
-    let s = ringlet_scenario::load_str(&text, &overrides).expect("valid scenario");
+    let s = ringlet_sci::load_str(&text, &overrides).expect("valid scenario");
     let p = Params::from_scenario(&s).expect("valid params");
     (s, p)
 }

@@ -5,7 +5,7 @@ use ringlet_sci::{simulate, Report};
 
 fn run(settings: &[&str]) -> Report {
     let o: Vec<_> = settings.iter().map(|e| ringlet_scenario::parse_override(e).expect("KEY=VALUE")).collect();
-    let s = ringlet_scenario::load_str("", &o).expect("valid scenario");
+    let s = ringlet_sci::load_str("", &o).expect("valid scenario");
     simulate(&s).expect("runs")
 }
 

@@ -8,7 +8,7 @@ use ringlet_sci::node::Node;
 use ringlet_sci::packet::{Packet, PacketKind, Slab};
 use ringlet_sci::protocol::dfc::{Dfc, Grant, Symbol};
 use ringlet_sci::protocol::ppq::Ppq;
-use ringlet_sci::protocol::{Effects, Permit, QueueView, RingProtocol};
+use ringlet_sci::protocol::{Effects, Permit, QueueView, Registered, RingProtocol};
 use ringlet_sci::ring::{Ring, TraceKind};
 
 /// A DFC test bench: the protocol plus idle nodes whose queues a case fills.
@@ -23,7 +23,7 @@ impl Bench {
     fn new(n: u32) -> Bench {
         let (s, p) = setup(n, &["network.protocol=\"dfc\"", "traffic.priorities=256"]);
         Bench {
-            dfc: Dfc::new(&p, &s.dfc).unwrap(),
+            dfc: Dfc::build(&p, &s).unwrap(),
             nodes: (0..n).map(|_| Node::new(5, 5, 5, 256, 0)).collect(),
             slab: Slab::with_capacity(16),
             fx: Effects::default(),
@@ -174,7 +174,7 @@ fn ppq_ring(nodes: u32, extra: &[&str]) -> Ring<Ppq> {
     let mut all = vec!["network.protocol=\"ppq\"", "traffic.priorities=4", "ppq.starvation=\"inheritance\""];
     all.extend_from_slice(extra);
     let (s, p) = setup(nodes, &all);
-    let proto = Ppq::new(&p, &s.ppq, s.traffic.priorities);
+    let proto = Ppq::build(&p, &s).unwrap();
     Ring::hand_built(&s, p, proto)
 }
 
@@ -243,7 +243,7 @@ fn ppq_preempts_a_lower_priority_packet_in_the_bypass_queue() {
 #[test]
 fn ppq_aging_and_inheritance() {
     let (s, p) = setup(4, &["network.protocol=\"ppq\"", "traffic.priorities=4", "ppq.starvation=\"aging\"", "ppq.aging_ns=100"]);
-    let aging = Ppq::new(&p, &s.ppq, 4);
+    let aging = Ppq::build(&p, &s).unwrap();
     let pk = Packet::send(PacketKind::Request, 0, 2, 0, 8, 0);
     assert_eq!(aging.bypass_priority(&pk, 99 * NS), 0);
     assert_eq!(aging.bypass_priority(&pk, 100 * NS), 1);
@@ -251,7 +251,7 @@ fn ppq_aging_and_inheritance() {
     assert_eq!(aging.bypass_priority(&pk, 10_000 * NS), 3);
 
     let (s, p) = setup(4, &["network.protocol=\"ppq\"", "traffic.priorities=4", "ppq.starvation=\"inheritance\""]);
-    let mut inherit = Ppq::new(&p, &s.ppq, 4);
+    let mut inherit = Ppq::build(&p, &s).unwrap();
     let mut node = Node::new(2, 5, 5, 4, 0);
     let mut slab = Slab::with_capacity(4);
     let low = slab.alloc(Packet::send(PacketKind::Request, 0, 2, 0, 8, 0));

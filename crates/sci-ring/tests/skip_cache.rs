@@ -11,7 +11,7 @@ use ringlet_sci::packet::{Packet, Slab};
 use ringlet_sci::params::Params;
 use ringlet_sci::protocol::dfc::Dfc;
 use ringlet_sci::protocol::sci::BaseSci;
-use ringlet_sci::protocol::{Admission, Effects, Permit, ProtoCounters, QueueView, RingProtocol};
+use ringlet_sci::protocol::{Admission, Effects, Permit, ProtoCounters, QueueView, Registered, RingProtocol};
 use ringlet_sci::ring::Ring;
 
 /// A protocol `P`, counting the calls the caches save, with or without
@@ -91,7 +91,7 @@ fn run<P: RingProtocol>(
 ) -> (String, u64, u64) {
     let base = format!("[network]\nnodes = 8\nprotocol = \"{protocol}\"\n[run]\nmeasure_transactions = 4000\n");
     let overrides: Vec<_> = settings.iter().map(|e| ringlet_scenario::parse_override(e).expect("KEY=VALUE")).collect();
-    let s = ringlet_scenario::load_str(&base, &overrides).expect("valid scenario");
+    let s = ringlet_sci::load_str(&base, &overrides).expect("valid scenario");
     let p = Params::from_scenario(&s).expect("valid params");
     let proto = Counted { inner: make(&p, &s), epoch, quiet, asked: 0, blocked_calls: 0 };
     let mut ring = Ring::new(&s, p, proto);
@@ -107,7 +107,7 @@ const DFC_CASES: [&[&str]; 4] = [
 ];
 
 fn dfc(p: &Params, s: &ringlet_scenario::Scenario) -> Dfc {
-    Dfc::new(p, &s.dfc).expect("dfc")
+    Dfc::build(p, s).expect("dfc")
 }
 
 #[test]

@@ -25,12 +25,47 @@
 //! finds a full queue (sent before its source saw the block) is busied and
 //! retried, held by STOP-TO from then on.
 
-use super::{Admission, Effects, Payloads, Permit, ProtoCounters, QueueView, RingProtocol};
+use super::{Admission, Effects, Payloads, Permit, ProtoCounters, QueueView, Registered, RingProtocol};
 use crate::node::Node;
 use crate::packet::{Packet, PacketKind, Phase, Slab};
 use crate::params::Params;
 use ringlet_engine::Time;
-use ringlet_scenario as scenario;
+use ringlet_scenario::schema::{Default, Kind, Param};
+use ringlet_scenario::Scenario;
+
+/// The keys of `[dfc]`.
+const PARAMS: &[Param] = &[
+    Param { section: "dfc", key: "control_symbols", kind: Kind::Int { min: 1, max: 64 }, default: Default::Int(2),
+        doc: "Length of a control symbol in 16-bit ring symbols (seed: 32 bits)." },
+    Param { section: "dfc", key: "stop_thru_after_packets", kind: Kind::Int { min: 1, max: 1000 }, default: Default::Int(1),
+        doc: "A node is congested (sends STOP-THRU) once its own packet has waited behind this many bypass packets in a row: the packet-level reading of \"insufficient free space in the bypass queue\"." },
+    Param { section: "dfc", key: "stop_to_high", kind: Kind::Int { min: 0, max: 1_000_000 }, default: Default::Derived("the input queue size (full)"),
+        doc: "STOP-TO high-water mark: input queue occupancy, packets, at which a node enters arbitration mode. 0 = derived." },
+    Param { section: "dfc", key: "stop_to_low", kind: Kind::Int { min: 0, max: 1_000_000 }, default: Default::Int(2),
+        doc: "STOP-TO low-water mark: occupancy, packets, at which a blocked node releases all senders." },
+];
+
+/// DFC's settings, read from `[dfc]`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Settings {
+    pub control_symbols: u32,
+    pub stop_thru_after_packets: u32,
+    /// 0 = derived (the input queue size).
+    pub stop_to_high: u32,
+    pub stop_to_low: u32,
+}
+
+impl Settings {
+    pub fn of(s: &Scenario) -> Settings {
+        let k = s.section(Dfc::NAME);
+        Settings {
+            control_symbols: k.int("control_symbols") as u32,
+            stop_thru_after_packets: k.int("stop_thru_after_packets") as u32,
+            stop_to_high: k.int("stop_to_high") as u32,
+            stop_to_low: k.int("stop_to_low") as u32,
+        }
+    }
+}
 
 /// What one control symbol carries.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -93,14 +128,8 @@ pub struct Dfc {
 }
 
 impl Dfc {
-    /// The STOP-TO water marks against the input queues (`new` checks
-    /// this too; a sweep checks every point with it before running any).
-    pub fn check(p: &Params, s: &scenario::Dfc) -> Result<(), String> {
-        Self::water_marks(p, s).map(|_| ())
-    }
-
     /// The high-water mark per input side (responder, requestor).
-    fn water_marks(p: &Params, s: &scenario::Dfc) -> Result<[u32; 2], String> {
+    fn water_marks(p: &Params, s: &Settings) -> Result<[u32; 2], String> {
         let derive = |cap: u32| if s.stop_to_high == 0 { cap } else { s.stop_to_high };
         let high = [derive(p.responder_queue), derive(p.requestor_queue)];
         let smallest = p.responder_queue.min(p.requestor_queue);
@@ -120,7 +149,7 @@ impl Dfc {
         Ok(high)
     }
 
-    pub fn new(p: &Params, s: &scenario::Dfc) -> Result<Self, String> {
+    pub fn new(p: &Params, s: &Settings) -> Result<Self, String> {
         let n = p.nodes;
         let high = Self::water_marks(p, s)?;
         Ok(Dfc {
@@ -204,6 +233,21 @@ impl Dfc {
     fn waiting_for(n: &Node, slab: &Slab, target: u16, side: usize, skip: usize) -> Option<u16> {
         let q = if side == 1 { &n.responses } else { &n.requests };
         q.to_send.iter().map(|&id| slab.get(id)).filter(|pk| pk.dst == target).nth(skip).map(|pk| pk.eff)
+    }
+}
+
+impl Registered for Dfc {
+    const NAME: &'static str = "dfc";
+    const DOC: &'static str = "Directed Flow Control (seed 003 section 3): circulating STOP-THRU and STOP-TO control symbols hold only the senders that congest a node.";
+    const PARAMS: &'static [Param] = PARAMS;
+
+    /// The STOP-TO water marks against the input queues (`new` checks them too).
+    fn check(p: &Params, s: &Scenario) -> Result<(), String> {
+        Self::water_marks(p, &Settings::of(s)).map(|_| ())
+    }
+
+    fn build(p: &Params, s: &Scenario) -> Result<Self, String> {
+        Dfc::new(p, &Settings::of(s))
     }
 }
 

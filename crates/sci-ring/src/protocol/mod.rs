@@ -7,16 +7,85 @@
 //! an input queue admits an arriving send packet, what a congested node tells
 //! the others, and what its own control symbols do on their way round.
 //!
-//! Adding a protocol is one new file here plus one line in [`crate::simulate`].
-
-pub mod dfc;
-pub mod ppq;
-pub mod sci;
-pub mod train;
+//! Adding a protocol is one new file here, implementing [`RingProtocol`]
+//! (what it decides) and [`Registered`] (its name, its `[section]` of
+//! scenario keys, how it is built), plus one line in the registry below.
 
 use crate::node::Node;
 use crate::packet::{Packet, Phase, Slab};
+use crate::params::Params;
+use crate::ring::Ring;
+use crate::{Mode, Outcome};
 use ringlet_engine::Time;
+use ringlet_scenario::schema::{Param, ProtocolSchema};
+use ringlet_scenario::Scenario;
+
+/// Declares each protocol module and lists its type in [`REGISTRY`].
+macro_rules! registry {
+    ($($module:ident :: $protocol:ident),* $(,)?) => {
+        $(pub mod $module;)*
+
+        /// Every protocol this build runs, in the order the scenario
+        /// reference lists them.
+        pub const REGISTRY: &[Registration] = &[$(Registration::of::<$module::$protocol>()),*];
+    };
+}
+
+registry! {
+    sci::BaseSci,
+    ppq::Ppq,
+    train::Train,
+    dfc::Dfc,
+}
+
+/// What a protocol tells the registry about itself.
+pub trait Registered: RingProtocol + Sized {
+    /// Its value of `network.protocol`, and the name of its own section.
+    const NAME: &'static str;
+    /// One line on what it is, for the scenario reference.
+    const DOC: &'static str;
+    /// The keys of its section `[NAME]` (none: no section).
+    const PARAMS: &'static [Param] = &[];
+
+    /// Checks across its section's keys and the core ones, when a scenario
+    /// is loaded, whichever protocol it runs (as key ranges are checked).
+    fn validate(_s: &Scenario) -> Result<(), String> {
+        Ok(())
+    }
+
+    /// Checks that need the model's parameters, before a run of this
+    /// protocol (a sweep checks every point before running any).
+    fn check(_p: &Params, _s: &Scenario) -> Result<(), String> {
+        Ok(())
+    }
+
+    /// The protocol for a run of `s`.
+    fn build(p: &Params, s: &Scenario) -> Result<Self, String>;
+}
+
+/// A registered protocol: its part of the scenario contract, and how to
+/// check and run a scenario with it.
+pub struct Registration {
+    pub schema: ProtocolSchema,
+    pub check: fn(&Params, &Scenario) -> Result<(), String>,
+    pub run: fn(&Scenario, Params, Mode<'_>) -> Result<Outcome, String>,
+}
+
+impl Registration {
+    pub const fn of<P: Registered>() -> Registration {
+        Registration {
+            schema: ProtocolSchema { name: P::NAME, doc: P::DOC, params: P::PARAMS, validate: P::validate },
+            check: P::check,
+            run: run_as::<P>,
+        }
+    }
+}
+
+/// The ring is generic over its protocol: one monomorphised run per protocol.
+fn run_as<P: Registered>(s: &Scenario, p: Params, mode: Mode<'_>) -> Result<Outcome, String> {
+    let protocol = P::build(&p, s)?;
+    Ok(crate::drive(Ring::new(s, p, protocol), mode))
+}
 
 /// Answer to "may this node start this own packet now?".
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -23,14 +23,55 @@
 //!   delays each retry so that a full queue is not hammered.
 
 use super::sci::GoBits;
-use super::{Admission, Effects, Payloads, Permit, ProtoCounters, QueueView, RingProtocol};
+use super::{Admission, Effects, Payloads, Permit, ProtoCounters, QueueView, Registered, RingProtocol};
 use crate::node::Node;
 use crate::packet::{Packet, Phase, Slab};
 
 use crate::params::Params;
 use ringlet_engine::time::ns_to_ps;
 use ringlet_engine::Time;
-use ringlet_scenario::{self as scenario, Starvation};
+use ringlet_scenario::schema::{Default, Kind, Param};
+use ringlet_scenario::Scenario;
+
+/// The keys of `[ppq]`.
+const PARAMS: &[Param] = &[
+    Param { section: "ppq", key: "starvation", kind: Kind::Choice(&["aging", "inheritance"]), default: Default::Str("aging"),
+        doc: "How a low-priority packet stuck in a bypass queue is freed: priority inheritance from its source, or priority aging while it waits." },
+    Param { section: "ppq", key: "aging_ns", kind: Kind::Float { min: 1.0, max: 1e12 }, default: Default::Float(1000.0),
+        doc: "Aging: a packet waiting in a bypass queue gains one priority level per this much waiting, ns." },
+    Param { section: "ppq", key: "ewq_packets", kind: Kind::Int { min: 0, max: 1_000_000 }, default: Default::Int(5),
+        doc: "Echo Waiting Queue: sent packets a node keeps until their (service-time) echo, beyond its output queue. 0 = they keep their output queue slot as in base SCI." },
+    Param { section: "ppq", key: "retry_holdoff_ns", kind: Kind::Float { min: 0.0, max: 1e9 }, default: Default::Float(0.0),
+        doc: "Limited busy-retries (beyond the seed): a busied packet waits this long before it is sent again, ns. 0 = the seed's PPQ (immediate retry)." },
+];
+
+/// How a low-priority packet stuck in a bypass queue is freed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Starvation {
+    Inheritance,
+    Aging,
+}
+
+/// PPQ's settings, read from `[ppq]`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Settings {
+    pub starvation: Starvation,
+    pub aging_ns: f64,
+    pub ewq_packets: u32,
+    pub retry_holdoff_ns: f64,
+}
+
+impl Settings {
+    pub fn of(s: &Scenario) -> Settings {
+        let k = s.section(Ppq::NAME);
+        Settings {
+            starvation: if k.str("starvation") == "aging" { Starvation::Aging } else { Starvation::Inheritance },
+            aging_ns: k.float("aging_ns"),
+            ewq_packets: k.int("ewq_packets") as u32,
+            retry_holdoff_ns: k.float("retry_holdoff_ns"),
+        }
+    }
+}
 
 pub struct Ppq {
     go: GoBits,
@@ -49,7 +90,7 @@ pub struct Ppq {
 }
 
 impl Ppq {
-    pub fn new(p: &Params, s: &scenario::Ppq, priorities: u32) -> Self {
+    pub fn new(p: &Params, s: &Settings, priorities: u32) -> Self {
         Ppq {
             go: GoBits::new(p, true, true),
             aging: (s.starvation == Starvation::Aging).then(|| ns_to_ps(s.aging_ns).max(1)),
@@ -62,6 +103,16 @@ impl Ppq {
             asked: vec![Vec::new(); p.nodes],
             counters: ProtoCounters::default(),
         }
+    }
+}
+
+impl Registered for Ppq {
+    const NAME: &'static str = "ppq";
+    const DOC: &'static str = "Preemptive Priority Queue (seed 003 section 2.2): node-oriented priority with preemption in the input and bypass queues.";
+    const PARAMS: &'static [Param] = PARAMS;
+
+    fn build(p: &Params, s: &Scenario) -> Result<Self, String> {
+        Ok(Ppq::new(p, &Settings::of(s), s.traffic.priorities))
     }
 }
 

@@ -19,10 +19,11 @@
 //! at a time, newly busied packets joining the other phase. A retried packet
 //! therefore cannot starve behind fresh traffic.
 
-use super::{Admission, Effects, Permit, ProtoCounters, QueueView, RingProtocol};
+use super::{Admission, Effects, Permit, ProtoCounters, QueueView, Registered, RingProtocol};
 use crate::packet::{Packet, Phase};
 use crate::params::Params;
 use ringlet_engine::Time;
+use ringlet_scenario::{BandwidthAllocation, QueueAllocation as QueueAllocationKey, Scenario};
 use std::collections::VecDeque;
 
 /// The go-bit bandwidth allocation. Within priority levels (PPQ uses it that
@@ -293,6 +294,16 @@ impl BaseSci {
     }
 }
 
+impl Registered for BaseSci {
+    const NAME: &'static str = "sci";
+    const DOC: &'static str = "Base SCI (IEEE 1596, seed 003 section 2.1): go-bit bandwidth allocation and A/B queue allocation over FIFO queues, switched by `network.bandwidth_allocation` and `network.queue_allocation`.";
+
+    fn build(p: &Params, s: &Scenario) -> Result<Self, String> {
+        let go_bits = s.network.bandwidth_allocation == BandwidthAllocation::GoBits;
+        Ok(BaseSci::new(p, go_bits, s.network.queue_allocation == QueueAllocationKey::Ab))
+    }
+}
+
 impl RingProtocol for BaseSci {
     const PRIORITY_QUEUES: bool = false;
 
@@ -323,7 +334,7 @@ impl RingProtocol for BaseSci {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ringlet_scenario::load_str;
+    use crate::load_str;
 
     fn params(nodes: u32) -> Params {
         Params::from_scenario(&load_str(&format!("[network]\nnodes = {nodes}"), &[]).unwrap()).unwrap()

@@ -24,12 +24,68 @@
 //!   arbitrated mode on the same threshold.
 
 use super::sci::GoBits;
-use super::{Admission, Effects, Permit, ProtoCounters, QueueView, RingProtocol};
+use super::{Admission, Effects, Permit, ProtoCounters, QueueView, Registered, RingProtocol};
 use crate::node::Node;
 use crate::packet::{Packet, PacketKind, Phase, Slab};
 use crate::params::Params;
 use ringlet_engine::Time;
-use ringlet_scenario as scenario;
+use ringlet_scenario::schema::{Default, Kind, Param};
+use ringlet_scenario::Scenario;
+
+/// The keys of `[train]`.
+const PARAMS: &[Param] = &[
+    Param { section: "train", key: "ticketmaster", kind: Kind::Int { min: 0, max: 4095 }, default: Default::Int(0),
+        doc: "The TicketMaster node, which creates the LocalMotive and switches modes." },
+    Param { section: "train", key: "locomotive_symbols", kind: Kind::Int { min: 1, max: 1024 }, default: Default::Int(8),
+        doc: "Length of the LocalMotive, symbols (a 16-byte header, like a request)." },
+    Param { section: "train", key: "ticket_symbols", kind: Kind::Int { min: 1, max: 1024 }, default: Default::Int(4),
+        doc: "Length of one ticket, symbols (priority, size, target, source: 8 bytes)." },
+    Param { section: "train", key: "budget_symbols", kind: Kind::Int { min: 0, max: 1_000_000 }, default: Default::Derived("2 x the symbols one link carries while the LocalMotive circles an idle ring"),
+        doc: "Bandwidth the TicketMaster offers per train: the size limit of granted tickets, and the immediate-mode tally, in send-packet symbols. 0 = derived." },
+    Param { section: "train", key: "revolution_ns", kind: Kind::Float { min: 0.0, max: 1e9 }, default: Default::Derived("nodes x (hop + LocalMotive length): a LocalMotive received whole at every node of an idle ring"),
+        doc: "Shortest time between two launches of the train by the TicketMaster, ns; keeps a train longer than the ring from occupying every link. 0 = derived." },
+    Param { section: "train", key: "arbitrate_above", kind: Kind::Float { min: 0.0, max: 1.0 }, default: Default::Float(0.75),
+        doc: "Mode switch: when nodes claim more than this fraction of the budget in one immediate-mode revolution, the TicketMaster switches to arbitrated send mode." },
+    Param { section: "train", key: "immediate_below", kind: Kind::Float { min: 0.0, max: 1.0 }, default: Default::Float(0.25),
+        doc: "Mode switch: when a request train returns filled below this fraction of the budget, the TicketMaster switches back to immediate send mode." },
+    Param { section: "train", key: "max_tickets_per_node", kind: Kind::Int { min: 1, max: 256 }, default: Default::Int(2),
+        doc: "Tickets one node may put on one request train (its highest-priority waiting packets)." },
+    Param { section: "train", key: "gearshift", kind: Kind::Bool, default: Default::Bool(false),
+        doc: "Gearshift (beyond the seed): below the arbitration threshold nodes send as in base SCI, without waiting for the LocalMotive, and only report what they sent on it." },
+];
+
+/// TRAIN's settings, read from `[train]`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Settings {
+    pub ticketmaster: u32,
+    pub locomotive_symbols: u32,
+    pub ticket_symbols: u32,
+    /// 0 = derived.
+    pub budget_symbols: u32,
+    /// 0 = derived.
+    pub revolution_ns: f64,
+    pub arbitrate_above: f64,
+    pub immediate_below: f64,
+    pub max_tickets_per_node: u32,
+    pub gearshift: bool,
+}
+
+impl Settings {
+    pub fn of(s: &Scenario) -> Settings {
+        let k = s.section(Train::NAME);
+        Settings {
+            ticketmaster: k.int("ticketmaster") as u32,
+            locomotive_symbols: k.int("locomotive_symbols") as u32,
+            ticket_symbols: k.int("ticket_symbols") as u32,
+            budget_symbols: k.int("budget_symbols") as u32,
+            revolution_ns: k.float("revolution_ns"),
+            arbitrate_above: k.float("arbitrate_above"),
+            immediate_below: k.float("immediate_below"),
+            max_tickets_per_node: k.int("max_tickets_per_node") as u32,
+            gearshift: k.bool("gearshift"),
+        }
+    }
+}
 
 /// One ticket: a request to send one packet.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -118,14 +174,8 @@ pub struct Train {
 }
 
 impl Train {
-    /// The size budget against the longest send packet (`new` checks this
-    /// too; a sweep checks every point with it before running any).
-    pub fn check(p: &Params, s: &scenario::Train) -> Result<(), String> {
-        Self::size_budget(p, s).map(|_| ())
-    }
-
     /// The request train's size budget, in symbols.
-    fn size_budget(p: &Params, s: &scenario::Train) -> Result<u32, String> {
+    fn size_budget(p: &Params, s: &Settings) -> Result<u32, String> {
         // Symbols one link carries while the LocalMotive circles an idle ring,
         // twice over: with uniform traffic a ring carries twice a link's worth.
         let revolution = p.nodes as u64 * (p.hop / p.cycle + s.locomotive_symbols as u64 + p.separator as u64);
@@ -139,7 +189,7 @@ impl Train {
         Ok(budget)
     }
 
-    pub fn new(p: &Params, s: &scenario::Train) -> Result<Self, String> {
+    pub fn new(p: &Params, s: &Settings) -> Result<Self, String> {
         let n = p.nodes;
         let loco = s.locomotive_symbols as u16;
         let budget = Self::size_budget(p, s)?;
@@ -283,6 +333,40 @@ impl Train {
                 }
             }
         };
+    }
+}
+
+impl Registered for Train {
+    const NAME: &'static str = "train";
+    const DOC: &'static str = "TRAIN (seed 003 section 2.3): a TicketMaster's LocalMotive collects tickets and grants the highest-priority packets, in immediate or arbitrated send mode.";
+    const PARAMS: &'static [Param] = PARAMS;
+
+    fn validate(s: &Scenario) -> Result<(), String> {
+        let t = Settings::of(s);
+        let nodes = s.network.nodes;
+        if t.ticketmaster >= nodes {
+            return Err(format!(
+                "train.ticketmaster: expected a node index in 0..{} (network.nodes = {nodes}), got {}",
+                nodes - 1,
+                t.ticketmaster
+            ));
+        }
+        if t.immediate_below > t.arbitrate_above {
+            return Err(format!(
+                "train.immediate_below: expected at most train.arbitrate_above ({}), got {}",
+                t.arbitrate_above, t.immediate_below
+            ));
+        }
+        Ok(())
+    }
+
+    /// The size budget against the longest send packet (`new` checks it too).
+    fn check(p: &Params, s: &Scenario) -> Result<(), String> {
+        Self::size_budget(p, &Settings::of(s)).map(|_| ())
+    }
+
+    fn build(p: &Params, s: &Scenario) -> Result<Self, String> {
+        Train::new(p, &Settings::of(s))
     }
 }
 
