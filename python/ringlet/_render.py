@@ -82,7 +82,11 @@ def result_view(r: Mapping[str, Any]) -> Group:
             f"link utilisation over {len(links)} links: min {min(util):.3f}, "
             f"mean {sum(util) / len(util):.3f}, max {max(util):.3f}"
         ))
-    if not r.get("transactions"):
+    if r.get("stopped_by") == "backlog":
+        parts.append(Text("stopped by the backlog cap: more transactions were waiting than "
+                          "run.max_backlog_transactions; the offered load is far above what the network carries",
+                          style="bold yellow"))
+    elif not r.get("transactions"):
         parts.append(Text("nothing was measured: no transaction completed after the warm-up "
                           "(raise run.max_sim_time_ns or lower run.warmup_ns)", style="bold yellow"))
     # Counters that explain a result (SPEC section 4), only those that occurred.

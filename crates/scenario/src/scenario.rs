@@ -93,6 +93,7 @@ pub struct Run {
     pub measure_transactions: u64,
     pub ci_rel_halfwidth: Option<f64>,
     pub max_sim_time_ns: f64,
+    pub max_backlog_transactions: u64,
     pub batches: u32,
 }
 
@@ -326,6 +327,7 @@ impl Scenario {
             measure_transactions: g.int("run", "measure_transactions").unwrap() as u64,
             ci_rel_halfwidth: g.float("run", "ci_rel_halfwidth"),
             max_sim_time_ns: g.float("run", "max_sim_time_ns").unwrap(),
+            max_backlog_transactions: g.int("run", "max_backlog_transactions").unwrap() as u64,
             batches: g.int("run", "batches").unwrap() as u32,
         };
         if run.warmup_ns >= run.max_sim_time_ns {

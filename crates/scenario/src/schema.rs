@@ -130,6 +130,8 @@ pub const CORE: &[Param] = &[
         doc: "Stop early once the 95% CI half-widths of throughput and mean latency are within this fraction of their means." },
     Param { section: "run", key: "max_sim_time_ns", kind: Kind::Float { min: 1.0, max: 1e15 }, default: Default::Float(1e8),
         doc: "Safety cap on simulated time, ns (a run with no traffic stops here)." },
+    Param { section: "run", key: "max_backlog_transactions", kind: Kind::Int { min: 1, max: 1_000_000_000_000 }, default: Default::Int(10_000_000),
+        doc: "Safety cap on transactions generated but not completed (mostly waiting in application queues): a load far above what the network carries stops the run here (`stopped_by = \"backlog\"`) instead of filling memory. About 16 bytes each." },
     Param { section: "run", key: "batches", kind: Kind::Int { min: 4, max: 1024 }, default: Default::Int(32),
         doc: "Batch-means batches the measurement is divided into (95% CIs use them)." },
 ];

@@ -15,6 +15,8 @@ pub enum Stop {
     Transactions,
     Precision,
     TimeCap,
+    /// More transactions outstanding than `run.max_backlog_transactions`.
+    Backlog,
     /// A traced run reached the end of its window, or its trace was full.
     TraceEnd,
     /// The caller's progress function asked to stop.
@@ -27,6 +29,7 @@ impl Stop {
             Stop::Transactions => "transactions",
             Stop::Precision => "precision",
             Stop::TimeCap => "time_cap",
+            Stop::Backlog => "backlog",
             Stop::TraceEnd => "trace_end",
             Stop::Interrupted => "interrupted",
         }

@@ -195,6 +195,8 @@ pub struct Ring<P: RingProtocol> {
     /// Per-priority offered load per node, MB/s (for the report).
     offered_per_prio: f64,
     cap: Time,
+    /// Most transactions generated and not completed before the run stops.
+    backlog_cap: u64,
     stop: Option<Stop>,
     /// Responseless transactions (move64) complete when the request is serviced.
     has_response: bool,
@@ -238,6 +240,7 @@ impl<P: RingProtocol> Ring<P> {
             completed: 0,
             offered_per_prio: s.traffic.load_mbps_per_node,
             cap: ns_to_ps(s.run.max_sim_time_ns),
+            backlog_cap: s.run.max_backlog_transactions,
             stop: None,
             trace: None,
             trace_window: TraceWindow::ALL,
@@ -461,6 +464,9 @@ impl<P: RingProtocol> Ring<P> {
         self.sched.after(gap, Event::Arrival { source: source as u32 }.pack());
         self.nodes[node as usize].app.push(priority, AppEntry { born: now, dst, priority });
         self.generated += 1;
+        if self.generated - self.completed > self.backlog_cap {
+            self.stop = Some(Stop::Backlog);
+        }
         self.fill_requests(node as usize);
         self.try_output(node as usize);
     }

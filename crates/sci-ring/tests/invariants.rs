@@ -98,6 +98,21 @@ fn no_traffic_stops_at_the_time_cap() {
     assert_eq!(r.sim_time_ns, 50000.0);
 }
 
+/// A load far beyond what the ring carries stops at the backlog cap, with
+/// every transaction accounted for, instead of filling memory.
+#[test]
+fn overload_stops_at_the_backlog_cap() {
+    let r = run(&["traffic.load_mbps_per_node=1e7", "run.max_backlog_transactions=5000"]);
+    assert_eq!(r.stopped_by, "backlog");
+    let c = &r.conservation;
+    assert_eq!(c.generated - c.completed, 5001, "{c:?}");
+    assert_eq!(c.generated, c.completed + c.queued + c.in_flight);
+    // Below the cap the same overload runs on to its transaction count.
+    let r = run(&["traffic.load_mbps_per_node=300", "run.measure_transactions=3000", "run.max_backlog_transactions=100000"]);
+    assert_eq!(r.stopped_by, "transactions");
+    assert!(r.conservation.generated - r.conservation.completed < 100000);
+}
+
 /// Precision stopping ends the run once the CI is tight enough.
 #[test]
 fn precision_stop() {
