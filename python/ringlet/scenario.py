@@ -25,6 +25,20 @@ def _validate(text: str, overrides: Sequence[Override]) -> str:
         raise ScenarioError(str(e)) from None
 
 
+def _pair(override: Any) -> Override:
+    """``(key, literal)`` from a pair or a ``"key=literal"`` string."""
+    if isinstance(override, str):
+        key, sep, value = override.partition("=")
+        if not sep:
+            raise ScenarioError(f"--set {override}: expected KEY=VALUE, e.g. traffic.load_mbps_per_node=120")
+        return key.strip(), value.strip()
+    try:
+        key, value = override
+    except (TypeError, ValueError):
+        raise ScenarioError(f"override {override!r}: expected a (KEY, VALUE) pair or a 'KEY=VALUE' string") from None
+    return str(key), str(value)
+
+
 class Scenario:
     """One simulation point: scenario TOML text plus overrides, validated.
 
@@ -41,7 +55,7 @@ class Scenario:
 
         Raises :class:`ScenarioError` with the core's one-line message.
         """
-        ov = tuple((str(k), str(v)) for k, v in overrides)
+        ov = tuple(_pair(o) for o in overrides)
         for key, _ in ov:
             check_key(key)
         self._text = text
@@ -67,17 +81,25 @@ class Scenario:
             raise ScenarioError(f"{name}: cannot read scenario file: {reason}") from None
         except UnicodeDecodeError:
             raise ScenarioError(f"{name}: cannot read scenario file: not UTF-8 text") from None
-        return cls(text, path=name)
+        try:
+            return cls(text, path=name)
+        except ScenarioError as e:
+            # A line and column mean something only with the file they are in
+            # (errors about keys name the key instead).
+            if str(e).startswith("malformed TOML"):
+                raise ScenarioError(f"{name}: {e}") from None
+            raise
 
     @classmethod
     def from_toml(cls, text: str) -> "Scenario":
         """Validates scenario TOML text (an empty string gives all defaults)."""
         return cls(text)
 
-    def with_overrides(self, overrides: Iterable[Override]) -> "Scenario":
-        """A new Scenario with raw ``(section.key, TOML literal)`` pairs applied,
-        exactly as the CLI's ``--set KEY=VALUE`` (a bare word is a string)."""
-        return Scenario(self._text, self._overrides + tuple(overrides), path=self._path)
+    def with_overrides(self, overrides: Iterable[Override | str]) -> "Scenario":
+        """A new Scenario with raw ``(section.key, TOML literal)`` pairs, or
+        ``"section.key=literal"`` strings, applied exactly as the CLI's
+        ``--set KEY=VALUE`` (a bare word is a string)."""
+        return Scenario(self._text, self._overrides + tuple(_pair(o) for o in overrides), path=self._path)
 
     def with_(self, **sections: Mapping[str, Any]) -> "Scenario":
         """A new Scenario with keys changed, grouped by section.

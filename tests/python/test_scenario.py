@@ -58,6 +58,23 @@ def test_malformed_toml_is_one_line_with_position():
     assert "\n" not in str(e.value)
 
 
+def test_malformed_toml_in_a_file_names_the_file(tmp_path):
+    path = tmp_path / "broken.toml"
+    path.write_text("[network]\nnodes = = 3\n")
+    with pytest.raises(ScenarioError) as e:
+        Scenario.load(path)
+    assert str(e.value).startswith(f"{path}: malformed TOML at line 2, column")
+
+
+def test_with_overrides_takes_pairs_or_key_value_strings():
+    base = Scenario.from_toml("")
+    assert base.with_overrides(["network.nodes=16"]).toml == base.with_overrides([("network.nodes", "16")]).toml
+    with pytest.raises(ScenarioError, match="expected KEY=VALUE"):
+        base.with_overrides(["network.nodes"])
+    with pytest.raises(ScenarioError, match=r"expected a \(KEY, VALUE\) pair"):
+        base.with_overrides([("network.nodes", "16", "x")])
+
+
 def test_with_returns_a_new_validated_scenario(base_path):
     s = Scenario.load(base_path)
     t = s.with_(traffic={"load_mbps_per_node": 120}, network={"nodes": 16})

@@ -29,5 +29,21 @@ pub fn load_str(schema: &schema::Schema, text: &str, overrides: &[(String, Strin
 pub fn load_file(schema: &schema::Schema, path: &std::path::Path, overrides: &[(String, String)]) -> Result<Scenario, ScenarioError> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| ScenarioError::new(format!("{}: cannot read scenario file: {e}", path.display())))?;
+    // A syntax error's line and column mean something only with the file
+    // they are in; errors about keys name the key instead.
+    parse::parse_table(&text)
+        .map_err(|e| ScenarioError::new(format!("{}: {}", path.display(), e.message)))?;
     load_str(schema, &text, overrides)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_files_syntax_error_names_the_file() {
+        let path = std::env::temp_dir().join(format!("ringlet-broken-{}.toml", std::process::id()));
+        std::fs::write(&path, "[network]\nnodes = = 3\n").unwrap();
+        let e = super::load_file(&super::schema::test_schema(), &path, &[]).unwrap_err().message;
+        std::fs::remove_file(&path).unwrap();
+        assert!(e.starts_with(&format!("{}: malformed TOML at line 2, column", path.display())), "{e}");
+    }
 }

@@ -116,8 +116,13 @@ fn check(schema: &Schema, p: &schema::Param, v: &Value) -> Result<Val, ScenarioE
     }
 }
 
+/// The TOML table of `text`, or its syntax error.
+pub(crate) fn parse_table(text: &str) -> Result<toml::Table, ScenarioError> {
+    toml::from_str(text).map_err(|e| syntax_error(text, &e))
+}
+
 pub(crate) fn parse(schema: &Schema, text: &str, overrides: &Overrides) -> Result<Scenario, ScenarioError> {
-    let mut table: toml::Table = toml::from_str(text).map_err(|e| syntax_error(text, &e))?;
+    let mut table = parse_table(text)?;
     for (key, raw) in overrides {
         let (section, name) = key
             .split_once('.')
