@@ -56,6 +56,9 @@ pub struct Measure {
     hist_prio: Vec<LatencyHistogram>,
     link_busy: Vec<Time>,
     link_send_busy: Vec<Time>,
+    /// Per link: when its last transmission ends (`<< 1`, with bit 0 set
+    /// for a send packet), to clip the part beyond the measurement window.
+    link_last: Vec<Time>,
     // Current batch.
     batch_start: Time,
     batch_bytes: u64,
@@ -84,6 +87,7 @@ impl Measure {
             hist_prio: (0..prios).map(|_| LatencyHistogram::new()).collect(),
             link_busy: vec![0; s.network.nodes as usize],
             link_send_busy: vec![0; s.network.nodes as usize],
+            link_last: vec![0; s.network.nodes as usize],
             batch_start: ns_to_ps(s.run.warmup_ns),
             batch_bytes: 0,
             batch_lat_sum: 0.0,
@@ -170,19 +174,31 @@ impl Measure {
     }
 
     /// A packet occupies the link leaving `node` from `start` for `dur`.
+    /// Only the part inside the measurement window counts: one that starts
+    /// in the warm-up counts from its end, and the report clips the last
+    /// one of each link at the window's end.
     #[inline]
     pub(crate) fn link_used(&mut self, node: usize, start: Time, dur: Time, send: bool) {
-        if start >= self.warmup_end {
-            // Sends and echoes alternate unpredictably: add, don't branch.
-            // Once per hop: unchecked, as the ring's node numbers are (see
-            // `Nodes`); both lists have one entry per node.
-            debug_assert!(node < self.link_busy.len() && node < self.link_send_busy.len());
-            // SAFETY: `node` is a node of this ring, below both lengths.
-            unsafe {
-                *self.link_busy.get_unchecked_mut(node) += dur;
-                *self.link_send_busy.get_unchecked_mut(node) += dur * send as Time;
-            }
+        let counted = if start >= self.warmup_end { dur } else { (start + dur).saturating_sub(self.warmup_end) };
+        // Sends and echoes alternate unpredictably: add, don't branch.
+        // Once per hop: unchecked, as the ring's node numbers are (see
+        // `Nodes`); the lists have one entry per node.
+        debug_assert!(node < self.link_busy.len() && node < self.link_send_busy.len() && node < self.link_last.len());
+        // SAFETY: `node` is a node of this ring, below the lengths.
+        unsafe {
+            *self.link_busy.get_unchecked_mut(node) += counted;
+            *self.link_send_busy.get_unchecked_mut(node) += counted * send as Time;
+            *self.link_last.get_unchecked_mut(node) = (start + dur) << 1 | send as Time;
         }
+    }
+
+    /// Busy and send-busy time of link `i` inside the window ending at `end`.
+    fn link_busy_until(&self, i: usize, end: Time) -> (Time, Time) {
+        let (last_end, send) = (self.link_last[i] >> 1, self.link_last[i] & 1 == 1);
+        // Links never carry two packets at once: only the last can run past `end`.
+        let over = last_end.saturating_sub(end.max(self.warmup_end)).min(self.link_busy[i]);
+        let send_over = if send { over.min(self.link_send_busy[i]) } else { 0 };
+        (self.link_busy[i] - over, self.link_send_busy[i] - send_over)
     }
 
     pub fn report(&self, end: Time, stop: Stop, offered_per_prio: f64, nodes: usize) -> Report {
@@ -210,12 +226,15 @@ impl Measure {
             })
             .collect();
         let per_link = (0..nodes)
-            .map(|i| LinkReport {
-                link: i as u32,
-                from_node: i as u32,
-                to_node: ((i + 1) % nodes) as u32,
-                utilization: if window > 0 { self.link_busy[i] as f64 / window as f64 } else { f64::NAN },
-                send_utilization: if window > 0 { self.link_send_busy[i] as f64 / window as f64 } else { f64::NAN },
+            .map(|i| {
+                let (busy, send_busy) = self.link_busy_until(i, end);
+                LinkReport {
+                    link: i as u32,
+                    from_node: i as u32,
+                    to_node: ((i + 1) % nodes) as u32,
+                    utilization: if window > 0 { busy as f64 / window as f64 } else { f64::NAN },
+                    send_utilization: if window > 0 { send_busy as f64 / window as f64 } else { f64::NAN },
+                }
             })
             .collect();
         let all = LatencyHistogram::merged(&self.hist_prio, self.lat_sum);

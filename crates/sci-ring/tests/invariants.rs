@@ -126,6 +126,23 @@ fn precision_stop() {
 proptest! {
     #![proptest_config(ProptestConfig { cases: 12, ..ProptestConfig::default() })]
 
+    /// A link carries one packet at a time, so however short the measurement
+    /// window (a few packets, or one that ends mid-packet), no link is busy
+    /// longer than the window.
+    #[test]
+    fn link_utilisation_is_at_most_one(
+        txns in 1u64..30, warmup in 0.0f64..3000.0, protocol in prop::sample::select(vec!["sci", "dfc", "ppq"]), seed in 0u64..100
+    ) {
+        let r = run(&[
+            "traffic.load_mbps_per_node=200", &format!("network.protocol={protocol}"), "run.batches=4",
+            &format!("run.measure_transactions={txns}"), &format!("run.warmup_ns={warmup}"), &format!("run.seed={seed}"),
+        ]);
+        for l in &r.per_link {
+            prop_assert!(l.utilization >= 0.0 && l.utilization <= 1.0 + 1e-12, "link {}: {}", l.link, l.utilization);
+            prop_assert!(l.send_utilization >= 0.0 && l.send_utilization <= l.utilization, "link {}: {:?}", l.link, l);
+        }
+    }
+
     /// Below saturation, throughput equals offered load.
     #[test]
     fn throughput_equals_offered_below_saturation(load in 5.0f64..60.0, seed in 0u64..1000) {
