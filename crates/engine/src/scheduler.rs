@@ -95,6 +95,14 @@ pub struct Scheduler<E> {
     pool: Vec<Link<E>>,
     /// Last entry of each slot's list (the slot's sentinel when empty).
     tails: Box<[u32; BUCKETS as usize]>,
+    /// Per slot, where its last out-of-order insertion went: the next one
+    /// usually goes right after it. Poisson arrivals, at any picosecond,
+    /// end up at the tail of buckets that then fill with cycle-aligned
+    /// events; walking from the head past all of those cost half the
+    /// instructions of a 2 048-node ring. Only a hint, with the time its
+    /// entry had: one later than now has not been popped, so it is still
+    /// in the list (checked before use; the pop path pays nothing).
+    hints: Box<[(u32, Time); BUCKETS as usize]>,
     /// Bit `s % 64` of word `s / 64`: slot `s` is non-empty.
     nonempty: [u64; WORDS],
     /// Free pool entries, linked through `next`.
@@ -119,10 +127,12 @@ impl<E: Copy + Default> Scheduler<E> {
         for (slot, tail) in tails.iter_mut().enumerate() {
             *tail = slot as u32;
         }
+        let hints = Box::new([(NIL, 0); BUCKETS as usize]);
         Scheduler {
             cur: 0,
             pool,
             tails,
+            hints,
             nonempty: [0; WORDS],
             free: NIL,
             far: BinaryHeap::new(),
@@ -205,12 +215,20 @@ impl<E: Copy + Default> Scheduler<E> {
     #[inline(never)]
     fn insert_sorted(&mut self, slot: usize, id: u32) {
         let time = self.pool[id as usize].time;
-        let mut prev = slot as u32;
+        // The walk may start at any entry of this list no later than `time`:
+        // the hint if it is still one, else the list's head. Pops go in time
+        // order, so an entry due after now is still in its list; in this
+        // slot's, if its bucket is `time`'s (the wheel holds each slot's
+        // bucket once).
+        let (hint, h) = self.hints[slot];
+        let usable = h > self.now && h <= time && h >> BUCKET_SHIFT == time >> BUCKET_SHIFT;
+        let mut prev = if usable { hint } else { slot as u32 };
         while self.pool[self.pool[prev as usize].next as usize].time <= time {
             prev = self.pool[prev as usize].next;
         }
         self.pool[id as usize].next = self.pool[prev as usize].next;
         self.pool[prev as usize].next = id;
+        self.hints[slot] = (id, time);
     }
 
     #[inline(never)]
@@ -402,6 +420,54 @@ mod tests {
             s.at(now + delay, *id);
             *id += 1;
         }
+    }
+
+    /// A large ring's pattern: buckets whose tail is an unaligned event (a
+    /// Poisson arrival) keep receiving events of cycle-aligned times, which
+    /// go in before it (from the slot's hint), while pops free entries that
+    /// are reused, the hint's among them.
+    #[test]
+    fn aligned_events_behind_an_unaligned_tail_keep_their_order() {
+        let mut s = Scheduler::with_capacity(8);
+        let mut reference = Reference::new();
+        let mut rng = XorShift(4242);
+        let mut id = 0u32;
+        let cycle = 2000;
+        for step in 0..4000u64 {
+            let now = s.now();
+            if step % 7 == 0 {
+                // An arrival somewhere in the next few cycles, off the cycle grid.
+                let t = now + rng.below(8 * cycle) | 1;
+                reference.insert((t, id), id);
+                s.at(t, id);
+                id += 1;
+            }
+            if step % 3 == 0 {
+                // Now, in the current bucket: reuses the entry just popped,
+                // maybe the hint's, ahead of a later arrival there.
+                let t = now;
+                reference.insert((t, id), id);
+                s.at(t, id);
+                id += 1;
+            }
+            for _ in 0..rng.below(6) {
+                let t = (now / cycle + 1 + rng.below(4)) * cycle;
+                reference.insert((t, id), id);
+                s.at(t, id);
+                id += 1;
+            }
+            for _ in 0..rng.below(5) {
+                if let Some((&(t, k), &want)) = reference.iter().next() {
+                    reference.remove(&(t, k));
+                    assert_eq!(s.pop(), Some(want), "at {t}");
+                }
+            }
+        }
+        while let Some((&(t, k), &want)) = reference.iter().next() {
+            reference.remove(&(t, k));
+            assert_eq!(s.pop(), Some(want), "at {t}");
+        }
+        assert_eq!(s.pop(), None);
     }
 
     /// Against an ordered map on a random mix of near, equal-time and
