@@ -179,7 +179,21 @@ impl Measure {
     /// one of each link at the window's end.
     #[inline]
     pub(crate) fn link_used(&mut self, node: usize, start: Time, dur: Time, send: bool) {
-        let counted = if start >= self.warmup_end { dur } else { (start + dur).saturating_sub(self.warmup_end) };
+        if start < self.warmup_end {
+            return self.link_used_in_warmup(node, start, dur, send);
+        }
+        self.add_link_use(node, start + dur, dur, send);
+    }
+
+    #[cold]
+    fn link_used_in_warmup(&mut self, node: usize, start: Time, dur: Time, send: bool) {
+        self.add_link_use(node, start + dur, (start + dur).saturating_sub(self.warmup_end), send);
+    }
+
+    /// Adds `counted` of busy time to the link leaving `node`, whose
+    /// transmission ends at `end`.
+    #[inline(always)]
+    fn add_link_use(&mut self, node: usize, end: Time, counted: Time, send: bool) {
         // Sends and echoes alternate unpredictably: add, don't branch.
         // Once per hop: unchecked, as the ring's node numbers are (see
         // `Nodes`); the lists have one entry per node.
@@ -188,7 +202,7 @@ impl Measure {
         unsafe {
             *self.link_busy.get_unchecked_mut(node) += counted;
             *self.link_send_busy.get_unchecked_mut(node) += counted * send as Time;
-            *self.link_last.get_unchecked_mut(node) = (start + dur) << 1 | send as Time;
+            *self.link_last.get_unchecked_mut(node) = end << 1 | send as Time;
         }
     }
 
