@@ -13,10 +13,10 @@ import sys
 from pathlib import Path
 from typing import Any, NoReturn, Optional, Sequence
 
-from . import _core
+from . import _core, _files
 from .errors import ScenarioError
 from ._files import check_out_file
-from .executors import ExecutorError
+from .executors import MAX_PROCESSES, ExecutorError
 from .grid import parse_sets, split_set
 from .scenario import Scenario
 from .store import StoreError
@@ -58,6 +58,10 @@ def _replications(text: str) -> int:
     return _positive_int(text, MAX_REPLICATIONS)
 
 
+def _processes(text: str) -> int:
+    return _positive_int(text, MAX_PROCESSES)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``ringlet`` command."""
     p = _Parser(prog="ringlet", description="Cycle-accurate simulator of SCI (IEEE 1596) ring interconnects.")
@@ -76,9 +80,9 @@ def build_parser() -> argparse.ArgumentParser:
                        metavar="KEY=START:STOP:STEP|V1,V2,...|VALUE",
                        help="a sweep axis (inclusive range or comma list) or a fixed override (repeatable)")
     sweep.add_argument("--out", required=True, metavar="DIR", help="output directory (created if needed)")
-    sweep.add_argument("--processes", type=_positive_int, default=None, metavar="N",
-                       help="worker processes (default: one per core; 1 = no worker processes); "
-                            "with --executor dask, the local cluster's workers")
+    sweep.add_argument("--processes", type=_processes, default=None, metavar="N",
+                       help=f"worker processes, at most {MAX_PROCESSES} (default: one per core; 1 = no worker "
+                            "processes); with --executor dask, the local cluster's workers")
     sweep.add_argument("--executor", default="local", metavar="NAME",
                        help="where points run: local (worker processes, the default) or dask (Dask distributed)")
     sweep.add_argument("--scheduler", default=None, metavar="ADDRESS",
@@ -105,8 +109,9 @@ def build_parser() -> argparse.ArgumentParser:
     repro.add_argument("study", nargs="?", metavar="STUDY",
                        help="a study shipped with ringlet (e.g. sci-rt) or a study folder")
     repro.add_argument("--out", metavar="DIR", help="output directory (created if needed)")
-    repro.add_argument("--jobs", type=_positive_int, default=None, metavar="N",
-                       help="worker processes (default: one per core; 1 = no worker processes)")
+    repro.add_argument("--jobs", type=_processes, default=None, metavar="N",
+                       help=f"worker processes, at most {MAX_PROCESSES} (default: one per core; "
+                            "1 = no worker processes)")
     repro.add_argument("--quick", action="store_true",
                        help="the study's smoke-test reduction (fewer transactions per point); outputs say so")
     repro.add_argument("--only", metavar="IDS", help="comma-separated figure ids to run, e.g. fig8a,fig11")
@@ -167,8 +172,8 @@ def cmd_trace(args: argparse.Namespace) -> int:
     from .trace import trace
 
     scenario = Scenario.load(args.file).with_overrides([split_set(s) for s in args.sets])
-    out = Path(args.out)
-    done = trace(scenario, out, from_ns=args.from_ns, to_ns=args.to_ns, max_events=args.max_events)
+    done = trace(scenario, args.out, from_ns=args.from_ns, to_ns=args.to_ns, max_events=args.max_events)
+    out = done.path
     info = done.info
     window = f"{info['from_ns']:.0f} ns to {done.result.summary['sim_time_ns']:.0f} ns"
     print(f"wrote {out}: {info['records']} records, {window}; open it in https://ui.perfetto.dev or chrome://tracing")
@@ -181,29 +186,17 @@ def cmd_trace(args: argparse.Namespace) -> int:
     return 0
 
 
-def check_out_dir(out: str) -> Path:
-    """Checks that ``out`` is, or can be created as, a writable directory.
+#: The files ``ringlet sweep`` writes (or removes) in its ``--out`` directory.
+SWEEP_FILES = ("sweep.csv", "sweep.parquet", "sweep-replications.csv", "sweep-replications.parquet")
+
+
+def check_out_dir(out: str, files: Sequence[str] = ()) -> Path:
+    """Checks that ``out`` is, or can be created as, a writable directory in
+    which none of ``files`` is a directory.
 
     Creates nothing; raises :class:`CliError` naming the problem.
     """
-    path = Path(out)
-    if path.exists():
-        if not path.is_dir():
-            raise CliError(f"--out {out}: exists and is not a directory")
-        if not os.access(path, os.W_OK | os.X_OK):
-            raise CliError(f"--out {out}: directory is not writable")
-        for name in ("sweep.csv", "sweep.parquet"):
-            if (path / name).is_dir():
-                raise CliError(f"--out {out}: {name} exists and is a directory")
-        return path
-    ancestor = path.absolute().parent
-    while not os.path.lexists(ancestor) and ancestor != ancestor.parent:
-        ancestor = ancestor.parent
-    if not ancestor.is_dir():
-        raise CliError(f"--out {out}: cannot create directory: {ancestor} is not a directory")
-    if not os.access(ancestor, os.W_OK | os.X_OK):
-        raise CliError(f"--out {out}: cannot create directory: {ancestor} is not writable")
-    return path
+    return _files.check_out_dir(out, CliError, files)
 
 
 def write_tables(frame: Any, out: Path, name: str = "sweep") -> tuple[Path, Path]:
@@ -229,17 +222,21 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
     fixed, axes = parse_sets(args.sets)
     scenario = Scenario.load(args.file).with_overrides(fixed)
-    points(scenario, axes)  # validates every point before anything runs
+    points(scenario, axes, args.replications)  # validates every point before anything runs
     make_executor(args.executor, args.processes, args.scheduler)  # checks the options; starts nothing
-    out = check_out_dir(args.out)
+    out = check_out_dir(args.out, SWEEP_FILES)
     # An existing store is checked in full now; a new one appears with the first finished point.
     with Store(out / FILENAME) as store:
         try:
             done = run_sweep(scenario, axes, processes=args.processes, progress=True, store=store,
                              executor=args.executor, scheduler=args.scheduler, replications=args.replications)
         except KeyboardInterrupt:
-            print(f"ringlet: finished points are kept in {store.path}: run the same command to resume",
-                  file=sys.stderr)
+            if os.path.lexists(store.path):
+                print(f"ringlet: finished points are kept in {store.path}: run the same command to resume",
+                      file=sys.stderr)
+            else:
+                print(f"ringlet: no point had finished; nothing was kept ({store.path} was not created)",
+                      file=sys.stderr)
             raise
         o = done.outcome
         tally = f"{o.computed} computed, {o.from_store} from {store.path}"
@@ -285,9 +282,7 @@ def cmd_results(args: argparse.Namespace) -> int:
     if args.last is not None and exports:
         raise CliError("--last shortens the listing; an export (--csv, --parquet) has every row")
     for target, kind in exports:  # before reading anything
-        if not target.strip():
-            raise CliError(f"--{kind}: expected a file name, got {target!r}")
-        check_out_file(Path(target), CliError, option=f"--{kind}")
+        check_out_file(target, CliError, option=f"--{kind}")
     with _store_at(args.dir) as store:
         version = args.ringlet_version or _core.version()
         if not exports:

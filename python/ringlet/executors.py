@@ -31,6 +31,9 @@ Completion = tuple[int, Optional[str], Optional[str]]
 
 EXECUTORS = ("local", "dask")
 
+#: The most worker processes (``--processes``, ``--jobs``) one sweep starts on this machine.
+MAX_PROCESSES = 4096
+
 #: Seconds to wait for a Dask scheduler before giving up.
 CONNECT_TIMEOUT_S = 5
 

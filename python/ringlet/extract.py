@@ -54,6 +54,11 @@ def is_number(value: Any) -> bool:
     return isinstance(value, numbers.Real) and not isinstance(value, bool)
 
 
+def is_finite_number(value: Any) -> bool:
+    """A number that is not NaN or infinite (what a study's numeric fields hold)."""
+    return is_number(value) and math.isfinite(value)
+
+
 def same_value(a: Any, b: Any) -> bool:
     """Equality that treats 1 and 1.0, and floats that differ in the last bit, as equal."""
     if is_number(a) and is_number(b):
@@ -72,6 +77,8 @@ def parse_where(spec: Any, context: str) -> Where:
         values = tuple(value) if isinstance(value, list) else (value,)
         if not values:
             raise ValueError(f"{context}: where {column!r} has an empty list")
+        if any(is_number(v) and not is_finite_number(v) for v in values):
+            raise ValueError(f"{context}: where {column!r} must hold finite numbers")
         out.append((str(column), values))
     return tuple(out)
 
@@ -200,8 +207,8 @@ def _parse_pick(spec: Any, context: str) -> Pick:
     if column not in NUMERIC_COLUMNS:
         raise ValueError(f"{context}: column must be one of {', '.join(NUMERIC_COLUMNS)}, got {column!r}")
     x = spec.get("x")
-    if stat == "at_x" and not is_number(x):
-        raise ValueError(f"{context}: stat = \"at_x\" needs a number x")
+    if stat == "at_x" and not is_finite_number(x):
+        raise ValueError(f"{context}: stat = \"at_x\" needs a finite number x")
     if stat != "at_x" and x is not None:
         raise ValueError(f"{context}: x is only for stat = \"at_x\"")
     agg = spec.get("agg")

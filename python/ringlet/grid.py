@@ -19,6 +19,9 @@ Number = Union[int, float]
 #: Largest number of values one range may expand to.
 MAX_AXIS_VALUES = 1_000_000
 
+#: Largest number of runs (grid points x replications) one sweep may plan.
+MAX_SWEEP_RUNS = 1_000_000
+
 _INT = re.compile(r"[+-]?\d+\Z")
 _KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*\.[A-Za-z_][A-Za-z0-9_-]*\Z")
 

@@ -21,12 +21,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional, Sequence
 
 from . import _core
+from ._files import check_out_dir
 from .errors import ScenarioError
-from .executors import LocalExecutor
+from .executors import MAX_PROCESSES, LocalExecutor
 from .scenario import Override
 from .store import FILENAME, Store
 from .study import Figure, Study, StudyError, load_study, max_priorities
-from .sweep import PRIORITY_FIELDS, Progress, _reporter, _run_all, columns, points, rows
+from .sweep import PRIORITY_FIELDS, Progress, _check_int, _reporter, _run_all, columns, points, rows
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -173,11 +174,12 @@ def run_study(
     study = load_study(study)
     figures = study.select(split_ids(only))
     if jobs is None:
-        jobs = os.cpu_count() or 1
-    if not isinstance(jobs, int) or isinstance(jobs, bool) or jobs < 1:
-        raise ValueError(f"jobs: expected an integer >= 1, got {jobs!r}")
+        jobs = min(os.cpu_count() or 1, MAX_PROCESSES)
+    _check_int("jobs", jobs, MAX_PROCESSES)
+    # An ``out`` that cannot hold the outputs fails now, not after every point has run.
+    outputs = [f"{fig.id}.{ext}" for fig in figures for ext in ("csv", "png", "svg")]
+    out = check_out_dir(out, StudyError, [*outputs, "validation.csv", "validation.md"])
     the_plan = plan(study, figures, quick)
-    out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
 
     # Points go into the results store under ``out`` as they finish: an interrupted

@@ -21,7 +21,7 @@ from typing import Any, Mapping, Optional, Sequence
 
 from ._literal import to_literal
 from .errors import ScenarioError
-from .extract import NUMERIC_COLUMNS, Value, is_number, parse_value, parse_where, same_value
+from .extract import NUMERIC_COLUMNS, Value, is_finite_number, is_number, parse_value, parse_where, same_value
 from .grid import check_key, parse_range
 from .scenario import Override, Scenario
 
@@ -255,6 +255,8 @@ def _axis(key: str, values: Any, context: str) -> list[Any]:
         except ScenarioError as e:
             raise StudyError(f"{context}: {e}") from None
     if isinstance(values, list) and values:
+        for value in values:  # each a scenario value (NaN refused now, not when the points are planned)
+            _overrides({key: value}, context)
         return values
     raise StudyError(
         f"{context}: {key} must be a non-empty list or a \"START:STOP:STEP\" range "
@@ -267,6 +269,8 @@ def _values_tuple(spec: Any, context: str, what: str) -> Optional[tuple[Any, ...
         return None
     if not isinstance(spec, list) or not spec:
         raise StudyError(f"{context}: {what} must be a non-empty list")
+    if any(is_number(v) and not is_finite_number(v) for v in spec):
+        raise StudyError(f"{context}: {what} must hold finite numbers")
     return tuple(spec)
 
 
@@ -282,8 +286,8 @@ def _plot(spec: Any, context: str) -> PlotSpec:
     spec = _table(spec, context)
     _check_fields(spec, PLOT_FIELDS, context)
     ylim = spec.get("ylim")
-    if ylim is not None and (not isinstance(ylim, list) or len(ylim) != 2 or not all(map(is_number, ylim))):
-        raise StudyError(f"{context}: ylim must be [low, high]")
+    if ylim is not None and (not isinstance(ylim, list) or len(ylim) != 2 or not all(map(is_finite_number, ylim))):
+        raise StudyError(f"{context}: ylim must be [low, high], two finite numbers")
     for flag in ("logx", "logy"):
         if not isinstance(spec.get(flag, False), bool):
             raise StudyError(f"{context}: {flag} must be true or false")
@@ -325,8 +329,8 @@ def _quote(spec: Any, context: str) -> Quote:
     unit = spec.get("seed_unit")
     if unit not in SEED_UNITS:
         raise StudyError(f"{context}: seed_unit must be one of {', '.join(SEED_UNITS)}, got {unit!r}")
-    if not is_number(spec.get("seed_value")):
-        raise StudyError(f"{context}: seed_value must be a number")
+    if not is_finite_number(spec.get("seed_value")):
+        raise StudyError(f"{context}: seed_value must be a finite number")
     value = _value(spec.get("value"), f"{context}: value")
     if value.unit != SEED_UNITS[unit][0]:
         raise StudyError(
@@ -344,8 +348,8 @@ def _finding(spec: Any, context: str) -> Finding:
     if op not in COMPARISONS:
         raise StudyError(f"{context}: op must be one of {', '.join(COMPARISONS)}, got {op!r}")
     factor = spec.get("factor", 1.0)
-    if not is_number(factor):
-        raise StudyError(f"{context}: factor must be a number")
+    if not is_finite_number(factor):
+        raise StudyError(f"{context}: factor must be a finite number")
     left = _value(spec.get("left"), f"{context}: left")
     right = _value(spec.get("right"), f"{context}: right")
     if left.unit != right.unit:

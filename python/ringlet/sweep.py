@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Optional, Se
 from . import _core
 from ._literal import to_literal
 from .errors import ScenarioError
-from .grid import check_key
-from .executors import LocalExecutor, make_executor
+from .grid import MAX_SWEEP_RUNS, check_key
+from .executors import MAX_PROCESSES, LocalExecutor, make_executor
 from .scenario import Override, Scenario
 from .store import Key, Store, _result_key
 
@@ -94,14 +94,24 @@ def _axis(key: str, values: Any) -> list[Any]:
     return values
 
 
-def points(scenario: Scenario, grid: Mapping[str, Any]) -> list[tuple[dict[str, Any], tuple[Override, ...]]]:
+def points(scenario: Scenario, grid: Mapping[str, Any],
+           replications: int = 1) -> list[tuple[dict[str, Any], tuple[Override, ...]]]:
     """Every point of the grid, validated, in order (last key varies fastest).
 
     Returns ``(values, overrides)`` per point. Raises :class:`ScenarioError`
-    naming the key and value of the first invalid point, before anything runs.
+    naming the key and value of the first invalid point, or the size of a grid
+    whose points times ``replications`` exceed :data:`MAX_SWEEP_RUNS`, before
+    anything runs.
     """
     keys = [check_key(k) for k in grid]
     axes = [_axis(k, grid[k]) for k in keys]
+    total = math.prod(len(a) for a in axes)
+    if total * replications > MAX_SWEEP_RUNS:  # checked before building any of it
+        size = f"{total} points" + (f" ({' x '.join(str(len(a)) for a in axes)})" if len(axes) > 1 else "")
+        if replications > 1:
+            size += f" x {replications} replications = {total * replications} runs"
+        unit = "runs" if replications > 1 else "points"
+        raise ScenarioError(f"the grid has {size}; a sweep may have at most {MAX_SWEEP_RUNS} {unit}")
     out = []
     for combo in itertools.product(*axes):
         values = dict(zip(keys, combo))
@@ -400,9 +410,9 @@ def run_sweep(
 ) -> SweepRun:
     """Plans, runs and tabulates a sweep, failures included (see :func:`sweep`)."""
     if processes is not None:
-        _check_int("processes", processes)
+        _check_int("processes", processes, MAX_PROCESSES)
     _check_int("replications", replications, MAX_REPLICATIONS)
-    plan = points(scenario, grid)
+    plan = points(scenario, grid, replications)
     runner = make_executor(executor, processes, scheduler)
     if store is not None and not isinstance(store, Store):
         store = Store.at(store)

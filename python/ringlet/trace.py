@@ -57,7 +57,7 @@ def trace(
         scenario = Scenario.load(scenario)
     if isinstance(max_events, bool) or not isinstance(max_events, int) or not 1 <= max_events < 2**63:
         raise ScenarioError(f"max_events: expected an integer in 1..{2**63 - 1}, got {max_events!r}")
-    path = check_out_file(Path(out), ScenarioError)  # before the run, not after it
+    path = check_out_file(out, ScenarioError)  # before the run, not after it
     try:
         result_json, trace_json, info_json = _core.trace(
             scenario.text, list(scenario.overrides), float(from_ns), None if to_ns is None else float(to_ns), max_events

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -55,10 +56,14 @@ def one_error_line(proc: subprocess.CompletedProcess) -> str:
 
 
 def run_cli(args: Sequence[str], cwd: Path | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
-    """Runs ``python -m ringlet.cli ARGS`` and captures its output."""
+    """Runs ``python -m ringlet.cli ARGS`` and captures its output. A relative
+    PYTHONPATH is made absolute, so that ``cwd`` does not change which ringlet runs."""
+    env = dict(os.environ)
+    if env.get("PYTHONPATH"):
+        env["PYTHONPATH"] = os.pathsep.join(os.path.abspath(p) for p in env["PYTHONPATH"].split(os.pathsep) if p)
     return subprocess.run(
         [sys.executable, "-m", "ringlet.cli", *map(str, args)],
-        capture_output=True, text=True, cwd=cwd, timeout=timeout,
+        capture_output=True, text=True, cwd=cwd, timeout=timeout, env=env,
     )
 
 

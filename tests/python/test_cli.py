@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pandas as pd
@@ -307,3 +308,79 @@ def test_sweep_run_time_rejection_writes_nothing(cli, small_file, tmp_path):
 def test_bad_command_lines(cli, tmp_path, args, fragment):
     assert fragment in one_error_line(cli(args, cwd=tmp_path))
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("out", ["", " "], ids=["empty", "blank"])
+@pytest.mark.parametrize(
+    "command, kind",
+    [
+        (["sweep", "{file}", "--set", f"{LOAD}=1,2"], "directory"),
+        (["report", "."], "file"),
+        (["trace", "{file}"], "file"),
+    ],
+    ids=["sweep", "report", "trace"],
+)
+def test_empty_out_is_refused_not_taken_as_the_current_directory(cli, small_file, tmp_path, command, kind, out):
+    """``--out ''`` would mean the current directory; it is refused before anything runs
+    (``reproduce --out ''``: test_reproduce.py)."""
+    cwd = tmp_path / "cwd"
+    cwd.mkdir()
+    args = [str(small_file) if a == "{file}" else a for a in command]
+    assert one_error_line(cli([*args, "--out", out], cwd=cwd)) == f"--out: expected a {kind} name, got {out!r}"
+    assert list(cwd.iterdir()) == []
+
+
+def test_ctrl_c_before_any_point_finished_says_nothing_was_kept(small_file, tmp_path, monkeypatch, capsys):
+    """The interrupt message says what is true: with no store yet, nothing was kept."""
+    from ringlet import cli as cli_module
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(sys.modules["ringlet.sweep"], "run_sweep", interrupted)
+    out = tmp_path / "out"
+    assert cli_module.main(["sweep", str(small_file), "--set", f"{LOAD}=1,2", "--out", str(out)]) == 130
+    err = capsys.readouterr().err
+    assert "kept in" not in err and "run the same command to resume" not in err
+    assert f"nothing was kept ({out / 'results.sqlite'} was not created)" in err
+    assert not (out / "results.sqlite").exists()
+
+
+@pytest.mark.parametrize("replications, blocked", [
+    (2, "sweep-replications.csv"),
+    (2, "sweep-replications.parquet"),
+    (1, "sweep-replications.csv"),  # a stale table the sweep would remove
+])
+def test_sweep_output_file_that_is_a_directory_fails_before_running(cli, small_file, tmp_path, replications, blocked):
+    out = tmp_path / "out"
+    (out / blocked).mkdir(parents=True)
+    p = cli(["sweep", small_file, "--set", f"{LOAD}=1,2", "--replications", replications, "--out", out])
+    assert one_error_line(p) == f"--out {out}: {blocked} exists and is a directory"
+    assert sorted(x.name for x in out.iterdir()) == [blocked]  # nothing ran: no store
+
+
+@pytest.mark.parametrize(
+    "extra, message",
+    [
+        (["--set", f"{LOAD}=1:10000:1", "--set", "node.iqst_ns=1:10000:1"],
+         "the grid has 100000000 points (10000 x 10000); a sweep may have at most 1000000 points"),
+        (["--set", f"{LOAD}=1:1000:1", "--set", "node.iqst_ns=1:1001:1"],
+         "the grid has 1001000 points (1000 x 1001); a sweep may have at most 1000000 points"),
+        (["--set", f"{LOAD}=1:1000:1", "--replications", "1001"],
+         "the grid has 1000 points x 1001 replications = 1001000 runs; a sweep may have at most 1000000 runs"),
+        (["--set", f"{LOAD}=1,2", "--processes", str(10**12)],  # (with --executor dask, as many workers)
+         f"argument --processes: expected an integer in 1..4096, got '{10**12}'"),
+        (["--set", f"{LOAD}=1,2", "--processes", "4097"], "argument --processes: expected an integer in 1..4096"),
+    ],
+    ids=["huge-grid", "just-over", "replications", "processes", "processes-4097"],
+)
+def test_sweep_too_big_is_refused_before_planning(cli, small_file, tmp_path, extra, message):
+    out = tmp_path / "out"
+    assert one_error_line(cli(["sweep", small_file, *extra, "--out", out], timeout=30)).startswith(message)
+    assert not out.exists()
+
+
+def test_reproduce_jobs_are_bounded(cli, tmp_path):
+    p = cli(["reproduce", "no-such-study", "--out", tmp_path / "out", "--jobs", str(10**12)])  # checked first
+    assert one_error_line(p) == f"argument --jobs: expected an integer in 1..4096, got '{10**12}'"
+    assert not (tmp_path / "out").exists()

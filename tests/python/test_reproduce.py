@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import os
+import sys
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -22,6 +23,8 @@ from ringlet.store import Store
 from ringlet.study import STUDIES_DIR, StudyError, available_studies, load_study, parse_study
 from ringlet.sweep import columns, points
 from ringlet.validation import COLUMNS
+
+from conftest import one_error_line
 
 BASE_TOML = """\
 [network]
@@ -279,6 +282,49 @@ def test_api_errors(tmp_path):
     assert not (tmp_path / "out").exists()
 
 
+def test_api_out_that_cannot_be_a_directory_fails_before_running(tmp_path, monkeypatch):
+    """An ``out`` that is a file (or under one), or that holds a directory where an
+    output goes, is a StudyError naming the path, before any point runs."""
+    study = write_study(tmp_path / "tiny")
+    monkeypatch.setattr(sys.modules["ringlet.reproduce"], "_run_all",
+                        lambda *a, **k: pytest.fail("points ran"))
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a directory")
+    with pytest.raises(StudyError) as e:
+        ringlet.reproduce(study, blocker, progress=False)
+    assert str(e.value) == f"--out {blocker}: exists and is not a directory"
+    with pytest.raises(StudyError) as e:
+        ringlet.reproduce(study, blocker / "sub", progress=False)
+    assert str(e.value) == f"--out {blocker / 'sub'}: cannot create directory: {blocker} is not a directory"
+    assert blocker.read_text() == "not a directory"
+    out = tmp_path / "out"
+    (out / "figB.png").mkdir(parents=True)
+    with pytest.raises(StudyError) as e:
+        ringlet.reproduce(study, out, progress=False)
+    assert str(e.value) == f"--out {out}: figB.png exists and is a directory"
+    with pytest.raises(StudyError, match=r"^--out: expected a directory name, got ''$"):
+        ringlet.reproduce(study, "", progress=False)
+    assert [p.name for p in out.iterdir()] == ["figB.png"]
+
+
+@pytest.mark.parametrize("out", ["", " "])
+def test_cli_empty_out_is_refused_not_taken_as_the_current_directory(cli, tmp_path, out):
+    study = write_study(tmp_path / "tiny")
+    cwd = tmp_path / "cwd"
+    cwd.mkdir()
+    assert one_error_line(cli(["reproduce", study, "--out", out], cwd=cwd)) == \
+        f"--out: expected a directory name, got {out!r}"
+    assert list(cwd.iterdir()) == []
+
+
+def test_cli_out_that_is_a_file(cli, tmp_path):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    assert one_error_line(cli(["reproduce", "sci-rt", "--out", blocker])) == \
+        f"--out {blocker}: exists and is not a directory"
+    assert blocker.read_text() == ""
+
+
 # -- CLI errors and --list -----------------------------------------------------------------
 
 
@@ -344,6 +390,29 @@ def test_bad_study_files_name_the_problem(tmp_path, old, new, message):
     folder = write_study(tmp_path / "bad", STUDY_TOML.replace(old, new, 1))
     with pytest.raises(StudyError, match=message.replace("(", r"\(").replace(")", r"\)")):
         load_study(folder)
+
+
+@pytest.mark.parametrize("old, new, message", [
+    ('logy = true', 'logy = true\nylim = [nan, inf]', "figC: plot: ylim must be [low, high], two finite numbers"),
+    ('logy = true', 'logy = true\nylim = [0, -inf]', "figC: plot: ylim must be [low, high], two finite numbers"),
+    ('seed_value = 60', 'seed_value = nan', "figA: quote peak: seed_value must be a finite number"),
+    ('seed_value = -50', 'seed_value = -inf', "figB: quote drop: seed_value must be a finite number"),
+    ('op = "<"', 'op = "<"\nfactor = inf', "figA: finding falls: factor must be a finite number"),
+    ('x = 20,', 'x = nan,', 'figB: quote drop: value: drop_pct[0]: stat = "at_x" needs a finite number x'),
+    ('"traffic.load_mbps_per_node" = [10, 20]', '"traffic.load_mbps_per_node" = [10, nan]',
+     "figA: grid: traffic.load_mbps_per_node: expected a finite number, got nan"),
+    ('series = "network.protocol"\nlogy', 'series = "network.protocol"\nseries_values = [inf]\nlogy',
+     "figC: plot: series_values must hold finite numbers"),
+    ('where = { "network.protocol" = "sci" }', 'where = { priority = nan }',
+     "figA: quote peak: value: where 'priority' must hold finite numbers"),
+])
+def test_non_finite_numbers_are_refused_when_the_study_loads(tmp_path, old, new, message):
+    """NaN and infinities in a numeric field fail at load, naming the field (not after every point ran)."""
+    assert old in STUDY_TOML
+    folder = write_study(tmp_path / "bad", STUDY_TOML.replace(old, new, 1))
+    with pytest.raises(StudyError) as e:
+        load_study(folder)
+    assert str(e.value) == f"{folder / 'study.toml'}: {message}"
 
 
 def test_parse_rejects_unknown_fields(tmp_path):

@@ -118,3 +118,20 @@ def test_a_point_gives_the_same_numbers_in_any_sweep_order(table, small):
     rows = table[(table[LOAD] == 30) & (table[PRIOS] == 2)]
     assert rows["throughput_mbps"].tolist() == alone.per_priority["throughput_mbps"].tolist()
     assert rows["latency_ns_p99"].tolist() == alone.per_priority["latency_ns_p99"].tolist()
+
+
+def test_too_big_grid_and_too_many_processes_raise_before_planning(small, monkeypatch):
+    """The grid's size (points x replications) is capped like one axis's, and checked
+    before a single point is built or validated; so are the worker processes."""
+    def planned(*args):
+        raise AssertionError("a point was built")
+
+    monkeypatch.setattr(sweep_module._core, "validate", planned)
+    with pytest.raises(ScenarioError) as e:
+        ringlet.sweep(small, {LOAD: range(1, 1_000_001), "node.iqst_ns": range(1, 1_000_001)}, processes=1)
+    assert str(e.value) == ("the grid has 1000000000000 points (1000000 x 1000000); "
+                            "a sweep may have at most 1000000 points")
+    with pytest.raises(ScenarioError, match=r"^the grid has 1000 points x 1001 replications = 1001000 runs; "):
+        ringlet.sweep(small, {LOAD: range(1, 1001)}, processes=1, replications=1001)
+    with pytest.raises(ValueError, match=r"^processes: expected an integer in 1\.\.4096, got 1000000000000$"):
+        ringlet.sweep(small, {LOAD: [10]}, executor="dask", processes=10**12)

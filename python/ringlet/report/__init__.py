@@ -73,7 +73,7 @@ def report(folder: "str | os.PathLike[str]", out: "str | os.PathLike[str]",
     if isinstance(tolerance_pct, bool) or not isinstance(tolerance_pct, (int, float)) \
             or not math.isfinite(tolerance_pct) or tolerance_pct < 0:
         raise ReportError(f"tolerance: expected a number >= 0, got {tolerance_pct!r}")
-    out = check_out_file(Path(out), ReportError)
+    out = check_out_file(out, ReportError)
     text, _ = build(folder, tolerance_pct)
     write_atomic(out, text, ReportError)
     return out
