@@ -146,7 +146,8 @@ pub struct Schema {
 impl Schema {
     /// The core keys plus `protocols`, in the order given (the first is
     /// listed first in the reference). Panics on a protocol whose keys are
-    /// not in its own section, or a name given twice: registration errors.
+    /// not in its own section, a name given twice, or no protocol by the
+    /// name `network.protocol` defaults to: registration errors.
     pub fn new(protocols: &[ProtocolSchema]) -> Schema {
         let mut params = CORE.to_vec();
         let mut sections = CORE_SECTIONS.to_vec();
@@ -160,6 +161,10 @@ impl Schema {
                 sections.push(p.name);
                 params.extend_from_slice(p.params);
             }
+        }
+        let default = CORE.iter().find(|p| p.section == "network" && p.key == "protocol").map(|p| p.default);
+        if let Some(Default::Str(name)) = default {
+            assert!(protocols.iter().any(|p| p.name == name), "no protocol registered as {name:?}, network.protocol's default");
         }
         Schema { params, sections, protocols: protocols.to_vec() }
     }

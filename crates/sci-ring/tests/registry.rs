@@ -151,3 +151,9 @@ fn a_key_outside_the_protocols_section_is_a_registration_error() {
     let stray = ringlet_scenario::schema::ProtocolSchema { name: "stray", doc: "x", params: STRAY, validate: |_| Ok(()) };
     Schema::new(&[stray]);
 }
+
+#[test]
+#[should_panic(expected = "no protocol registered as \"sci\", network.protocol's default")]
+fn a_schema_without_the_default_protocol_is_a_registration_error() {
+    Schema::new(&[Registration::of::<Greedy>().schema]);
+}
