@@ -190,15 +190,6 @@ def cmd_trace(args: argparse.Namespace) -> int:
 SWEEP_FILES = ("sweep.csv", "sweep.parquet", "sweep-replications.csv", "sweep-replications.parquet")
 
 
-def check_out_dir(out: str, files: Sequence[str] = ()) -> Path:
-    """Checks that ``out`` is, or can be created as, a writable directory in
-    which none of ``files`` is a directory.
-
-    Creates nothing; raises :class:`CliError` naming the problem.
-    """
-    return _files.check_out_dir(out, CliError, files)
-
-
 def write_tables(frame: Any, out: Path, name: str = "sweep") -> tuple[Path, Path]:
     """Writes ``frame`` as ``out/<name>.csv`` and ``out/<name>.parquet`` (both or neither)."""
     out.mkdir(parents=True, exist_ok=True)
@@ -224,7 +215,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     scenario = Scenario.load(args.file).with_overrides(fixed)
     points(scenario, axes, args.replications)  # validates every point before anything runs
     make_executor(args.executor, args.processes, args.scheduler)  # checks the options; starts nothing
-    out = check_out_dir(args.out, SWEEP_FILES)
+    out = _files.check_out_dir(args.out, CliError, SWEEP_FILES)
     # An existing store is checked in full now; a new one appears with the first finished point.
     with Store(out / FILENAME) as store:
         try:
@@ -378,9 +369,9 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     start = time.monotonic()
     study = load_study(args.study)
     study.select(split_ids(args.only))  # unknown figure ids fail before anything else
-    out = check_out_dir(args.out)
     try:
-        done = run_study(study, out, jobs=args.jobs, quick=args.quick, only=args.only, progress=True)
+        # run_study checks --out, and the files it will write there, before running.
+        done = run_study(study, args.out, jobs=args.jobs, quick=args.quick, only=args.only, progress=True)
     except OSError as e:
         raise CliError(f"--out {args.out}: cannot write results: {e.strerror or e}") from None
     from .validation import validation_view
@@ -390,7 +381,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     shared = done.points_requested - done.points_run
     note = f" ({done.points_requested} asked for by the figures; shared points ran once)" if shared else ""
     console.print(
-        f"wrote {len(done.figures)} figures and validation.csv/.md to {out}: "
+        f"wrote {len(done.figures)} figures and validation.csv/.md to {args.out}: "
         f"{done.points_run} distinct points run{note}{' (quick run)' if done.quick else ''}, "
         f"in {time.monotonic() - start:.1f} s",
         soft_wrap=True,

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Optional, Se
 from . import _core
 from ._literal import to_literal
 from .errors import ScenarioError
-from .grid import check_key
+from .grid import check_key, split_set
 
 if TYPE_CHECKING:  # pragma: no cover
     from .result import Result
@@ -28,10 +28,7 @@ def _validate(text: str, overrides: Sequence[Override]) -> str:
 def _pair(override: Any) -> Override:
     """``(key, literal)`` from a pair or a ``"key=literal"`` string."""
     if isinstance(override, str):
-        key, sep, value = override.partition("=")
-        if not sep:
-            raise ScenarioError(f"--set {override}: expected KEY=VALUE, e.g. traffic.load_mbps_per_node=120")
-        return key.strip(), value.strip()
+        return split_set(override)
     try:
         key, value = override
     except (TypeError, ValueError):

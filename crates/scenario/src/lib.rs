@@ -31,9 +31,8 @@ pub fn load_file(schema: &schema::Schema, path: &std::path::Path, overrides: &[(
         .map_err(|e| ScenarioError::new(format!("{}: cannot read scenario file: {e}", path.display())))?;
     // A syntax error's line and column mean something only with the file
     // they are in; errors about keys name the key instead.
-    parse::parse_table(&text)
-        .map_err(|e| ScenarioError::new(format!("{}: {}", path.display(), e.message)))?;
-    load_str(schema, &text, overrides)
+    let table = parse::parse_table(&text).map_err(|e| ScenarioError::new(format!("{}: {}", path.display(), e.message)))?;
+    parse::from_table(schema, table, overrides)
 }
 
 #[cfg(test)]

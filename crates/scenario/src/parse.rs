@@ -122,7 +122,11 @@ pub(crate) fn parse_table(text: &str) -> Result<toml::Table, ScenarioError> {
 }
 
 pub(crate) fn parse(schema: &Schema, text: &str, overrides: &Overrides) -> Result<Scenario, ScenarioError> {
-    let mut table = parse_table(text)?;
+    from_table(schema, parse_table(text)?, overrides)
+}
+
+/// A parsed TOML table with overrides applied, validated.
+pub(crate) fn from_table(schema: &Schema, mut table: toml::Table, overrides: &Overrides) -> Result<Scenario, ScenarioError> {
     for (key, raw) in overrides {
         let (section, name) = key
             .split_once('.')
