@@ -1,12 +1,23 @@
 """Writing output safely: a file or a directory checked before any work is
-done; one file then written whole or not at all (``ringlet report``, ``ringlet trace``)."""
+done; one file then written whole or not at all (``ringlet report``,
+``ringlet trace``, ``ringlet results --csv/--parquet``).
+
+"Whole or not at all" means a temporary file renamed over the target, which
+is right for a regular file only: a symbolic link is followed (the file it
+names is replaced, the link stays), and a device or a FIFO (``/dev/stdout``,
+``>(gzip > x.gz)``) is written in place, never replaced by a regular file.
+"""
 
 from __future__ import annotations
 
 import os
+import stat
 import tempfile
 from pathlib import Path
-from typing import Iterable
+from typing import Callable, Iterable, Union
+
+#: What :func:`write_atomic` writes: text, or a function writing the file at a path.
+Content = Union[str, Callable[[Path], None]]
 
 
 def _named(out: "str | os.PathLike[str]", error: type[Exception], option: str, what: str) -> Path:
@@ -23,7 +34,11 @@ def check_out_file(out: "str | os.PathLike[str]", error: type[Exception], option
     out = _named(out, error, option, "file")
     if out.is_dir():
         raise error(f"{option} {out}: is a directory")
-    parent = out.absolute().parent
+    if is_special(out):
+        if not os.access(out, os.W_OK):
+            raise error(f"{option} {out}: is not writable")
+        return out
+    parent = _landing(out).absolute().parent
     if not parent.exists():
         raise error(f"{option} {out}: directory {parent} does not exist")
     if not parent.is_dir():
@@ -58,23 +73,55 @@ def check_out_dir(out: "str | os.PathLike[str]", error: type[Exception], files: 
     return path
 
 
-def write_atomic(out: Path, text: str, error: type[Exception]) -> None:
-    """Writes ``text`` to ``out`` through a temporary file in the same folder,
-    then renames it; raises ``error`` if that fails (nothing is left behind)."""
+def is_special(out: "str | os.PathLike[str]") -> bool:
+    """Whether ``out`` (links followed) exists and is neither a regular file
+    nor a directory: a device, a FIFO or a socket, which is written in place."""
     try:
-        fd, tmp = tempfile.mkstemp(dir=out.absolute().parent, prefix=f".{out.name}.", suffix=".tmp")
+        mode = os.stat(out).st_mode
+    except (OSError, ValueError):
+        return False
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
+
+
+def _landing(out: Path) -> Path:
+    """The file a rename must replace: a symbolic link's final target (so the
+    link stays a link), else ``out`` itself."""
+    return Path(os.path.realpath(out)) if out.is_symlink() else out
+
+
+def _writer(content: Content) -> Callable[[Path], None]:
+    if callable(content):
+        return content
+    return lambda path: path.write_text(content, encoding="utf-8", newline="\n")
+
+
+def write_atomic(out: Path, content: Content, error: type[Exception], option: str = "--out") -> None:
+    """Writes ``content`` to ``out`` whole or not at all: through a temporary
+    file in the same folder, then renamed (a device or a FIFO is written in
+    place, see the module's doc). Raises ``error`` naming ``option`` if that
+    fails; no temporary file is left behind."""
+    write = _writer(content)
+    if is_special(out):
+        try:
+            write(out)
+        except OSError as e:
+            raise error(f"{option} {out}: cannot write: {e.strerror or e}") from None
+        return
+    target = _landing(out)
+    try:
+        fd, tmp = tempfile.mkstemp(dir=target.absolute().parent, prefix=f".{target.name}.", suffix=".tmp")
+        os.close(fd)
     except OSError as e:
-        raise error(f"--out {out}: cannot write: {e.strerror or e}") from None
+        raise error(f"{option} {out}: cannot write: {e.strerror or e}") from None
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
-            f.write(text)
+        write(Path(tmp))
         umask = os.umask(0)
         os.umask(umask)
         os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; an output is an ordinary file
-        os.replace(tmp, out)
+        os.replace(tmp, target)
     except OSError as e:
         Path(tmp).unlink(missing_ok=True)
-        raise error(f"--out {out}: cannot write: {e.strerror or e}") from None
+        raise error(f"{option} {out}: cannot write: {e.strerror or e}") from None
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise

@@ -16,6 +16,10 @@ from .errors import ScenarioError
 
 Scalar = Union[bool, int, float, str]
 
+#: TOML's largest integer (an i64), so the core's and SQLite's too: the most
+#: any count or id an option takes can be.
+MAX_INT = 2**63 - 1
+
 # TOML basic strings must escape these; everything else may appear as is.
 _ESCAPES = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\f": "\\f", "\r": "\\r"}
 

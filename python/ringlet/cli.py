@@ -16,6 +16,7 @@ from typing import Any, NoReturn, Optional, Sequence
 from . import _core, _files
 from .errors import ScenarioError
 from ._files import check_out_file
+from ._literal import MAX_INT
 from .executors import MAX_PROCESSES, ExecutorError
 from .grid import parse_sets, split_set
 from .scenario import Scenario
@@ -36,11 +37,7 @@ class _Parser(argparse.ArgumentParser):
         raise CliError(message)
 
 
-#: The largest count or row id an option takes (what SQLite and the core hold).
-_MAX_INT = 2**63 - 1
-
-
-def _positive_int(text: str, most: int = _MAX_INT) -> int:
+def _positive_int(text: str, most: int = MAX_INT) -> int:
     try:
         value = int(text)
     except ValueError:
@@ -168,6 +165,13 @@ def cmd_run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _wrote(path: Path, what: str) -> None:
+    """Says ``wrote PATH`` and ``what``; on stderr when ``path`` is /dev/stdout
+    or a pipe, where the note would join the data."""
+    note = sys.stderr if _files.is_special(path) else sys.stdout
+    print(f"wrote {path}{what}", file=note)
+
+
 def cmd_trace(args: argparse.Namespace) -> int:
     from .trace import trace
 
@@ -176,7 +180,7 @@ def cmd_trace(args: argparse.Namespace) -> int:
     out = done.path
     info = done.info
     window = f"{info['from_ns']:.0f} ns to {done.result.summary['sim_time_ns']:.0f} ns"
-    print(f"wrote {out}: {info['records']} records, {window}; open it in https://ui.perfetto.dev or chrome://tracing")
+    _wrote(out, f": {info['records']} records, {window}; open it in https://ui.perfetto.dev or chrome://tracing")
     if not info["records"] and info["from_ns"] >= done.result.summary["sim_time_ns"]:
         print(f"note: the run ended at {done.result.summary['sim_time_ns']:.0f} ns, before the window began "
               "(lower --from, or raise run.measure_transactions)", file=sys.stderr)
@@ -285,18 +289,14 @@ def cmd_results(args: argparse.Namespace) -> int:
         frame = store.table(version)
     for target, kind in exports:
         path = Path(target)
-        tmp = path.with_name(f".{path.name}.tmp")
-        try:
-            if kind == "csv":
-                frame.to_csv(tmp, index=False)
-            else:
-                frame.to_parquet(tmp, index=False, engine="pyarrow")
-            os.replace(tmp, path)
-        except OSError as e:
-            raise CliError(f"--{kind} {target}: cannot write: {e.strerror or e}") from None
-        finally:
-            tmp.unlink(missing_ok=True)
-        print(f"wrote {path}: {len(frame)} rows of ringlet {version}")
+        if kind == "csv":
+            def write(p: Path) -> None:
+                frame.to_csv(p, index=False)
+        else:
+            def write(p: Path) -> None:
+                frame.to_parquet(p, index=False, engine="pyarrow")
+        _files.write_atomic(path, write, CliError, option=f"--{kind}")
+        _wrote(path, f": {len(frame)} rows of ringlet {version}")
     return 0
 
 
@@ -396,7 +396,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         out = report(args.dir, args.out, tolerance_pct=args.tolerance)
     except ReportError as e:
         raise CliError(str(e)) from None
-    print(f"wrote {out} ({out.stat().st_size:,} bytes)")
+    _wrote(out, "" if _files.is_special(out) else f" ({out.stat().st_size:,} bytes)")
     return 0
 
 

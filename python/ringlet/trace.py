@@ -16,6 +16,7 @@ from typing import Any, Optional, Union
 
 from . import _core
 from ._files import check_out_file, write_atomic
+from ._literal import MAX_INT
 from .errors import ScenarioError
 from .result import Result
 from .scenario import Scenario
@@ -51,12 +52,12 @@ def trace(
     """Runs ``scenario`` traced over ``[from_ns, to_ns]`` and writes ``out``.
 
     The file is written whole or not at all (a temporary file renamed into
-    place). Raises :class:`ScenarioError` naming the bad option or key.
+    place; a device or a FIFO is written in place). Raises :class:`ScenarioError` naming the bad option or key.
     """
     if not isinstance(scenario, Scenario):
         scenario = Scenario.load(scenario)
-    if isinstance(max_events, bool) or not isinstance(max_events, int) or not 1 <= max_events < 2**63:
-        raise ScenarioError(f"max_events: expected an integer in 1..{2**63 - 1}, got {max_events!r}")
+    if isinstance(max_events, bool) or not isinstance(max_events, int) or not 1 <= max_events <= MAX_INT:
+        raise ScenarioError(f"max_events: expected an integer in 1..{MAX_INT}, got {max_events!r}")
     path = check_out_file(out, ScenarioError)  # before the run, not after it
     try:
         result_json, trace_json, info_json = _core.trace(

@@ -4,9 +4,12 @@ versions kept apart, damaged stores refused and left alone, results and rerun.""
 from __future__ import annotations
 
 import hashlib
+import io
 import json
+import os
 import signal
 import sqlite3
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -297,6 +300,21 @@ def test_results_lists_and_exports_the_sweep_table(tmp_path, short_store):
     ]:
         assert message in one_error_line(run_cli(["results", short_store, *args]))
     assert sorted(p.name for p in tmp_path.iterdir()) == before
+
+
+def test_results_export_into_a_pipe_keeps_its_note_off_the_data(tmp_path, short_store):
+    """``--csv /dev/stdout``: the CSV alone on stdout (a pipe, written in place,
+    not replaced), the ``wrote`` note on stderr."""
+    p = run_cli(["results", short_store, "--csv", "/dev/stdout"])
+    assert p.returncode == 0, p.stderr
+    assert p.stderr.startswith("wrote /dev/stdout: ") and "rows of ringlet" in p.stderr
+    exported = pd.read_csv(io.StringIO(p.stdout))
+    pd.testing.assert_frame_equal(exported, pd.read_csv(short_store / "sweep.csv"))
+    # A device that fails is reported, and stays a device.
+    if os.path.exists("/dev/full"):
+        assert "--csv /dev/full: cannot write: No space left on device" in \
+            one_error_line(run_cli(["results", short_store, "--csv", "/dev/full"]))
+        assert stat.S_ISCHR(os.stat("/dev/full").st_mode)
 
 
 def test_rerun_is_bit_identical_and_detects_a_changed_result(tmp_path, short_store):
