@@ -4,20 +4,19 @@ done; one file then written whole or not at all (``ringlet report``,
 
 "Whole or not at all" means a temporary file renamed over the target, which
 is right for a regular file only: a symbolic link is followed (the file it
-names is replaced, the link stays), and a device or a FIFO (``/dev/stdout``,
-``>(gzip > x.gz)``) is written in place, never replaced by a regular file.
+names is replaced, the link stays), and a device, a FIFO or an open
+descriptor (``/dev/stdout``, ``>(gzip > x.gz)``) is written in place, never
+replaced by a regular file.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import stat
 import tempfile
 from pathlib import Path
-from typing import Callable, Iterable, Union
-
-#: What :func:`write_atomic` writes: text, or a function writing the file at a path.
-Content = Union[str, Callable[[Path], None]]
+from typing import Iterable, Optional
 
 
 def _named(out: "str | os.PathLike[str]", error: type[Exception], option: str, what: str) -> Path:
@@ -34,7 +33,7 @@ def check_out_file(out: "str | os.PathLike[str]", error: type[Exception], option
     out = _named(out, error, option, "file")
     if out.is_dir():
         raise error(f"{option} {out}: is a directory")
-    if is_special(out):
+    if in_place(out):
         if not os.access(out, os.W_OK):
             raise error(f"{option} {out}: is not writable")
         return out
@@ -73,10 +72,34 @@ def check_out_dir(out: "str | os.PathLike[str]", error: type[Exception], files: 
     return path
 
 
-def is_special(out: "str | os.PathLike[str]") -> bool:
-    """Whether ``out`` (links followed) exists and is neither a regular file
-    nor a directory: a device, a FIFO or a socket, which is written in place."""
+#: An open file descriptor's name: written through that descriptor, so that a
+#: shell's ``>>`` appends (reopening the name would truncate the file).
+_DESCRIPTOR = re.compile(r"/(?:dev|proc/(?P<pid>[^/]+))/fd/(?P<fd>\d+)")
+
+
+def _own_descriptor(out: "str | os.PathLike[str]") -> Optional[int]:
+    """The descriptor of this process that ``out`` names, itself or through
+    links (``/dev/stdout`` -> ``/proc/self/fd/1``): ``/dev/fd/N``,
+    ``/proc/self/fd/N`` or ``/proc/<this pid>/fd/N``; else None."""
+    path = os.path.abspath(out)
+    for _ in range(40):  # the kernel's own limit on a chain of links
+        m = _DESCRIPTOR.fullmatch(path)
+        if m and m["pid"] in (None, "self", str(os.getpid())):
+            return int(m["fd"])
+        if not os.path.islink(path):
+            return None
+        path = os.path.normpath(os.path.join(os.path.dirname(path), os.readlink(path)))
+    return None
+
+
+def in_place(out: "str | os.PathLike[str]") -> bool:
+    """Whether ``out`` is written in place rather than replaced: it names one
+    of this process's descriptors (``/dev/stdout``), or it exists (links
+    followed) and is neither a regular file nor a directory (a device, a
+    FIFO, a socket)."""
     try:
+        if _own_descriptor(out) is not None:
+            return True
         mode = os.stat(out).st_mode
     except (OSError, ValueError):
         return False
@@ -89,32 +112,28 @@ def _landing(out: Path) -> Path:
     return Path(os.path.realpath(out)) if out.is_symlink() else out
 
 
-def _writer(content: Content) -> Callable[[Path], None]:
-    if callable(content):
-        return content
-    return lambda path: path.write_text(content, encoding="utf-8", newline="\n")
-
-
-def write_atomic(out: Path, content: Content, error: type[Exception], option: str = "--out") -> None:
-    """Writes ``content`` to ``out`` whole or not at all: through a temporary
-    file in the same folder, then renamed (a device or a FIFO is written in
-    place, see the module's doc). Raises ``error`` naming ``option`` if that
-    fails; no temporary file is left behind."""
-    write = _writer(content)
-    if is_special(out):
+def write_atomic(out: Path, content: "str | bytes", error: type[Exception], option: str = "--out") -> None:
+    """Writes ``content`` (text as UTF-8) to ``out`` whole or not at all:
+    through a temporary file in the same folder, then renamed; a device, a
+    FIFO or a descriptor is written in place (see the module's doc). Raises
+    ``error`` naming ``option`` if that fails; no temporary file is left behind."""
+    data = content.encode("utf-8") if isinstance(content, str) else content
+    if in_place(out):
+        fd = _own_descriptor(out)
         try:
-            write(out)
+            with open(out if fd is None else fd, "wb", closefd=fd is None) as f:
+                f.write(data)
         except OSError as e:
             raise error(f"{option} {out}: cannot write: {e.strerror or e}") from None
         return
     target = _landing(out)
     try:
         fd, tmp = tempfile.mkstemp(dir=target.absolute().parent, prefix=f".{target.name}.", suffix=".tmp")
-        os.close(fd)
     except OSError as e:
         raise error(f"{option} {out}: cannot write: {e.strerror or e}") from None
     try:
-        write(Path(tmp))
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
         umask = os.umask(0)
         os.umask(umask)
         os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; an output is an ordinary file

@@ -7,6 +7,7 @@ exits with status 2, with no traceback and no output file written.
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import os
 import sys
@@ -168,7 +169,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 def _wrote(path: Path, what: str) -> None:
     """Says ``wrote PATH`` and ``what``; on stderr when ``path`` is /dev/stdout
     or a pipe, where the note would join the data."""
-    note = sys.stderr if _files.is_special(path) else sys.stdout
+    note = sys.stderr if _files.in_place(path) else sys.stdout
     print(f"wrote {path}{what}", file=note)
 
 
@@ -290,12 +291,14 @@ def cmd_results(args: argparse.Namespace) -> int:
     for target, kind in exports:
         path = Path(target)
         if kind == "csv":
-            def write(p: Path) -> None:
-                frame.to_csv(p, index=False)
+            data = frame.to_csv(index=False).encode("utf-8")
         else:
-            def write(p: Path) -> None:
-                frame.to_parquet(p, index=False, engine="pyarrow")
-        _files.write_atomic(path, write, CliError, option=f"--{kind}")
+            # Built in memory: pyarrow seeks in a file it writes (a pipe cannot),
+            # and deletes a path it failed to write (/dev/stdout once).
+            buffer = io.BytesIO()
+            frame.to_parquet(buffer, index=False, engine="pyarrow")
+            data = buffer.getvalue()
+        _files.write_atomic(path, data, CliError, option=f"--{kind}")
         _wrote(path, f": {len(frame)} rows of ringlet {version}")
     return 0
 
@@ -396,7 +399,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         out = report(args.dir, args.out, tolerance_pct=args.tolerance)
     except ReportError as e:
         raise CliError(str(e)) from None
-    _wrote(out, "" if _files.is_special(out) else f" ({out.stat().st_size:,} bytes)")
+    _wrote(out, "" if _files.in_place(out) else f" ({out.stat().st_size:,} bytes)")
     return 0
 
 

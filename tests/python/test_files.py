@@ -1,4 +1,7 @@
-"""Output files: written whole or not at all, without replacing what is not a regular file."""
+"""Output files: written whole or not at all, without replacing what is not a regular file.
+
+FIFOs stand for devices and pipes here: a test never writes to /dev/stdout or
+/dev/full, which a regression would replace on the machine running it."""
 
 from __future__ import annotations
 
@@ -9,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from ringlet._files import check_out_file, is_special, write_atomic
+from ringlet._files import check_out_file, in_place, write_atomic
 
 
 class Refused(Exception):
@@ -25,13 +28,19 @@ def test_a_regular_file_is_replaced_whole(tmp_path):
     out.write_text("old")
     write_atomic(out, "new\n", Refused)
     assert out.read_text() == "new\n" and leftovers(tmp_path) == []
-    # A writer that fails leaves the old file and no temporary one.
-    def broken(path: Path) -> None:
-        path.write_text("half")
+    write_atomic(out, b"\x00bytes", Refused)
+    assert out.read_bytes() == b"\x00bytes" and leftovers(tmp_path) == []
+
+
+def test_a_failed_rename_leaves_the_old_file_and_no_temporary_one(tmp_path, monkeypatch):
+    out = tmp_path / "out.txt"
+    out.write_text("old")
+    def refuse(src, dst):
         raise OSError(28, "No space left on device")
+    monkeypatch.setattr(os, "replace", refuse)
     with pytest.raises(Refused, match=r"^--csv .*out.txt: cannot write: No space left on device$"):
-        write_atomic(out, broken, Refused, option="--csv")
-    assert out.read_text() == "new\n" and leftovers(tmp_path) == []
+        write_atomic(out, "new", Refused, option="--csv")
+    assert out.read_text() == "old" and leftovers(tmp_path) == []
 
 
 def test_a_symbolic_link_stays_a_link(tmp_path):
@@ -63,7 +72,7 @@ def test_a_fifo_is_written_in_place(tmp_path):
     got: list[bytes] = []
     reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()))
     reader.start()
-    assert is_special(fifo) and check_out_file(fifo, Refused) == fifo
+    assert in_place(fifo) and check_out_file(fifo, Refused) == fifo
     write_atomic(fifo, "through the pipe\n", Refused)
     reader.join(timeout=30)
     assert got == [b"through the pipe\n"]
@@ -71,16 +80,44 @@ def test_a_fifo_is_written_in_place(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["pipe"]
 
 
-@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
-def test_a_device_that_fails_is_reported_and_kept():
-    full = Path("/dev/full")
-    assert is_special(full)
-    with pytest.raises(Refused, match=r"^--out /dev/full: cannot write: No space left on device$"):
-        write_atomic(full, "x" * 100_000, Refused)
-    assert stat.S_ISCHR(os.stat(full).st_mode)  # still the device, not a regular file
+def test_a_pipe_that_fails_is_reported_and_kept(tmp_path):
+    """The reader goes away unread: the write fails (a broken pipe, as a full
+    device would fail), is reported naming the option, and the FIFO stays."""
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    def reader() -> None:
+        with open(fifo, "rb"):
+            pass  # closes without reading: more than a pipe buffer is waiting
+    t = threading.Thread(target=reader)
+    t.start()
+    with pytest.raises(Refused, match=r"^--csv .*pipe: cannot write: Broken pipe$"):
+        write_atomic(fifo, "x" * 1_000_000, Refused, option="--csv")
+    t.join(timeout=30)
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["pipe"]
+
+
+def test_a_descriptor_name_is_written_through_the_descriptor(tmp_path):
+    """``/dev/fd/N`` (``/dev/stdout`` is ``/dev/fd/1``) writes to the open
+    descriptor: a file opened for appending keeps what it had (reopening the
+    name would truncate it)."""
+    log = tmp_path / "log.txt"
+    log.write_text("kept\n")
+    with open(log, "a") as f:
+        name = f"/dev/fd/{f.fileno()}"
+        assert in_place(name)
+        write_atomic(Path(name), "appended\n", Refused)
+    assert log.read_text() == "kept\nappended\n"
+    # The same through a link of one's own, and through /proc/self.
+    link = tmp_path / "to-fd"
+    with open(log, "a") as f:
+        link.symlink_to(f"/proc/self/fd/{f.fileno()}")
+        write_atomic(link, "again\n", Refused)
+    assert log.read_text() == "kept\nappended\nagain\n" and link.is_symlink()
+    assert in_place("/dev/stdout") and in_place(f"/proc/{os.getpid()}/fd/0")
 
 
 def test_regular_files_and_folders_are_not_special(tmp_path):
     (tmp_path / "f").write_text("x")
-    assert not is_special(tmp_path / "f") and not is_special(tmp_path) and not is_special(tmp_path / "missing")
-    assert is_special("/dev/null")
+    assert not in_place(tmp_path / "f") and not in_place(tmp_path) and not in_place(tmp_path / "missing")
+    assert in_place("/dev/null")

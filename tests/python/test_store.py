@@ -12,6 +12,7 @@ import sqlite3
 import stat
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pandas as pd
@@ -303,18 +304,23 @@ def test_results_lists_and_exports_the_sweep_table(tmp_path, short_store):
 
 
 def test_results_export_into_a_pipe_keeps_its_note_off_the_data(tmp_path, short_store):
-    """``--csv /dev/stdout``: the CSV alone on stdout (a pipe, written in place,
-    not replaced), the ``wrote`` note on stderr."""
-    p = run_cli(["results", short_store, "--csv", "/dev/stdout"])
-    assert p.returncode == 0, p.stderr
-    assert p.stderr.startswith("wrote /dev/stdout: ") and "rows of ringlet" in p.stderr
-    exported = pd.read_csv(io.StringIO(p.stdout))
-    pd.testing.assert_frame_equal(exported, pd.read_csv(short_store / "sweep.csv"))
-    # A device that fails is reported, and stays a device.
-    if os.path.exists("/dev/full"):
-        assert "--csv /dev/full: cannot write: No space left on device" in \
-            one_error_line(run_cli(["results", short_store, "--csv", "/dev/full"]))
-        assert stat.S_ISCHR(os.stat("/dev/full").st_mode)
+    """``--csv``/``--parquet`` into a pipe (a FIFO here; ``/dev/stdout`` is
+    one too): the data alone go through it, written in place and not replaced,
+    and the ``wrote`` note goes to stderr."""
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    for kind, read in (("csv", lambda b: pd.read_csv(io.BytesIO(b))),
+                       ("parquet", lambda b: pd.read_parquet(io.BytesIO(b)))):
+        got: list[bytes] = []
+        reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()))
+        reader.start()
+        p = run_cli(["results", short_store, f"--{kind}", fifo])
+        reader.join(timeout=60)
+        assert p.returncode == 0, p.stderr
+        assert p.stdout == "" and p.stderr.startswith(f"wrote {fifo}: ") and "rows of ringlet" in p.stderr
+        pd.testing.assert_frame_equal(read(got[0]), getattr(pd, f"read_{kind}")(short_store / f"sweep.{kind}"))
+        assert stat.S_ISFIFO(os.stat(fifo).st_mode)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["pipe"]
 
 
 def test_rerun_is_bit_identical_and_detects_a_changed_result(tmp_path, short_store):
