@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import re
 import stat
+import sys
 import tempfile
 from pathlib import Path
 from typing import Iterable, Optional
@@ -120,6 +121,9 @@ def write_atomic(out: Path, content: "str | bytes", error: type[Exception], opti
     data = content.encode("utf-8") if isinstance(content, str) else content
     if in_place(out):
         fd = _own_descriptor(out)
+        if fd is not None:  # what was printed before goes first
+            sys.stdout.flush()
+            sys.stderr.flush()
         try:
             with open(out if fd is None else fd, "wb", closefd=fd is None) as f:
                 f.write(data)
