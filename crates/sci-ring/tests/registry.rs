@@ -3,7 +3,7 @@
 //! `Registration::of` alone (its name, section, checks and run).
 
 use ringlet_engine::Time;
-use ringlet_sci::packet::{Packet, Phase};
+use ringlet_sci::packet::Packet;
 use ringlet_sci::params::Params;
 use ringlet_sci::protocol::{Admission, Effects, Permit, ProtoCounters, QueueView, Registered, Registration, RingProtocol, REGISTRY};
 use ringlet_sci::Mode;
@@ -98,11 +98,7 @@ impl RingProtocol for Greedy {
     }
 
     fn admit(&mut self, _node: usize, _side: usize, _id: u32, _pk: &Packet, q: QueueView) -> Admission {
-        if q.free() > 0 {
-            Admission::Accept
-        } else {
-            Admission::Busy(Phase::Fresh)
-        }
+        Admission::if_room(q.free())
     }
 
     fn retry_holdoff(&self) -> Time {

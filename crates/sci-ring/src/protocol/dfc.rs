@@ -27,7 +27,7 @@
 
 use super::{Admission, Effects, Payloads, Permit, ProtoCounters, QueueView, Registered, RingProtocol};
 use crate::node::Node;
-use crate::packet::{Packet, PacketKind, Phase, Slab};
+use crate::packet::{Packet, PacketKind, Slab};
 use crate::params::Params;
 use ringlet_engine::Time;
 use ringlet_scenario::schema::{Default, Kind, Param};
@@ -299,11 +299,7 @@ impl RingProtocol for Dfc {
     }
 
     fn admit(&mut self, _node: usize, _side: usize, _id: u32, _pk: &Packet, q: QueueView) -> Admission {
-        if q.free() > 0 {
-            Admission::Accept
-        } else {
-            Admission::Busy(Phase::Fresh)
-        }
+        Admission::if_room(q.free())
     }
 
     fn on_input_change(&mut self, node: usize, side: usize, q: QueueView, _now: Time, fx: &mut Effects) {

@@ -109,6 +109,19 @@ pub enum Admission {
     Preempt,
 }
 
+impl Admission {
+    /// The queue without reservations: a packet that finds a free slot is
+    /// accepted, any other is busied and retries as a fresh packet.
+    #[inline]
+    pub fn if_room(free: u32) -> Admission {
+        if free > 0 {
+            Admission::Accept
+        } else {
+            Admission::Busy(Phase::Fresh)
+        }
+    }
+}
+
 /// What an input queue looks like to an arriving packet.
 #[derive(Clone, Copy, Debug)]
 pub struct QueueView {

@@ -239,7 +239,7 @@ impl QueueAllocation {
 
     pub fn admit(&mut self, node: usize, side: usize, phase: Phase, free: u32) -> Admission {
         if !self.enabled {
-            return if free > 0 { Admission::Accept } else { Admission::Busy(Phase::Fresh) };
+            return Admission::if_room(free);
         }
         let serve = self.serve[node][side] as usize;
         let pending = &mut self.pending[node][side];
