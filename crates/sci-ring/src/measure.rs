@@ -109,7 +109,7 @@ impl Measure {
     }
 
     /// A request or response removed from its input queue and serviced.
-    #[inline]
+    #[inline(always)]
     pub fn packet_serviced(&mut self, now: Time, born: Time, priority: u16) {
         if now < self.warmup_end {
             return;

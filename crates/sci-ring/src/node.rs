@@ -210,7 +210,7 @@ impl Node {
     }
 
     /// Takes own packet `id` (a response if `response`) out to be sent; it then awaits its echo.
-    #[inline]
+    #[inline(always)]
     pub fn take_own(&mut self, id: u32, response: bool) {
         let q = if response { &mut self.responses } else { &mut self.requests };
         let taken = if q.to_send.peek() == Some(&id) { q.to_send.pop() } else { q.to_send.remove_first(|&x| x == id) };

@@ -73,7 +73,7 @@ impl<T: Copy> PriorityFifo<T> {
         self.changes += 1;
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn pop(&mut self) -> Option<T> {
         let l = self.top()?;
         let item = self.levels[l].pop_front();

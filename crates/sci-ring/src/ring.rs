@@ -414,6 +414,15 @@ impl<P: RingProtocol> Ring<P> {
     }
 
     /// Handles one packed event.
+    ///
+    /// Inlined into the event loop together with the per-transaction
+    /// handlers it reaches (`fill_requests`, `echo`, `settle_arrival`,
+    /// `start_service`, `finish_request`, `serviced`, DFC's `may_send` and
+    /// `on_input_change`, ...; all `#[inline(always)]`). LLVM's own
+    /// heuristics kept them as calls; inlined, the reference workload needs
+    /// 5% fewer instructions and runs about 5% faster, close to what
+    /// profile-guided optimisation gives (docs/performance.md, session 16).
+    #[inline(always)]
     fn handle(&mut self, packed: u64) {
         // Two events in three are output decisions: tested first, on the
         // packed kind (one well-predicted test, where unpacking first would
@@ -472,6 +481,7 @@ impl<P: RingProtocol> Ring<P> {
     }
 
     /// Moves transactions from the application queue into the request output queue while it has room.
+    #[inline(always)]
     fn fill_requests(&mut self, node: usize) {
         let len = self.p.request_len;
         let n = &mut self.nodes[node];
@@ -846,6 +856,7 @@ impl<P: RingProtocol> Ring<P> {
 
     /// An echo from `node` answering send packet `pk` (id `id`): busy with
     /// the retry phase, or accepting.
+    #[inline(always)]
     fn echo(&mut self, node: usize, id: u32, pk: &Packet, busy: Option<crate::packet::Phase>) -> u32 {
         let mut echo = Packet::send(PacketKind::Echo, node as u16, pk.src, pk.priority, self.p.echo_len, self.sched.now());
         echo.echo_of = id;
@@ -991,7 +1002,7 @@ impl<P: RingProtocol> Ring<P> {
     }
 
     /// The packet arriving into input queue `side` joins the waiting ones if its tail is in.
-    #[inline]
+    #[inline(always)]
     fn settle_arrival(&mut self, node: usize, side: usize) {
         let now = self.sched.now();
         let q = &mut self.nodes[node].inputs[side];
@@ -1006,6 +1017,7 @@ impl<P: RingProtocol> Ring<P> {
     /// An idle server takes the first waiting packet, or else the one still
     /// arriving (starting when its tail is in). Its callers, the two
     /// `finish_*`, have settled the arriving packet already.
+    #[inline(always)]
     fn start_service(&mut self, node: usize, side: usize) {
         let q = &mut self.nodes[node].inputs[side];
         if q.in_service.is_some() {
@@ -1036,6 +1048,7 @@ impl<P: RingProtocol> Ring<P> {
     }
 
     /// The responder finishes a request: the response enters the response output queue.
+    #[inline(always)]
     fn finish_request(&mut self, node: usize) {
         let now = self.sched.now();
         self.settle_arrival(node, InputSide::Responder as usize);
@@ -1081,6 +1094,7 @@ impl<P: RingProtocol> Ring<P> {
 
     /// Send packet `id` has left input queue `side` serviced: the slot is
     /// free, and under PPQ its accepting echo goes out now.
+    #[inline(always)]
     fn serviced(&mut self, node: usize, side: usize, id: u32, pk: &Packet) {
         if P::ECHO_ON_SERVICE {
             let e = self.accept_echo(node, id, pk);

@@ -73,6 +73,7 @@ impl Traffic {
     }
 
     /// Draws the destination of a new transaction from source `i`.
+    #[inline(always)]
     pub fn destination(&mut self, i: usize) -> u16 {
         let n = self.nodes;
         let s = &mut self.sources[i];

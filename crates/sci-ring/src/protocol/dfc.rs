@@ -254,6 +254,7 @@ impl Registered for Dfc {
 impl RingProtocol for Dfc {
     const PRIORITY_QUEUES: bool = true;
 
+    #[inline(always)]
     fn may_send(&mut self, node: usize, _now: Time, _id: u32, pk: &Packet) -> Permit {
         let dst = pk.dst as usize;
         let k = self.slot(node, dst, pk.side());
@@ -302,6 +303,7 @@ impl RingProtocol for Dfc {
         Admission::if_room(q.free())
     }
 
+    #[inline(always)]
     fn on_input_change(&mut self, node: usize, side: usize, q: QueueView, _now: Time, fx: &mut Effects) {
         let freed = q.occupied < self.occupied[node][side];
         self.occupied[node][side] = q.occupied;
