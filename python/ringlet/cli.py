@@ -358,7 +358,7 @@ def _list_studies(study_arg: Optional[str]) -> None:
 def cmd_reproduce(args: argparse.Namespace) -> int:
     import time
 
-    from .reproduce import run_study, split_ids
+    from .reproduce import _early_stops_message, run_study, split_ids
     from .study import available_studies, load_study
 
     if args.list:
@@ -381,6 +381,10 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
 
     console = _console()
     console.print(validation_view(done.validation))
+    if not done.early_stops.empty:
+        from rich.markup import escape
+
+        console.print(f"[yellow]warning:[/] {escape(_early_stops_message(done.early_stops))}", soft_wrap=True)
     shared = done.points_requested - done.points_run
     note = f" ({done.points_requested} asked for by the figures; shared points ran once)" if shared else ""
     console.print(

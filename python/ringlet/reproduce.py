@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import time
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional, Sequence
@@ -71,6 +72,8 @@ class Reproduction:
     points_run: int
     wall_s: float
     quick: bool
+    #: Points that stopped before measuring their transactions (see ``validation.early_stops``).
+    early_stops: "pd.DataFrame"
 
 
 def split_ids(only: "str | Sequence[str] | None") -> Optional[list[str]]:
@@ -168,7 +171,7 @@ def run_study(
 ) -> Reproduction:
     """Runs a study and writes its outputs to ``out``; see :func:`reproduce`."""
     from .plots import render
-    from .validation import to_markdown, validation_table
+    from .validation import early_stops, to_markdown, validation_table
 
     start = time.monotonic()
     study = load_study(study)
@@ -205,12 +208,13 @@ def run_study(
     _draw_all(render, drawings, jobs)
     table = validation_table(figures, frames, quick, version)
     table.to_csv(out / "validation.csv", index=False)
-    (out / "validation.md").write_text(to_markdown(table, study, quick, version), encoding="utf-8")
+    early = early_stops(study, figures, frames, quick)
+    (out / "validation.md").write_text(to_markdown(table, study, quick, version, early), encoding="utf-8")
     files += [out / "validation.csv", out / "validation.md"]
     return Reproduction(
         study=study, figures=figures, frames=frames, validation=table, files=files,
         points_requested=the_plan.requested, points_run=len(the_plan.work),
-        wall_s=time.monotonic() - start, quick=quick,
+        wall_s=time.monotonic() - start, quick=quick, early_stops=early,
     )
 
 
@@ -231,5 +235,18 @@ def reproduce(
     documented reduction (fewer transactions per point), marked in the
     outputs. ``only``: figure ids (a list or ``"fig8a,fig11"``). ``progress``:
     ``True`` for one progress bar over all points, or a ``(done, total)`` callable.
+
+    Points that stop at their time cap or the backlog cap before measuring their
+    transactions are listed in ``validation.md`` and named in a ``UserWarning``.
     """
-    return run_study(study, out, jobs=jobs, quick=quick, only=only, progress=progress).validation
+    done = run_study(study, out, jobs=jobs, quick=quick, only=only, progress=progress)
+    if not done.early_stops.empty:
+        warnings.warn(_early_stops_message(done.early_stops), stacklevel=2)
+    return done.validation
+
+
+def _early_stops_message(early: "pd.DataFrame") -> str:
+    """One line naming each point that stopped before measuring its transactions."""
+    listed = ", ".join(f"{r.figure} point {r.point} ({r.stopped_by}, {r.transactions:,} of "
+                       f"{r.target_transactions:,})" for r in early.itertuples())
+    return f"{len(early)} point(s) stopped before measuring their transactions: {listed}; listed in validation.md"

@@ -88,6 +88,36 @@ def validation_table(
     return table
 
 
+#: Stop reasons that end a point before it has measured its transactions.
+EARLY_STOPS = ("time_cap", "backlog", "interrupted")
+EARLY_COLUMNS = ["figure", "point", "settings", "stopped_by", "transactions", "target_transactions"]
+
+
+def early_stops(
+    study: Study, figures: Sequence[Figure], frames: Mapping[str, "pd.DataFrame"], quick: bool
+) -> "pd.DataFrame":
+    """The points of ``figures`` that stopped before measuring their transactions
+    (at the time cap or the backlog cap): one row per point, each figure's data
+    looked at once. Their figures rest on fewer transactions than the study says."""
+    import pandas as pd
+
+    rows: list[dict[str, Any]] = []
+    for data_id in dict.fromkeys(fig.data_id for fig in figures):
+        owner = study.figure(data_id)
+        target = study.scenario(owner, quick).get("run.measure_transactions")
+        frame = frames[data_id].drop_duplicates("point")
+        for r in frame.to_dict("records"):
+            # Replications that stopped differently are listed "a,b" (see ``sweep``).
+            reasons = str(r.get("stopped_by") or "").split(",")
+            if not any(reason in EARLY_STOPS for reason in reasons):
+                continue
+            settings = ", ".join(f"{key}={r[key]}" for key in owner.grid)
+            rows.append({"figure": data_id, "point": r["point"], "settings": settings,
+                         "stopped_by": r["stopped_by"], "transactions": r["total_transactions"],
+                         "target_transactions": target})
+    return pd.DataFrame(rows, columns=EARLY_COLUMNS)
+
+
 def _fmt(x: Any, digits: int = 4) -> str:
     if x is None or (isinstance(x, float) and math.isnan(x)):
         return "–"
@@ -98,8 +128,11 @@ def _cell(text: Any) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
-def to_markdown(table: "pd.DataFrame", study: Study, quick: bool, version: str) -> str:
-    """The validation table as Markdown: quotes first, then findings."""
+def to_markdown(
+    table: "pd.DataFrame", study: Study, quick: bool, version: str, early: "pd.DataFrame | None" = None
+) -> str:
+    """The validation table as Markdown: quotes first, then findings, then (given
+    ``early``, from :func:`early_stops`) the points that stopped early."""
     lines = [f"# Validation: {study.title}", ""]
     if study.source:
         lines += [f"Source: {study.source}", ""]
@@ -134,6 +167,20 @@ def to_markdown(table: "pd.DataFrame", study: Study, quick: bool, version: str) 
                 f"| {_fmt(r.ringlet_value)} {r.unit} | {_fmt(r.compared_to)} {r.unit} |"
             )
         lines.append("")
+    if early is not None:
+        lines += ["## Points that stopped early", ""]
+        if early.empty:
+            lines += ["None: every point measured its transactions (none stopped at the time cap "
+                      "or the backlog cap).", ""]
+        else:
+            lines += [f"{len(early)} point(s) stopped before measuring their transactions; "
+                      "the numbers drawn from them rest on fewer.", "",
+                      "| figure | point | settings | stopped by | transactions | asked for |",
+                      "|---|---:|---|---|---:|---:|"]
+            for r in early.itertuples():
+                lines.append(f"| {r.figure} | {r.point} | {_cell(r.settings)} | {r.stopped_by} "
+                             f"| {r.transactions:,} | {r.target_transactions:,} |")
+            lines.append("")
     return "\n".join(lines)
 
 

@@ -18,7 +18,7 @@ import pytest
 
 import ringlet
 from ringlet._core import version as ringlet_core_version
-from ringlet.reproduce import _draw_all, plan
+from ringlet.reproduce import _draw_all, plan, run_study
 from ringlet.store import Store
 from ringlet.study import STUDIES_DIR, StudyError, available_studies, load_study, parse_study
 from ringlet.sweep import columns, points
@@ -177,6 +177,53 @@ def test_cli_writes_every_output(cli_run):
     for ident in ("peak", "low-load-latency", "drop", "rises", "falls"):
         assert ident in proc.stdout
     assert "3 distinct points run (4 asked for by the figures; shared points ran once)" in proc.stdout
+    # Every point measured its 2000 transactions, and validation.md says so.
+    assert "## Points that stopped early\n\nNone: every point measured its transactions" in md
+    assert "stopped before measuring" not in proc.stdout
+
+
+# A figure whose first point hits its time cap (100 us: a few dozen of the 2000
+# transactions, at 40 MB/s over the ring) and whose second measures them all.
+EARLY_STUDY_TOML = """\
+[study]
+title = "Early-stop study"
+base = "base.toml"
+
+[[figure]]
+id = "capped"
+title = "capped"
+[figure.grid]
+"run.max_sim_time_ns" = [100000.0, 1000000000.0]
+[figure.plot]
+x = "run.max_sim_time_ns"
+y = "total_throughput_mbps"
+"""
+
+
+def test_points_that_stop_early_are_listed_and_warned_of(tmp_path):
+    from conftest import run_cli
+
+    study = write_study(tmp_path / "early", EARLY_STUDY_TOML)
+    out = tmp_path / "out"
+    proc = run_cli(["reproduce", study, "--out", out, "--jobs", "1"])
+    assert proc.returncode == 0, proc.stderr
+    frame = pd.read_csv(out / "capped.csv").drop_duplicates("point")
+    assert frame["stopped_by"].tolist() == ["time_cap", "transactions"]
+    short = int(frame["total_transactions"].iloc[0])
+    assert short < 2000
+    md = (out / "validation.md").read_text()
+    assert "1 point(s) stopped before measuring their transactions" in md
+    assert f"| capped | 0 | run.max_sim_time_ns=100000.0 | time_cap | {short:,} | 2,000 |" in md
+    assert "| capped | 1 |" not in md
+    assert f"warning: 1 point(s) stopped before measuring their transactions: capped point 0 (time_cap, {short:,} of 2,000)" in proc.stdout
+    # The API gives the same list (from the results store: nothing runs again) ...
+    done = run_study(study, out, jobs=1, progress=False)
+    assert done.early_stops.to_dict("records") == [{
+        "figure": "capped", "point": 0, "settings": "run.max_sim_time_ns=100000.0", "stopped_by": "time_cap",
+        "transactions": short, "target_transactions": 2000}]
+    # ... and ringlet.reproduce warns with the CLI's words.
+    with pytest.warns(UserWarning, match=rf"^1 point\(s\) stopped .*: capped point 0 \(time_cap, {short:,} of 2,000\)"):
+        ringlet.reproduce(study, out, jobs=1, progress=False)
 
 
 def test_figure_csv_is_the_sweep_table(cli_run):
