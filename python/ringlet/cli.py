@@ -214,7 +214,7 @@ def write_tables(frame: Any, out: Path, name: str = "sweep") -> tuple[Path, Path
 def cmd_sweep(args: argparse.Namespace) -> int:
     from .executors import make_executor
     from .store import FILENAME, Store
-    from .sweep import describe, points, run_sweep
+    from .sweep import describe, early_message, early_points, points, run_sweep
 
     fixed, axes = parse_sets(args.sets)
     scenario = Scenario.load(args.file).with_overrides(fixed)
@@ -258,6 +258,9 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     if done.replications > 1:
         reps = f" x {done.replications} replications (means and 95% CIs; each replication in sweep-replications.csv)"
     print(f"wrote {csv} and {parquet}: {done.points} points{reps}, {len(frame)} rows; {tally}")
+    early = early_points(frame, done.keys)
+    if early:
+        print(f"warning: {early_message(early)}")
     return 0
 
 

@@ -15,6 +15,7 @@ import json
 import math
 import os
 import statistics
+import warnings
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Optional, Sequence, Union
 
@@ -346,6 +347,31 @@ def describe(values: Mapping[str, Any]) -> str:
     return ", ".join(f"{k}={v}" for k, v in values.items())
 
 
+#: Stop reasons that end a run before it has measured its transactions.
+EARLY_STOPS = ("time_cap", "backlog", "interrupted")
+
+
+def early_points(table: "pd.DataFrame", keys: Sequence[str]) -> list[dict[str, Any]]:
+    """The points of a sweep table (as :func:`sweep` returns it) that stopped
+    before measuring their transactions: ``point``, ``settings`` (``describe``
+    of ``keys``), ``stopped_by`` and ``transactions`` measured, one per point."""
+    found = []
+    for r in table.drop_duplicates("point").to_dict("records"):
+        # Replications that stopped differently are listed "a,b" (see ``SweepRun.table``).
+        if any(reason in EARLY_STOPS for reason in str(r.get("stopped_by") or "").split(",")):
+            found.append({"point": r["point"], "settings": describe({k: r[k] for k in keys}),
+                          "stopped_by": r["stopped_by"], "transactions": r["total_transactions"]})
+    return found
+
+
+def early_message(early: Sequence[Mapping[str, Any]]) -> str:
+    """One line naming each point of :func:`early_points`."""
+    listed = "; ".join(f"point {p['point']} ({p['settings']}): {p['stopped_by']}, {p['transactions']:,}"
+                       for p in early)
+    return (f"{len(early)} point(s) stopped before measuring their transactions "
+            f"(time cap or backlog cap; the stopped_by column): {listed}")
+
+
 @dataclass
 class SweepRun:
     """Everything one sweep produced (the CLI reports from it; :func:`sweep` returns its table)."""
@@ -463,7 +489,9 @@ def sweep(
 
     Returns one row per point x priority, in point order then priority order;
     see :func:`columns`. Raises :class:`SweepError` if any run failed, after
-    the others have finished (and been stored).
+    the others have finished (and been stored). Points that stop at the time
+    cap or the backlog cap before measuring their transactions are named in a
+    ``UserWarning``.
     """
     if not isinstance(scenario, Scenario):
         scenario = Scenario.load(scenario)
@@ -471,7 +499,11 @@ def sweep(
     try:
         if done.outcome.failures:
             raise done.error()
-        return done.table() if aggregate else done.replication_table()
+        table = done.table()
+        early = early_points(table, done.keys)
+        if early:
+            warnings.warn(early_message(early), stacklevel=2)
+        return table if aggregate else done.replication_table()
     finally:
         if done.store is not None and not isinstance(store, Store):
             done.store.close()

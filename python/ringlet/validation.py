@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from .extract import ExtractError
 from .study import Figure, Finding, Quote, Study
+from .sweep import early_points
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -88,8 +89,6 @@ def validation_table(
     return table
 
 
-#: Stop reasons that end a point before it has measured its transactions.
-EARLY_STOPS = ("time_cap", "backlog", "interrupted")
 EARLY_COLUMNS = ["figure", "point", "settings", "stopped_by", "transactions", "target_transactions"]
 
 
@@ -105,16 +104,8 @@ def early_stops(
     for data_id in dict.fromkeys(fig.data_id for fig in figures):
         owner = study.figure(data_id)
         target = study.scenario(owner, quick).get("run.measure_transactions")
-        frame = frames[data_id].drop_duplicates("point")
-        for r in frame.to_dict("records"):
-            # Replications that stopped differently are listed "a,b" (see ``sweep``).
-            reasons = str(r.get("stopped_by") or "").split(",")
-            if not any(reason in EARLY_STOPS for reason in reasons):
-                continue
-            settings = ", ".join(f"{key}={r[key]}" for key in owner.grid)
-            rows.append({"figure": data_id, "point": r["point"], "settings": settings,
-                         "stopped_by": r["stopped_by"], "transactions": r["total_transactions"],
-                         "target_transactions": target})
+        rows += [{"figure": data_id, **point, "target_transactions": target}
+                 for point in early_points(frames[data_id], list(owner.grid))]
     return pd.DataFrame(rows, columns=EARLY_COLUMNS)
 
 

@@ -135,3 +135,17 @@ def test_too_big_grid_and_too_many_processes_raise_before_planning(small, monkey
         ringlet.sweep(small, {LOAD: range(1, 1001)}, processes=1, replications=1001)
     with pytest.raises(ValueError, match=r"^processes: expected an integer in 1\.\.4096, got 1000000000000$"):
         ringlet.sweep(small, {LOAD: [10]}, executor="dask", processes=10**12)
+
+
+def test_points_that_stop_early_are_warned_of(small, recwarn):
+    table = ringlet.sweep(small, {"run.max_sim_time_ns": [20000.0, 1e9]}, processes=1)
+    assert table["stopped_by"].tolist() == ["time_cap", "transactions"]
+    short = int(table["total_transactions"].iloc[0])
+    [w] = [w for w in recwarn if issubclass(w.category, UserWarning)]
+    assert str(w.message).endswith(f": point 0 (run.max_sim_time_ns=20000.0): time_cap, {short:,}")
+    assert w.filename == __file__  # points at the caller, not at ringlet
+
+
+def test_no_warning_when_every_point_measures_its_transactions(small, recwarn):
+    ringlet.sweep(small, {LOAD: [10]}, processes=1)
+    assert not [w for w in recwarn if issubclass(w.category, UserWarning)]
