@@ -89,6 +89,10 @@ def result_view(r: Mapping[str, Any]) -> Group:
     elif not r.get("transactions"):
         parts.append(Text("nothing was measured: no transaction completed after the warm-up "
                           "(raise run.max_sim_time_ns or lower run.warmup_ns)", style="bold yellow"))
+    elif r.get("stopped_by") == "time_cap":
+        parts.append(Text("stopped at the time cap (run.max_sim_time_ns) before measuring "
+                          "run.measure_transactions: the figures rest on fewer; raise the cap for the full count",
+                          style="bold yellow"))
     # Counters that explain a result (SPEC section 4), only those that occurred.
     counters = r.get("counters", {})
     explain = [(label, counters.get(key, 0)) for label, key in COUNTERS]

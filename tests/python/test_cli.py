@@ -90,6 +90,17 @@ def test_run_that_measured_nothing_says_so(cli, small_file):
     assert "nothing was measured" in p.stdout and "stopped by" in p.stdout
 
 
+def test_run_cut_by_the_time_cap_says_so(cli, small_file):
+    """20 us after a 2 us warm-up measures a few hundred of the 4000 transactions."""
+    p = cli(["run", small_file, "--set", "run.max_sim_time_ns=20000"])
+    assert p.returncode == 0 and not p.stderr, p.stderr
+    text = " ".join(p.stdout.split())  # rich wraps long lines at the console's width
+    assert "stopped at the time cap (run.max_sim_time_ns) before measuring run.measure_transactions" in text
+    assert "nothing was measured" not in text
+    # A run that measured them all says nothing of the kind.
+    assert "time cap" not in cli(["run", small_file]).stdout
+
+
 def test_overload_stops_at_the_backlog_cap_and_says_so(cli, small_file):
     """An absurd load ends at the backlog cap instead of filling memory."""
     p = cli(["run", small_file, "--json", "--set", "traffic.load_mbps_per_node=1e7",
