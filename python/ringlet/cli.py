@@ -361,7 +361,7 @@ def _list_studies(study_arg: Optional[str]) -> None:
 def cmd_reproduce(args: argparse.Namespace) -> int:
     import time
 
-    from .reproduce import _early_stops_message, run_study, split_ids
+    from .reproduce import run_study, split_ids
     from .study import available_studies, load_study
 
     if args.list:
@@ -380,14 +380,14 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         done = run_study(study, args.out, jobs=args.jobs, quick=args.quick, only=args.only, progress=True)
     except OSError as e:
         raise CliError(f"--out {args.out}: cannot write results: {e.strerror or e}") from None
-    from .validation import validation_view
+    from .validation import early_stops_message, validation_view
 
     console = _console()
     console.print(validation_view(done.validation))
     if not done.early_stops.empty:
         from rich.markup import escape
 
-        console.print(f"[yellow]warning:[/] {escape(_early_stops_message(done.early_stops))}", soft_wrap=True)
+        console.print(f"[yellow]warning:[/] {escape(early_stops_message(done.early_stops))}", soft_wrap=True)
     shared = done.points_requested - done.points_run
     note = f" ({done.points_requested} asked for by the figures; shared points ran once)" if shared else ""
     console.print(

@@ -241,12 +241,8 @@ def reproduce(
     """
     done = run_study(study, out, jobs=jobs, quick=quick, only=only, progress=progress)
     if not done.early_stops.empty:
-        warnings.warn(_early_stops_message(done.early_stops), stacklevel=2)
+        from .validation import early_stops_message
+
+        warnings.warn(early_stops_message(done.early_stops), stacklevel=2)
     return done.validation
 
-
-def _early_stops_message(early: "pd.DataFrame") -> str:
-    """One line naming each point that stopped before measuring its transactions."""
-    listed = ", ".join(f"{r.figure} point {r.point} ({r.stopped_by}, {r.transactions:,} of "
-                       f"{r.target_transactions:,})" for r in early.itertuples())
-    return f"{len(early)} point(s) stopped before measuring their transactions: {listed}; listed in validation.md"

@@ -109,6 +109,13 @@ def early_stops(
     return pd.DataFrame(rows, columns=EARLY_COLUMNS)
 
 
+def early_stops_message(early: "pd.DataFrame") -> str:
+    """One line naming each point of :func:`early_stops` (for the CLI and a warning)."""
+    listed = ", ".join(f"{r.figure} point {r.point} ({r.stopped_by}, {r.transactions:,} of "
+                       f"{r.target_transactions:,})" for r in early.itertuples())
+    return f"{len(early)} point(s) stopped before measuring their transactions: {listed}; listed in validation.md"
+
+
 def _fmt(x: Any, digits: int = 4) -> str:
     if x is None or (isinstance(x, float) and math.isnan(x)):
         return "–"
@@ -119,11 +126,9 @@ def _cell(text: Any) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
-def to_markdown(
-    table: "pd.DataFrame", study: Study, quick: bool, version: str, early: "pd.DataFrame | None" = None
-) -> str:
-    """The validation table as Markdown: quotes first, then findings, then (given
-    ``early``, from :func:`early_stops`) the points that stopped early."""
+def to_markdown(table: "pd.DataFrame", study: Study, quick: bool, version: str, early: "pd.DataFrame") -> str:
+    """The validation table as Markdown: quotes first, then findings, then the
+    points that stopped early (``early``, from :func:`early_stops`)."""
     lines = [f"# Validation: {study.title}", ""]
     if study.source:
         lines += [f"Source: {study.source}", ""]
@@ -158,20 +163,19 @@ def to_markdown(
                 f"| {_fmt(r.ringlet_value)} {r.unit} | {_fmt(r.compared_to)} {r.unit} |"
             )
         lines.append("")
-    if early is not None:
-        lines += ["## Points that stopped early", ""]
-        if early.empty:
-            lines += ["None: every point measured its transactions (none stopped at the time cap "
-                      "or the backlog cap).", ""]
-        else:
-            lines += [f"{len(early)} point(s) stopped before measuring their transactions; "
-                      "the numbers drawn from them rest on fewer.", "",
-                      "| figure | point | settings | stopped by | transactions | asked for |",
-                      "|---|---:|---|---|---:|---:|"]
-            for r in early.itertuples():
-                lines.append(f"| {r.figure} | {r.point} | {_cell(r.settings)} | {r.stopped_by} "
-                             f"| {r.transactions:,} | {r.target_transactions:,} |")
-            lines.append("")
+    lines += ["## Points that stopped early", ""]
+    if early.empty:
+        lines += ["None: every point measured its transactions (none stopped at the time cap "
+                  "or the backlog cap).", ""]
+    else:
+        lines += [f"{len(early)} point(s) stopped before measuring their transactions; "
+                  "the numbers drawn from them rest on fewer.", "",
+                  "| figure | point | settings | stopped by | transactions | asked for |",
+                  "|---|---:|---|---|---:|---:|"]
+        for r in early.itertuples():
+            lines.append(f"| {r.figure} | {r.point} | {_cell(r.settings)} | {r.stopped_by} "
+                         f"| {r.transactions:,} | {r.target_transactions:,} |")
+        lines.append("")
     return "\n".join(lines)
 
 
