@@ -1,6 +1,7 @@
 """Writing output safely: a file or a directory checked before any work is
 done; one file then written whole or not at all (``ringlet report``,
-``ringlet trace``, ``ringlet results --csv/--parquet``).
+``ringlet trace``, ``ringlet results --csv/--parquet``), or several files
+all or none (a sweep's CSV and Parquet tables).
 
 "Whole or not at all" means a temporary file renamed over the target, which
 is right for a regular file only: a symbolic link is followed (the file it
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import stat
 import sys
 import tempfile
@@ -148,3 +150,67 @@ def write_atomic(out: Path, content: "str | bytes", error: type[Exception], opti
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def write_together(files: "Iterable[tuple[Path, str | bytes]]", error: type[Exception], option: str = "--out",
+                   remove: Iterable[Path] = ()) -> None:
+    """Writes every ``(path, content)`` of ``files`` and deletes every path of
+    ``remove``, all of it or none of it: a table and its Parquet twin must
+    never disagree. Each file is written to a temporary file beside it first;
+    only when all are written are they renamed into place, each old file kept
+    (hard-linked aside) until the last is in, and put back if a rename fails.
+    For regular files (links are followed, as by :func:`write_atomic`).
+    Raises ``error`` naming ``option`` and the file; nothing temporary is left."""
+    staged: list[tuple[Path, Path]] = []  # (temporary file, target)
+    kept: list[tuple[Path, Optional[Path]]] = []  # (target, its old content aside, or None if it had none)
+    current = Path(option)
+
+    def aside(target: Path) -> Path:
+        fd, name = tempfile.mkstemp(dir=target.absolute().parent, prefix=f".{target.name}.", suffix=".old")
+        os.close(fd)
+        os.unlink(name)
+        try:
+            os.link(target, name)  # the target stays readable throughout
+        except OSError:
+            shutil.copy2(target, name)
+        return Path(name)
+
+    try:
+        umask = os.umask(0)
+        os.umask(umask)
+        for out, content in files:
+            current = out
+            target = _landing(out)
+            fd, tmp = tempfile.mkstemp(dir=target.absolute().parent, prefix=f".{target.name}.", suffix=".tmp")
+            staged.append((Path(tmp), target))
+            with os.fdopen(fd, "wb") as f:
+                f.write(content.encode("utf-8") if isinstance(content, str) else content)
+            os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; an output is an ordinary file
+        for tmp, target in staged:
+            current = target
+            kept.append((target, aside(target) if target.exists() else None))
+            os.replace(tmp, target)
+        for out in remove:
+            current = out
+            if os.path.lexists(out):
+                kept.append((out, aside(out)))
+                os.unlink(out)
+    except BaseException as e:
+        for target, old in reversed(kept):
+            try:
+                if old is not None:
+                    os.replace(old, target)
+                    # A rename onto another link to the same file does nothing.
+                    old.unlink(missing_ok=True)
+                elif os.path.lexists(target):
+                    os.unlink(target)
+            except OSError:
+                pass  # nothing better to do; the error below still names the file
+        for tmp, _ in staged:
+            tmp.unlink(missing_ok=True)
+        if isinstance(e, OSError):
+            raise error(f"{option} {current}: cannot write: {e.strerror or e}") from None
+        raise
+    for _, old in kept:
+        if old is not None:
+            old.unlink(missing_ok=True)

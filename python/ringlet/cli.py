@@ -195,20 +195,10 @@ def cmd_trace(args: argparse.Namespace) -> int:
 SWEEP_FILES = ("sweep.csv", "sweep.parquet", "sweep-replications.csv", "sweep-replications.parquet")
 
 
-def write_tables(frame: Any, out: Path, name: str = "sweep") -> tuple[Path, Path]:
-    """Writes ``frame`` as ``out/<name>.csv`` and ``out/<name>.parquet`` (both or neither)."""
-    out.mkdir(parents=True, exist_ok=True)
-    csv, parquet = out / f"{name}.csv", out / f"{name}.parquet"
-    tmp_csv, tmp_parquet = out / f".{name}.csv.tmp", out / f".{name}.parquet.tmp"
-    try:
-        frame.to_csv(tmp_csv, index=False)
-        frame.to_parquet(tmp_parquet, index=False, engine="pyarrow")
-        os.replace(tmp_csv, csv)
-        os.replace(tmp_parquet, parquet)
-    finally:
-        for tmp in (tmp_csv, tmp_parquet):
-            tmp.unlink(missing_ok=True)
-    return csv, parquet
+def tables(frame: Any, out: Path, name: str = "sweep") -> list[tuple[Path, bytes]]:
+    """``frame`` as ``out/<name>.csv`` and ``out/<name>.parquet``, rendered, for :func:`_files.write_together`."""
+    return [(out / f"{name}.csv", frame.to_csv(index=False).encode("utf-8")),
+            (out / f"{name}.parquet", frame.to_parquet(None, index=False, engine="pyarrow"))]
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
@@ -245,15 +235,20 @@ def cmd_sweep(args: argparse.Namespace) -> int:
                 print(f"  {where}" + (f" ({describe(values)})" if values else "") + f": {msg}", file=sys.stderr)
             return 1
     frame = done.table()
+    # The tables of one sweep replace the last sweep's all together (a
+    # sweep.csv never sits beside another sweep's Parquet file or per-replication table).
+    files = tables(frame, out)
+    csv, parquet = files[0][0], files[1][0]
+    stale: list[Path] = []
+    if done.replications > 1:
+        files += tables(done.replication_table(), out, "sweep-replications")
+    else:
+        stale = [out / "sweep-replications.csv", out / "sweep-replications.parquet"]
     try:
-        csv, parquet = write_tables(frame, out)
-        if done.replications > 1:
-            write_tables(done.replication_table(), out, "sweep-replications")
-        else:
-            for stale in ("sweep-replications.csv", "sweep-replications.parquet"):
-                (out / stale).unlink(missing_ok=True)
+        out.mkdir(parents=True, exist_ok=True)
     except OSError as e:
-        raise CliError(f"--out {args.out}: cannot write results: {e.strerror or e}") from None
+        raise CliError(f"--out {args.out}: cannot create directory: {e.strerror or e}") from None
+    _files.write_together(files, CliError, remove=stale)
     reps = ""
     if done.replications > 1:
         reps = f" x {done.replications} replications (means and 95% CIs; each replication in sweep-replications.csv)"

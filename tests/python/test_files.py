@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from ringlet._files import check_out_file, in_place, write_atomic
+from ringlet._files import check_out_file, in_place, write_atomic, write_together
 
 
 class Refused(Exception):
@@ -121,3 +121,58 @@ def test_regular_files_and_folders_are_not_special(tmp_path):
     (tmp_path / "f").write_text("x")
     assert not in_place(tmp_path / "f") and not in_place(tmp_path) and not in_place(tmp_path / "missing")
     assert in_place("/dev/null")
+
+
+# -- several files, all or none (a sweep's tables) ---------------------------------
+
+
+def everything(folder: Path) -> dict[str, str]:
+    return {p.name: p.read_text() for p in sorted(folder.iterdir())}
+
+
+def test_files_written_together_replace_the_old_ones_and_drop_the_stale(tmp_path):
+    (tmp_path / "a.csv").write_text("old a")
+    (tmp_path / "stale.csv").write_text("old stale")
+    write_together([(tmp_path / "a.csv", "new a"), (tmp_path / "b.parquet", b"new b")], Refused,
+                   remove=[tmp_path / "stale.csv", tmp_path / "never-there.csv"])
+    assert everything(tmp_path) == {"a.csv": "new a", "b.parquet": "new b"}
+
+
+def test_a_failed_rename_of_the_second_file_puts_the_first_back(tmp_path, monkeypatch):
+    (tmp_path / "a.csv").write_text("old a")
+    (tmp_path / "b.parquet").write_text("old b")
+    (tmp_path / "stale.csv").write_text("old stale")
+    real = os.replace
+    def refuse_b(src, dst):
+        if Path(dst).name == "b.parquet" and str(src).endswith(".tmp"):
+            raise OSError(28, "No space left on device")
+        real(src, dst)
+    monkeypatch.setattr(os, "replace", refuse_b)
+    with pytest.raises(Refused, match=r"--out .*b\.parquet: cannot write: No space left on device"):
+        write_together([(tmp_path / "a.csv", "new a"), (tmp_path / "b.parquet", "new b")], Refused,
+                       remove=[tmp_path / "stale.csv"])
+    # Nothing changed: the first file's old content is back, the stale one kept, nothing left over.
+    assert everything(tmp_path) == {"a.csv": "old a", "b.parquet": "old b", "stale.csv": "old stale"}
+
+
+def test_a_failed_removal_undoes_the_files_already_in_place(tmp_path, monkeypatch):
+    (tmp_path / "stale.csv").write_text("old stale")
+    real = os.unlink
+    def refuse_stale(path, *a, **k):
+        if Path(path).name == "stale.csv":
+            raise OSError(13, "Permission denied")
+        real(path, *a, **k)
+    monkeypatch.setattr(os, "unlink", refuse_stale)
+    with pytest.raises(Refused, match=r"stale\.csv: cannot write: Permission denied"):
+        write_together([(tmp_path / "a.csv", "new a")], Refused, remove=[tmp_path / "stale.csv"])
+    # a.csv did not exist before, so it is gone again.
+    assert everything(tmp_path) == {"stale.csv": "old stale"}
+
+
+def test_files_written_together_follow_a_link(tmp_path):
+    real = tmp_path / "real.csv"
+    real.write_text("old")
+    (tmp_path / "link.csv").symlink_to(real)
+    write_together([(tmp_path / "link.csv", "new")], Refused)
+    assert (tmp_path / "link.csv").is_symlink() and real.read_text() == "new"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["link.csv", "real.csv"]
