@@ -170,9 +170,9 @@ def write_together(files: "Iterable[tuple[Path, str | bytes]]", error: type[Exce
         os.close(fd)
         os.unlink(name)
         try:
-            os.link(target, name)  # the target stays readable throughout
+            os.link(target, name, follow_symlinks=False)  # the target stays readable throughout
         except OSError:
-            shutil.copy2(target, name)
+            shutil.copy2(target, name, follow_symlinks=False)
         return Path(name)
 
     try:

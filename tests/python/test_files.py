@@ -176,3 +176,20 @@ def test_files_written_together_follow_a_link(tmp_path):
     write_together([(tmp_path / "link.csv", "new")], Refused)
     assert (tmp_path / "link.csv").is_symlink() and real.read_text() == "new"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["link.csv", "real.csv"]
+
+
+def test_a_stale_link_put_back_after_a_failure_is_still_a_link(tmp_path, monkeypatch):
+    real = tmp_path / "elsewhere.csv"
+    real.write_text("kept")
+    (tmp_path / "stale.csv").symlink_to(real)
+    (tmp_path / "stale2.csv").write_text("old 2")
+    unlink = os.unlink
+    def refuse_stale2(path, *a, **k):
+        if Path(path).name == "stale2.csv":
+            raise OSError(13, "Permission denied")
+        unlink(path, *a, **k)
+    monkeypatch.setattr(os, "unlink", refuse_stale2)  # the link is gone by then, and must come back
+    with pytest.raises(Refused, match=r"stale2\.csv"):
+        write_together([(tmp_path / "a.csv", "new a")], Refused, remove=[tmp_path / "stale.csv", tmp_path / "stale2.csv"])
+    assert (tmp_path / "stale.csv").is_symlink() and (tmp_path / "stale.csv").read_text() == "kept"
+    assert everything(tmp_path) == {"elsewhere.csv": "kept", "stale.csv": "kept", "stale2.csv": "old 2"}
