@@ -132,24 +132,7 @@ def write_atomic(out: Path, content: "str | bytes", error: type[Exception], opti
         except OSError as e:
             raise error(f"{option} {out}: cannot write: {e.strerror or e}") from None
         return
-    target = _landing(out)
-    try:
-        fd, tmp = tempfile.mkstemp(dir=target.absolute().parent, prefix=f".{target.name}.", suffix=".tmp")
-    except OSError as e:
-        raise error(f"{option} {out}: cannot write: {e.strerror or e}") from None
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; an output is an ordinary file
-        os.replace(tmp, target)
-    except OSError as e:
-        Path(tmp).unlink(missing_ok=True)
-        raise error(f"{option} {out}: cannot write: {e.strerror or e}") from None
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_together([(out, data)], error, option)
 
 
 def write_together(files: "Iterable[tuple[Path, str | bytes]]", error: type[Exception], option: str = "--out",
@@ -161,7 +144,7 @@ def write_together(files: "Iterable[tuple[Path, str | bytes]]", error: type[Exce
     (hard-linked aside) until the last is in, and put back if a rename fails.
     For regular files (links are followed, as by :func:`write_atomic`).
     Raises ``error`` naming ``option`` and the file; nothing temporary is left."""
-    staged: list[tuple[Path, Path]] = []  # (temporary file, target)
+    staged: list[tuple[Path, Path, Path]] = []  # (temporary file, target, the name asked for)
     kept: list[tuple[Path, Optional[Path]]] = []  # (target, its old content aside, or None if it had none)
     current = Path(option)
 
@@ -182,12 +165,12 @@ def write_together(files: "Iterable[tuple[Path, str | bytes]]", error: type[Exce
             current = out
             target = _landing(out)
             fd, tmp = tempfile.mkstemp(dir=target.absolute().parent, prefix=f".{target.name}.", suffix=".tmp")
-            staged.append((Path(tmp), target))
+            staged.append((Path(tmp), target, out))
             with os.fdopen(fd, "wb") as f:
                 f.write(content.encode("utf-8") if isinstance(content, str) else content)
             os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; an output is an ordinary file
-        for tmp, target in staged:
-            current = target
+        for tmp, target, out in staged:
+            current = out
             kept.append((target, aside(target) if target.exists() else None))
             os.replace(tmp, target)
         for out in remove:
@@ -198,15 +181,22 @@ def write_together(files: "Iterable[tuple[Path, str | bytes]]", error: type[Exce
     except BaseException as e:
         for target, old in reversed(kept):
             try:
-                if old is not None:
-                    os.replace(old, target)
-                    # A rename onto another link to the same file does nothing.
-                    old.unlink(missing_ok=True)
-                elif os.path.lexists(target):
-                    os.unlink(target)
+                if old is None:
+                    if os.path.lexists(target):
+                        os.unlink(target)
+                    continue
+                os.replace(old, target)
             except OSError:
                 pass  # nothing better to do; the error below still names the file
-        for tmp, _ in staged:
+            try:
+                # Still aside: a rename onto another link to the same file does
+                # nothing, and then the target holds the old content already.
+                # Otherwise the old content stays aside rather than be lost.
+                if old is not None and os.path.samestat(os.lstat(old), os.lstat(target)):
+                    os.unlink(old)
+            except OSError:
+                pass
+        for tmp, _, _ in staged:
             tmp.unlink(missing_ok=True)
         if isinstance(e, OSError):
             raise error(f"{option} {current}: cannot write: {e.strerror or e}") from None

@@ -20,7 +20,7 @@ class Refused(Exception):
 
 
 def leftovers(folder: Path) -> list[str]:
-    return sorted(p.name for p in folder.iterdir() if p.name.endswith(".tmp"))
+    return sorted(p.name for p in folder.iterdir() if p.name.endswith((".tmp", ".old")))
 
 
 def test_a_regular_file_is_replaced_whole(tmp_path):
