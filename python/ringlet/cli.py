@@ -204,7 +204,7 @@ def tables(frame: Any, out: Path, name: str = "sweep") -> list[tuple[Path, bytes
 def cmd_sweep(args: argparse.Namespace) -> int:
     from .executors import make_executor
     from .store import FILENAME, Store
-    from .sweep import describe, early_message, early_points, points, run_sweep
+    from .sweep import describe, points, run_sweep
 
     fixed, axes = parse_sets(args.sets)
     scenario = Scenario.load(args.file).with_overrides(fixed)
@@ -234,6 +234,19 @@ def cmd_sweep(args: argparse.Namespace) -> int:
                 where = f"point {point}" + (f" replication {rep}" if done.replications > 1 else "")
                 print(f"  {where}" + (f" ({describe(values)})" if values else "") + f": {msg}", file=sys.stderr)
             return 1
+    try:
+        _write_sweep_tables(done, out, args.out, tally)
+    except KeyboardInterrupt:  # every point is stored: only the tables are missing
+        print(f"ringlet: all {len(done.runs)} runs are kept in {store.path}: run the same command to write "
+              "the tables from them", file=sys.stderr)
+        raise
+    return 0
+
+
+def _write_sweep_tables(done: Any, out: Path, out_arg: str, tally: str) -> None:
+    """Writes a finished sweep's tables into ``out`` and says what was written."""
+    from .sweep import early_message, early_points
+
     frame = done.table()
     # The tables of one sweep replace the last sweep's all together (a
     # sweep.csv never sits beside another sweep's Parquet file or per-replication table).
@@ -247,7 +260,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as e:
-        raise CliError(f"--out {args.out}: cannot create directory: {e.strerror or e}") from None
+        raise CliError(f"--out {out_arg}: cannot create directory: {e.strerror or e}") from None
     _files.write_together(files, CliError, remove=stale)
     reps = ""
     if done.replications > 1:
@@ -256,7 +269,6 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     early = early_points(frame, done.keys)
     if early:
         print(f"warning: {early_message(early)}")
-    return 0
 
 
 def _store_at(location: str) -> Any:

@@ -1,5 +1,6 @@
-"""Helpers shared by the results-store and executor tests: a sweep command that
-takes a few seconds, a reader of a store's rows, and process control."""
+"""Helpers shared by the results-store and executor tests: a sweep command whose
+later points wait at a gate (so an interrupt lands partway every time), a reader
+of a store's rows, and process control."""
 
 from __future__ import annotations
 
@@ -15,9 +16,30 @@ from typing import Sequence
 
 from conftest import BASE
 
-#: A sweep of 40 points of 0.03-0.2 s each: long enough to interrupt partway.
-LONG_SETS = ["--set", "traffic.load_mbps_per_node=10:205:5", "--set", "run.measure_transactions=20000"]
+#: A sweep of 40 points (10-205 MB/s per node), the long one of these tests.
+LONG_SETS = ["--set", "traffic.load_mbps_per_node=10:205:5", "--set", "run.measure_transactions=5000"]
 LONG_POINTS = 40
+
+#: The CLI, with every point of 30 MB/s per node or more held until the file named
+#: by its first argument exists. Run on ``LONG_SETS`` the first ``OPEN_POINTS``
+#: points finish and the workers then wait: what an interrupt or a killed worker
+#: meets is a sweep partway through, however fast or slow the machine is (a race
+#: with the whole sweep's second of work was lost once, on CI).
+GATED_CLI = """
+import os, sys, time
+from ringlet import cli
+sweep = sys.modules["ringlet.sweep"]
+real = sweep._run_point
+gate = sys.argv.pop(1)
+def gated(text, overrides):
+    if float(dict(overrides)["traffic.load_mbps_per_node"]) >= 30:
+        while not os.path.exists(gate):
+            time.sleep(0.01)
+    return real(text, overrides)
+sweep._run_point = gated
+sys.exit(cli.main(sys.argv[1:]))
+"""
+OPEN_POINTS = 4
 
 #: A sweep of 4 quick points.
 SHORT_SETS = ["--set", "traffic.load_mbps_per_node=10,30", "--set", "traffic.priorities=1,2",
@@ -29,8 +51,9 @@ def sweep_args(out: Path, sets: Sequence[str] = SHORT_SETS, *extra: str) -> list
     return ["sweep", str(BASE), *sets, "--out", str(out), *extra]
 
 
-def popen_cli(args: Sequence[str]) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "ringlet.cli", *map(str, args)],
+def popen_gated_cli(args: Sequence[str], gate: Path) -> subprocess.Popen:
+    """The CLI as a child process, with the points of ``GATED_CLI`` held until ``gate`` exists."""
+    return subprocess.Popen([sys.executable, "-c", GATED_CLI, str(gate), *map(str, args)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 

@@ -23,8 +23,8 @@ from ringlet.executors import ExecutorError, LocalExecutor
 from ringlet.sweep import _run_point
 
 from conftest import SMALL_TOML, one_error_line, run_cli
-from storetools import (LONG_POINTS, LONG_SETS, SHORT_POINTS, SHORT_SETS, children, cmdline, count_rows, popen_cli,
-                        store_rows, sweep_args, wait_for_rows)
+from storetools import (LONG_POINTS, LONG_SETS, OPEN_POINTS, SHORT_POINTS, SHORT_SETS, children, cmdline, count_rows,
+                        popen_gated_cli, store_rows, sweep_args, wait_for_rows)
 
 distributed = pytest.importorskip("distributed")  # the test extra installs it
 
@@ -90,13 +90,15 @@ def test_worker_killed_mid_sweep_loses_and_duplicates_nothing(tmp_path):
     p = run_cli(sweep_args(ref, LONG_SETS, "--processes", "2"))
     assert p.returncode == 0, p.stderr
     out = tmp_path / "out"
-    proc = popen_cli(sweep_args(out, LONG_SETS, "--processes", "2"))
+    gate = tmp_path / "gate"
+    proc = popen_gated_cli(sweep_args(out, LONG_SETS, "--processes", "2"), gate)
     try:
-        wait_for_rows(out / "results.sqlite", 3, proc)
+        wait_for_rows(out / "results.sqlite", OPEN_POINTS, proc)  # both workers now hold a point at the gate
         me = cmdline(proc.pid)
         workers = [c for c in children(proc.pid) if cmdline(c) == me]  # forked pool workers
-        assert workers
+        assert len(workers) == 2
         os.kill(workers[0], signal.SIGKILL)
+        gate.touch()
         stdout, stderr = proc.communicate(timeout=120)
     finally:
         if proc.poll() is None:

@@ -23,8 +23,8 @@ from ringlet import Scenario
 from ringlet.store import FORMAT, Store, StoreError
 
 from conftest import BASE, SMALL_TOML, one_error_line, run_cli
-from storetools import (LONG_POINTS, LONG_SETS, SHORT_POINTS, SHORT_SETS, children, count_rows, kill_all,
-                        popen_cli, store_rows, sweep_args, wait_for_rows, wait_gone)
+from storetools import (LONG_POINTS, LONG_SETS, OPEN_POINTS, SHORT_POINTS, SHORT_SETS, children, count_rows, kill_all,
+                        popen_gated_cli, store_rows, sweep_args, wait_for_rows, wait_gone)
 
 sweep_module = sys.modules["ringlet.sweep"]
 LOAD = "traffic.load_mbps_per_node"
@@ -93,10 +93,10 @@ def test_store_schema_and_rows(short_store):
 def test_interrupted_sweep_resumes_and_equals_an_uninterrupted_one(tmp_path, reference, sig):
     out = tmp_path / "out"
     db = out / "results.sqlite"
-    proc = popen_cli(sweep_args(out, LONG_SETS, "--processes", "2"))
+    proc = popen_gated_cli(sweep_args(out, LONG_SETS, "--processes", "2"), tmp_path / "gate")  # never opened
     workers: list[int] = []
     try:
-        wait_for_rows(db, 3, proc)
+        wait_for_rows(db, OPEN_POINTS, proc)
         workers = children(proc.pid)
         proc.send_signal(sig)
         _, err = proc.communicate(timeout=60)
@@ -113,13 +113,33 @@ def test_interrupted_sweep_resumes_and_equals_an_uninterrupted_one(tmp_path, ref
     kill_all(leftover)
     assert leftover == []  # the workers die with the sweep
     stored = count_rows(db)
-    assert 3 <= stored < LONG_POINTS  # interrupted partway, finished points kept
+    assert stored == OPEN_POINTS  # interrupted partway, finished points kept
     assert not (out / "sweep.csv").exists()
 
     p = run_cli(sweep_args(out, LONG_SETS, "--processes", "2"))
     assert p.returncode == 0, p.stderr
     assert f"{LONG_POINTS - stored} computed, {stored} from" in p.stdout
     _same_as_reference(out, reference)
+
+
+def test_ctrl_c_while_the_tables_are_written_keeps_every_point(tmp_path, monkeypatch, capsys):
+    """After the last point, only the tables are left to do: the message says the same command writes them."""
+    from ringlet import cli
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli._files, "write_together", interrupted)
+    out = tmp_path / "out"
+    assert cli.main(sweep_args(out, SHORT_SETS, "--processes", "1")) == 130
+    err = capsys.readouterr().err
+    assert f"ringlet: all {SHORT_POINTS} runs are kept in {out / 'results.sqlite'}: run the same command to write " \
+           "the tables from them" in err and err.rstrip().endswith("ringlet: interrupted")
+    assert count_rows(out / "results.sqlite") == SHORT_POINTS and not (out / "sweep.csv").exists()
+    monkeypatch.undo()
+    p = run_cli(sweep_args(out, SHORT_SETS, "--processes", "1"))
+    assert p.returncode == 0 and f"0 computed, {SHORT_POINTS} from" in p.stdout, p.stderr
+    assert (out / "sweep.csv").exists()
 
 
 def test_repeated_sweep_computes_nothing(tmp_path, monkeypatch):
