@@ -17,10 +17,11 @@ if TYPE_CHECKING:  # pragma: no cover
 Override = tuple[str, str]
 
 
-def _validate(text: str, overrides: Sequence[Override]) -> str:
-    """Canonical TOML of ``text`` with ``overrides``; core errors become ScenarioError."""
+def _validate(text: str, overrides: Sequence[Override], origin: Optional[str] = None) -> str:
+    """Canonical TOML of ``text`` with ``overrides``; core errors become
+    ScenarioError (a syntax error's names ``origin``, the file of ``text``, if given)."""
     try:
-        return _core.validate(text, list(overrides))
+        return _core.validate(text, list(overrides), origin)
     except ValueError as e:
         raise ScenarioError(str(e)) from None
 
@@ -57,7 +58,7 @@ class Scenario:
             check_key(key)
         self._text = text
         self._overrides = ov
-        self._toml = _validate(text, ov)
+        self._toml = _validate(text, ov, path)
         self._path = path
         self._hash: Optional[str] = None
 
@@ -78,14 +79,7 @@ class Scenario:
             raise ScenarioError(f"{name}: cannot read scenario file: {reason}") from None
         except UnicodeDecodeError:
             raise ScenarioError(f"{name}: cannot read scenario file: not UTF-8 text") from None
-        try:
-            return cls(text, path=name)
-        except ScenarioError as e:
-            # A line and column mean something only with the file they are in
-            # (errors about keys name the key instead).
-            if str(e).startswith("malformed TOML"):
-                raise ScenarioError(f"{name}: {e}") from None
-            raise
+        return cls(text, path=name)  # (a syntax error's line and column come with the file's name)
 
     @classmethod
     def from_toml(cls, text: str) -> "Scenario":

@@ -66,6 +66,16 @@ def test_malformed_toml_in_a_file_names_the_file(tmp_path):
     assert str(e.value).startswith(f"{path}: malformed TOML at line 2, column")
 
 
+def test_a_key_error_in_a_file_names_the_key_not_the_file(tmp_path):
+    path = tmp_path / "bad-key.toml"
+    path.write_text("[network]\nnodez = 3\n")
+    with pytest.raises(ScenarioError) as e:
+        Scenario.load(path)
+    with pytest.raises(ScenarioError) as from_text:
+        Scenario.from_toml(path.read_text())
+    assert str(e.value) == str(from_text.value) and "network.nodez" in str(e.value)
+
+
 def test_with_overrides_takes_pairs_or_key_value_strings():
     base = Scenario.from_toml("")
     assert base.with_overrides(["network.nodes=16"]).toml == base.with_overrides([("network.nodes", "16")]).toml

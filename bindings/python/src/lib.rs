@@ -9,7 +9,11 @@ type Overrides = Vec<(String, String)>;
 /// Parses, validates and checks against the model (so a sweep can reject a
 /// bad point before it runs anything).
 fn scenario(text: &str, overrides: &Overrides) -> PyResult<ringlet_scenario::Scenario> {
-    let s = ringlet::load_str(text, overrides).map_err(|e| PyValueError::new_err(e.message))?;
+    checked(ringlet::load_str(text, overrides))
+}
+
+fn checked(loaded: Result<ringlet_scenario::Scenario, ringlet_scenario::ScenarioError>) -> PyResult<ringlet_scenario::Scenario> {
+    let s = loaded.map_err(|e| PyValueError::new_err(e.message))?;
     ringlet::check(&s).map_err(|e| PyValueError::new_err(e.message))?;
     Ok(s)
 }
@@ -21,11 +25,16 @@ fn version() -> &'static str {
 }
 
 /// Validates scenario text with overrides; returns it as canonical TOML with
-/// every default filled. Raises ValueError with a one-line message.
+/// every default filled. Raises ValueError with a one-line message, which
+/// for a syntax error starts with `origin` (the file the text came from), if given.
 #[pyfunction]
-#[pyo3(signature = (text, overrides=Vec::new()))]
-fn validate(text: &str, overrides: Overrides) -> PyResult<String> {
-    Ok(scenario(text, &overrides)?.to_toml())
+#[pyo3(signature = (text, overrides=Vec::new(), origin=None))]
+fn validate(text: &str, overrides: Overrides, origin: Option<&str>) -> PyResult<String> {
+    let loaded = match origin {
+        Some(name) => checked(ringlet::load_named(text, name, &overrides)),
+        None => scenario(text, &overrides),
+    };
+    Ok(loaded?.to_toml())
 }
 
 /// The validated scenario as JSON.

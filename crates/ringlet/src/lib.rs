@@ -22,6 +22,12 @@ pub fn load_str(text: &str, overrides: &[(String, String)]) -> Result<Scenario, 
     ringlet_scenario::load_str(schema(), text, overrides)
 }
 
+/// Parses and validates the text of the file named `origin` (its name
+/// leads a syntax error's message).
+pub fn load_named(text: &str, origin: &str, overrides: &[(String, String)]) -> Result<Scenario, ScenarioError> {
+    ringlet_scenario::load_named(schema(), text, origin, overrides)
+}
+
 /// Reads, parses and validates a scenario file.
 pub fn load_file(path: &std::path::Path, overrides: &[(String, String)]) -> Result<Scenario, ScenarioError> {
     ringlet_scenario::load_file(schema(), path, overrides)

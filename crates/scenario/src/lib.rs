@@ -29,9 +29,15 @@ pub fn load_str(schema: &schema::Schema, text: &str, overrides: &[(String, Strin
 pub fn load_file(schema: &schema::Schema, path: &std::path::Path, overrides: &[(String, String)]) -> Result<Scenario, ScenarioError> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| ScenarioError::new(format!("{}: cannot read scenario file: {e}", path.display())))?;
+    load_named(schema, &text, &path.display().to_string(), overrides)
+}
+
+/// Parses and validates the text of the file named `origin` (read by the
+/// caller, as Python's `Scenario.load` does).
+pub fn load_named(schema: &schema::Schema, text: &str, origin: &str, overrides: &[(String, String)]) -> Result<Scenario, ScenarioError> {
     // A syntax error's line and column mean something only with the file
     // they are in; errors about keys name the key instead.
-    let table = parse::parse_table(&text).map_err(|e| ScenarioError::new(format!("{}: {}", path.display(), e.message)))?;
+    let table = parse::parse_table(text).map_err(|e| ScenarioError::new(format!("{origin}: {}", e.message)))?;
     parse::from_table(schema, table, overrides)
 }
 
@@ -44,5 +50,16 @@ mod tests {
         let e = super::load_file(&super::schema::test_schema(), &path, &[]).unwrap_err().message;
         std::fs::remove_file(&path).unwrap();
         assert!(e.starts_with(&format!("{}: malformed TOML at line 2, column", path.display())), "{e}");
+    }
+
+    #[test]
+    fn named_text_gives_the_name_with_a_syntax_error_only() {
+        let schema = super::schema::test_schema();
+        let e = super::load_named(&schema, "[network]\nnodes = = 3\n", "a.toml", &[]).unwrap_err().message;
+        assert!(e.starts_with("a.toml: malformed TOML at line 2, column"), "{e}");
+        let e = super::load_named(&schema, "[network]\nnodez = 3\n", "a.toml", &[]).unwrap_err().message;
+        assert!(!e.starts_with("a.toml"), "a key error names the key: {e}");
+        let e = super::load_named(&schema, "", "a.toml", &[("network.nodes".into(), "= 3".into())]);
+        assert!(e.is_err_and(|e| !e.message.starts_with("a.toml")), "an override is not the file's text");
     }
 }
