@@ -19,7 +19,7 @@ Override = tuple[str, str]
 
 def _validate(text: str, overrides: Sequence[Override], origin: Optional[str] = None) -> str:
     """Canonical TOML of ``text`` with ``overrides``; core errors become
-    ScenarioError (a syntax error's names ``origin``, the file of ``text``, if given)."""
+    ScenarioError (a syntax error's message starts with ``origin``, the file of ``text``, if given)."""
     try:
         return _core.validate(text, list(overrides), origin)
     except ValueError as e:
