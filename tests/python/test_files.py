@@ -130,6 +130,16 @@ def everything(folder: Path) -> dict[str, str]:
     return {p.name: p.read_text() for p in sorted(folder.iterdir())}
 
 
+def refuse_unlink(monkeypatch, name: str) -> None:
+    """``os.unlink`` fails with "Permission denied" for files called ``name`` (others go)."""
+    real = os.unlink
+    def refusing(path, *a, **k):
+        if Path(path).name == name:
+            raise OSError(13, "Permission denied")
+        real(path, *a, **k)
+    monkeypatch.setattr(os, "unlink", refusing)
+
+
 def test_files_written_together_replace_the_old_ones_and_drop_the_stale(tmp_path):
     (tmp_path / "a.csv").write_text("old a")
     (tmp_path / "stale.csv").write_text("old stale")
@@ -157,12 +167,7 @@ def test_a_failed_rename_of_the_second_file_puts_the_first_back(tmp_path, monkey
 
 def test_a_failed_removal_undoes_the_files_already_in_place(tmp_path, monkeypatch):
     (tmp_path / "stale.csv").write_text("old stale")
-    real = os.unlink
-    def refuse_stale(path, *a, **k):
-        if Path(path).name == "stale.csv":
-            raise OSError(13, "Permission denied")
-        real(path, *a, **k)
-    monkeypatch.setattr(os, "unlink", refuse_stale)
+    refuse_unlink(monkeypatch, "stale.csv")
     with pytest.raises(Refused, match=r"stale\.csv: cannot write: Permission denied"):
         write_together([(tmp_path / "a.csv", "new a")], Refused, remove=[tmp_path / "stale.csv"])
     # a.csv did not exist before, so it is gone again.
@@ -183,12 +188,7 @@ def test_a_stale_link_put_back_after_a_failure_is_still_a_link(tmp_path, monkeyp
     real.write_text("kept")
     (tmp_path / "stale.csv").symlink_to(real)
     (tmp_path / "stale2.csv").write_text("old 2")
-    unlink = os.unlink
-    def refuse_stale2(path, *a, **k):
-        if Path(path).name == "stale2.csv":
-            raise OSError(13, "Permission denied")
-        unlink(path, *a, **k)
-    monkeypatch.setattr(os, "unlink", refuse_stale2)  # the link is gone by then, and must come back
+    refuse_unlink(monkeypatch, "stale2.csv")  # the link is gone by then, and must come back
     with pytest.raises(Refused, match=r"stale2\.csv"):
         write_together([(tmp_path / "a.csv", "new a")], Refused, remove=[tmp_path / "stale.csv", tmp_path / "stale2.csv"])
     assert (tmp_path / "stale.csv").is_symlink() and (tmp_path / "stale.csv").read_text() == "kept"
