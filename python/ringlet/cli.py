@@ -7,7 +7,6 @@ exits with status 2, with no traceback and no output file written.
 from __future__ import annotations
 
 import argparse
-import io
 import json
 import os
 import sys
@@ -195,10 +194,18 @@ def cmd_trace(args: argparse.Namespace) -> int:
 SWEEP_FILES = ("sweep.csv", "sweep.parquet", "sweep-replications.csv", "sweep-replications.parquet")
 
 
+def table_bytes(frame: Any, kind: str) -> bytes:
+    """``frame`` as the bytes of a ``"csv"`` or ``"parquet"`` file. Built in
+    memory: pyarrow seeks in a file it writes (a pipe cannot), and deletes a
+    path it failed to write (/dev/stdout once)."""
+    if kind == "csv":
+        return frame.to_csv(index=False).encode("utf-8")
+    return frame.to_parquet(None, index=False, engine="pyarrow")
+
+
 def tables(frame: Any, out: Path, name: str = "sweep") -> list[tuple[Path, bytes]]:
     """``frame`` as ``out/<name>.csv`` and ``out/<name>.parquet``, rendered, for :func:`_files.write_together`."""
-    return [(out / f"{name}.csv", frame.to_csv(index=False).encode("utf-8")),
-            (out / f"{name}.parquet", frame.to_parquet(None, index=False, engine="pyarrow"))]
+    return [(out / f"{name}.{kind}", table_bytes(frame, kind)) for kind in ("csv", "parquet")]
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
@@ -300,15 +307,7 @@ def cmd_results(args: argparse.Namespace) -> int:
         frame = store.table(version)
     for target, kind in exports:
         path = Path(target)
-        if kind == "csv":
-            data = frame.to_csv(index=False).encode("utf-8")
-        else:
-            # Built in memory: pyarrow seeks in a file it writes (a pipe cannot),
-            # and deletes a path it failed to write (/dev/stdout once).
-            buffer = io.BytesIO()
-            frame.to_parquet(buffer, index=False, engine="pyarrow")
-            data = buffer.getvalue()
-        _files.write_atomic(path, data, CliError, option=f"--{kind}")
+        _files.write_atomic(path, table_bytes(frame, kind), CliError, option=f"--{kind}")
         _wrote(path, f": {len(frame)} rows of ringlet {version}")
     return 0
 
