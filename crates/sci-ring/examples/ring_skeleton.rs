@@ -21,6 +21,7 @@ use rand::Rng;
 use rand_distr::{Distribution, Exp};
 use ringlet_engine::rng::{Stream, StreamSeeds};
 use ringlet_engine::{Scheduler, Time};
+use ringlet_sci::protocol::Payloads;
 use std::collections::VecDeque;
 
 const NODES: usize = 8;
@@ -88,8 +89,8 @@ struct Node {
 
 struct Ring {
     nodes: Vec<Node>,
-    slab: Vec<Packet>,
-    free: Vec<u32>,
+    /// Packets by id (a free list reuses ids).
+    slab: Payloads<Packet>,
     sched: Scheduler<u64>,
     streams: Vec<Stream>,
     gaps: Exp<f64>,
@@ -115,8 +116,7 @@ impl Ring {
         let per_ps = LOAD_MBPS * 1e6 / 64.0 * 1e-12;
         let mut ring = Ring {
             nodes: (0..NODES).map(|_| node()).collect(),
-            slab: Vec::new(),
-            free: Vec::new(),
+            slab: Payloads::new(),
             sched: Scheduler::with_capacity(64),
             streams: (0..NODES as u64).map(|i| seeds.stream(i)).collect(),
             gaps: Exp::new(per_ps).expect("positive rate"),
@@ -134,19 +134,6 @@ impl Ring {
         (self.gaps.sample(&mut self.streams[node]) as Time).max(1)
     }
 
-    fn alloc(&mut self, p: Packet) -> u32 {
-        match self.free.pop() {
-            Some(id) => {
-                self.slab[id as usize] = p;
-                id
-            }
-            None => {
-                self.slab.push(p);
-                (self.slab.len() - 1) as u32
-            }
-        }
-    }
-
     /// An output decision at `node` no later than `at` (or when its link frees).
     fn decide_at(&mut self, node: usize, at: Time) {
         let now = self.sched.now();
@@ -160,7 +147,7 @@ impl Ring {
 
     fn transmit(&mut self, node: usize, id: u32) {
         let now = self.sched.now();
-        let p = self.slab[id as usize];
+        let p = self.slab.get(id);
         let slot = (p.len as Time + SEPARATOR) * CYCLE;
         let n = &mut self.nodes[node];
         n.out_free_at = now + slot;
@@ -219,7 +206,7 @@ impl Ring {
     fn fill_requests(&mut self, node: usize) {
         while self.nodes[node].requests_held < OUTPUT_QUEUE {
             let Some((born, dst)) = self.nodes[node].app.pop_front() else { break };
-            let id = self.alloc(Packet { kind: Kind::Request, src: node as u16, dst, len: REQUEST, born, echoes_request: false });
+            let id = self.slab.put(Packet { kind: Kind::Request, src: node as u16, dst, len: REQUEST, born, echoes_request: false });
             let n = &mut self.nodes[node];
             n.requests.push_back(id);
             n.requests_held += 1;
@@ -261,18 +248,18 @@ impl Ring {
             }
             HEAD_ARRIVE => {
                 self.hops += 1;
-                let p = self.slab[x as usize];
+                let p = self.slab.get(x);
                 let side = (p.kind == Kind::Response) as usize;
                 self.nodes[node].inputs[side].push_back(x);
                 let echo = Packet { kind: Kind::Echo, src: node as u16, dst: p.src, len: ECHO, born: now, echoes_request: side == 0 };
-                let e = self.alloc(echo);
+                let e = self.slab.put(echo);
                 self.nodes[node].bypass.push_back((e, now));
                 self.start_service(node, side);
                 self.decide_at(node, now);
             }
             ECHO_IN => {
-                let p = self.slab[x as usize];
-                self.free.push(x);
+                let p = self.slab.get(x);
+                self.slab.release(x);
                 if p.echoes_request {
                     self.nodes[node].requests_held -= 1;
                     self.fill_requests(node);
@@ -284,11 +271,11 @@ impl Ring {
                 let n = &mut self.nodes[node];
                 n.serving[side] = false;
                 let id = n.inputs[side].pop_front().expect("a packet in service");
-                let p = self.slab[id as usize];
-                self.free.push(id);
+                let p = self.slab.get(id);
+                self.slab.release(id);
                 if side == 0 {
                     let response = Packet { kind: Kind::Response, src: node as u16, dst: p.src, len: RESPONSE, born: p.born, echoes_request: false };
-                    let r = self.alloc(response);
+                    let r = self.slab.put(response);
                     self.nodes[node].responses.push_back(r);
                 } else {
                     self.completed += 1;
