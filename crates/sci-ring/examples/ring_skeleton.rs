@@ -1,6 +1,6 @@
-//! A bare register-insertion ring on ringlet's engine: the speed floor of
-//! an event-per-transmission design, for comparison with the real model
-//! (docs/performance.md, "Session 19").
+//! A bare register-insertion ring on ringlet's engine: roughly the fastest
+//! an event-per-transmission design on it can go, for comparison with the
+//! real model (docs/performance.md, "Session 19").
 //!
 //! It runs the reference workload's traffic (8 nodes, read64, uniform,
 //! Poisson, 150 MB/s per node, IQST 100 ns) with the model's event
@@ -10,8 +10,9 @@
 //! queues of 5. It leaves out everything else the real model does: no
 //! protocol (no DFC control symbols, no go bits), unbounded input queues
 //! (so no busy echoes or retries), no priorities, no statistics beyond a
-//! count, no trace hooks. So it is a lower bound on what a faithful model
-//! costs per hop, not a model: do not read its throughput as SCI's.
+//! count, no trace hooks. So it is a rough lower bound on what a faithful
+//! model costs per hop (written plainly, not tuned), not a model: do not
+//! read its throughput as SCI's.
 //!
 //! ```text
 //! cargo run --release -p ringlet-sci --example ring_skeleton [TRANSACTIONS]
