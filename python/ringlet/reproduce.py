@@ -245,4 +245,3 @@ def reproduce(
 
         warnings.warn(early_stops_message(done.early_stops), stacklevel=2)
     return done.validation
-
