@@ -66,7 +66,9 @@ struct Packet {
     src: u16,
     dst: u16,
     len: u16,
-    /// When the transaction entered its application queue.
+    /// When the transaction entered its application queue. Nothing here
+    /// reads it (no latency is kept); it is carried as the model's packets
+    /// carry it, so that packets and queues weigh what the model's do.
     born: Time,
     /// An echo: whether it answers a request (else a response).
     echoes_request: bool,
