@@ -149,6 +149,15 @@ fn bench_(py: Python<'_>, repeats: usize, quick: bool, progress: Option<PyObject
     }
 }
 
+/// The report's column schema as JSON: `summary`, `tables` (per table, its
+/// columns), `counters`, `conservation` (each a list of `{name, unit, doc}`,
+/// counters a run's view shows also with a `label`), and `sweep`: the
+/// per-priority figures and the `[column, figure]` totals a sweep row copies.
+#[pyfunction]
+fn report_schema() -> String {
+    ringlet::report_schema().to_string()
+}
+
 /// The scenario reference (docs/scenario.md) generated from the schema.
 #[pyfunction]
 fn params_markdown() -> String {
@@ -166,5 +175,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(t95, m)?)?;
     m.add_function(wrap_pyfunction!(bench_, m)?)?;
     m.add_function(wrap_pyfunction!(params_markdown, m)?)?;
+    m.add_function(wrap_pyfunction!(report_schema, m)?)?;
     Ok(())
 }

@@ -89,6 +89,12 @@ fn run_in(scenario: &Scenario, mode: ringlet_sci::Mode<'_>) -> Result<(RunResult
     Ok((result, outcome))
 }
 
+/// The report's column schema: every table's columns with units and
+/// meanings, the counters, and what a sweep table copies (as JSON).
+pub fn report_schema() -> serde_json::Value {
+    ringlet_sci::report::schema()
+}
+
 /// Two-sided 95% Student t quantile with `df` degrees of freedom: the one
 /// the batch-means intervals use, shared with the Python side's intervals
 /// across replications.

@@ -12,11 +12,11 @@ pub mod packet;
 pub mod queue;
 pub mod params;
 pub mod protocol;
-mod report;
+pub mod report;
 pub mod ring;
 pub mod traffic;
 
-pub use report::*;
+pub use report::{Conservation, Counters, LinkReport, PriorityReport, Report, Summary};
 
 use protocol::{Registration, REGISTRY};
 use ring::Ring;

@@ -3,7 +3,7 @@
 //! serviced), warm-up discarded, batch-means confidence intervals and HDR
 //! percentiles per priority.
 
-use crate::report::{LinkReport, PriorityReport, Report};
+use crate::report::{LinkReport, PriorityReport, Report, Summary};
 use ringlet_engine::stats::{BatchMeans, LatencyHistogram};
 use ringlet_engine::time::{ns_to_ps, ps_to_ns};
 use ringlet_engine::Time;
@@ -253,6 +253,7 @@ impl Measure {
             .collect();
         let all = LatencyHistogram::merged(&self.hist_prio, self.lat_sum);
         Report {
+            summary: Summary {
             throughput_mbps: mbps(self.bytes),
             throughput_mbps_ci95: thr.ci95 * 1e6,
             offered_mbps: offered_per_prio * nodes as f64 * self.hist_prio.len() as f64,
@@ -268,6 +269,7 @@ impl Measure {
             measure_time_ns: ps_to_ns(window),
             batches: thr.batches,
             stopped_by: stop.name(),
+            },
             per_priority,
             per_link,
             ..Report::default()

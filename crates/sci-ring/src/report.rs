@@ -1,107 +1,306 @@
-//! What one SCI ring run reports (the JSON contract of `ringlet run --json`).
+//! What one run reports (the JSON contract of `ringlet run --json`), and its
+//! column schema.
+//!
+//! Every table of the report is declared once, here, with the [`table!`]
+//! macro: the struct the model fills and serialises, and the list of its
+//! columns with their units and meanings ([`Columns::COLUMNS`]).
+//! [`schema`] exports them, so the Python side (result frames, sweep
+//! tables, the CLI's views) and the documentation read the columns from
+//! the code instead of copying them.
 
 use serde::Serialize;
 
-/// Figures for one priority level.
-#[derive(Clone, Debug, Default, Serialize)]
-pub struct PriorityReport {
-    pub priority: u32,
-    /// Effective throughput of this priority, MB/s (10^6 bytes/s).
-    pub throughput_mbps: f64,
-    pub offered_mbps: f64,
-    /// Transactions of this priority completed in the measurement window.
-    pub transactions: u64,
-    /// One-way packet latencies (requests and responses) measured.
-    pub packets: u64,
-    pub latency_ns_mean: f64,
-    pub latency_ns_p50: f64,
-    pub latency_ns_p99: f64,
-    pub latency_ns_p999: f64,
-    pub latency_ns_max: f64,
+/// One column of a report table, or one scalar of the summary.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct Column {
+    pub name: &'static str,
+    /// Unit of the values (`""` for counts and names).
+    pub unit: &'static str,
+    pub doc: &'static str,
+    /// For counters: the label under which a run's view shows it when it
+    /// occurred (counters without one only explain other figures).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub label: Option<&'static str>,
 }
 
-/// Utilisation of the link leaving `node` (toward `node + 1`).
-#[derive(Clone, Debug, Default, Serialize)]
-pub struct LinkReport {
-    pub link: u32,
-    pub from_node: u32,
-    pub to_node: u32,
-    /// Fraction of the measurement window the link carried packet symbols.
-    pub utilization: f64,
-    /// Same, counting only send packets (requests, responses) and not echoes.
-    pub send_utilization: f64,
+/// A struct of the report whose fields are its columns.
+pub trait Columns {
+    const COLUMNS: &'static [Column];
 }
 
-/// Event counts that explain a result (measurement window only unless noted).
-#[derive(Clone, Debug, Default, Serialize)]
-pub struct Counters {
-    /// Packets passing one node (bypass) or being stripped by it: a hop each.
-    pub packet_hops: u64,
-    /// Engine events handled over the whole run, warm-up included.
-    pub events: u64,
-    pub send_packets: u64,
-    pub echoes: u64,
-    pub busy_echoes: u64,
-    pub retries: u64,
-    /// Busy echoes that carried an A/B reservation.
-    pub reservations: u64,
-    /// Times a node was kept from starting a packet by the go-bit protocol.
-    pub go_bit_holds: u64,
-    /// Times a node's own packet waited for bypass traffic (register-insertion rule).
-    pub bypass_waits: u64,
-    /// PPQ: packets preempted from an input queue or a bypass queue (each becomes a busy echo).
-    pub preemptions: u64,
-    /// Protocol control packets put on the ring (DFC control symbols, TRAIN trains, PPQ inheritance messages).
-    pub control_symbols: u64,
-    /// TRAIN: tickets deleted by a full destination or truncated at the size budget.
-    pub tickets_deleted: u64,
-    /// Times a node held a packet because of another node's announced state
-    /// (DFC STOP-THRU/STOP-TO, TRAIN waiting for its grant).
-    pub flow_holds: u64,
-    /// PPQ: priority inheritance messages sent.
-    pub inheritances: u64,
+/// Declares a report struct and its column list in one place: each field
+/// is `/// doc` then `name: type [unit]`, or `name: type [unit, "label"]`
+/// for a counter a run's view shows by that label.
+macro_rules! table {
+    (
+        $(#[doc = $sdoc:literal])*
+        pub struct $name:ident {
+            $(
+                $(#[doc = $doc:literal])*
+                $field:ident : $ty:ty [$unit:literal $(, $label:literal)?]
+            ),* $(,)?
+        }
+    ) => {
+        $(#[doc = $sdoc])*
+        #[derive(Clone, Debug, Default, Serialize)]
+        pub struct $name {
+            $( $(#[doc = $doc])* pub $field: $ty, )*
+        }
+
+        impl Columns for $name {
+            const COLUMNS: &'static [Column] = &[
+                $( Column { name: stringify!($field), unit: $unit, doc: concat!($($doc),*), label: table!(@label $($label)?) }, )*
+            ];
+        }
+    };
+    (@label) => { None };
+    (@label $l:literal) => { Some($l) };
 }
 
-/// Every generated transaction is completed, in flight, or still queued.
-#[derive(Clone, Debug, Default, Serialize)]
-pub struct Conservation {
-    /// Whole run, warm-up included.
-    pub generated: u64,
-    pub completed: u64,
-    /// Waiting in an application queue (never sent).
-    pub queued: u64,
-    /// Sent but not completed: in output queues, on the ring, in input queues or in service.
-    pub in_flight: u64,
+table! {
+    /// Figures for one priority level.
+    pub struct PriorityReport {
+        /// Priority level (0 is the lowest).
+        priority: u32 [""],
+        /// Effective throughput of this priority: data bytes delivered / measured time.
+        throughput_mbps: f64 ["MB/s"],
+        /// Data load offered at this priority over all nodes.
+        offered_mbps: f64 ["MB/s"],
+        /// Transactions of this priority completed in the measurement window.
+        transactions: u64 [""],
+        /// One-way packet latencies (requests and responses) measured.
+        packets: u64 [""],
+        /// Mean one-way latency (application queue to serviced).
+        latency_ns_mean: f64 ["ns"],
+        /// Median one-way latency.
+        latency_ns_p50: f64 ["ns"],
+        /// 99th percentile of one-way latency.
+        latency_ns_p99: f64 ["ns"],
+        /// 99.9th percentile of one-way latency.
+        latency_ns_p999: f64 ["ns"],
+        /// Longest one-way latency.
+        latency_ns_max: f64 ["ns"],
+    }
 }
 
-/// The result of one SCI ring run.
+table! {
+    /// Utilisation of one link: the one leaving `from_node` (toward `to_node`).
+    pub struct LinkReport {
+        /// Link number.
+        link: u32 [""],
+        /// The node whose output the link is.
+        from_node: u32 [""],
+        /// The node the link leads to.
+        to_node: u32 [""],
+        /// Fraction of the measurement window the link carried packet symbols.
+        utilization: f64 [""],
+        /// Same, counting only send packets (requests, responses) and not echoes.
+        send_utilization: f64 [""],
+    }
+}
+
+table! {
+    /// Event counts that explain a result (measurement window only unless noted).
+    pub struct Counters {
+        /// Packets passing one node (bypass) or being stripped by it: a hop each (whole run).
+        packet_hops: u64 [""],
+        /// Engine events handled over the whole run, warm-up included.
+        events: u64 [""],
+        /// Send packets (requests, responses) put on the ring, retries included (whole run).
+        send_packets: u64 [""],
+        /// Echoes sent (whole run).
+        echoes: u64 [""],
+        /// Busy echoes sent: a send packet found no room (whole run).
+        busy_echoes: u64 ["", "busy echoes"],
+        /// Busied packets sent again (whole run).
+        retries: u64 [""],
+        /// Busy echoes that carried an A/B reservation.
+        reservations: u64 ["", "A/B reservations"],
+        /// Times a node was kept from starting a packet by the go-bit protocol.
+        go_bit_holds: u64 ["", "go-bit holds"],
+        /// Times a node's own packet waited for bypass traffic (register-insertion rule).
+        bypass_waits: u64 [""],
+        /// PPQ: packets preempted from an input queue or a bypass queue (each becomes a busy echo).
+        preemptions: u64 ["", "preemptions"],
+        /// Protocol control packets put on the ring (DFC control symbols, TRAIN trains, PPQ inheritance messages).
+        control_symbols: u64 ["", "control symbols"],
+        /// TRAIN: tickets deleted by a full destination or truncated at the size budget.
+        tickets_deleted: u64 ["", "tickets deleted"],
+        /// Times a node held a packet because of another node's announced state (DFC STOP-THRU/STOP-TO, TRAIN waiting for its grant).
+        flow_holds: u64 ["", "flow-control holds"],
+        /// PPQ: priority inheritance messages sent.
+        inheritances: u64 ["", "inheritances"],
+    }
+}
+
+table! {
+    /// Every generated transaction is completed, in flight, or still queued.
+    pub struct Conservation {
+        /// Transactions generated over the whole run, warm-up included.
+        generated: u64 [""],
+        /// Transactions completed over the whole run.
+        completed: u64 [""],
+        /// Waiting in an application queue (never sent).
+        queued: u64 [""],
+        /// Sent but not completed: in output queues, on the ring, in input queues or in service.
+        in_flight: u64 [""],
+    }
+}
+
+table! {
+    /// The scalar figures of one run.
+    pub struct Summary {
+        /// Effective throughput: data bytes delivered to all nodes / measured time.
+        throughput_mbps: f64 ["MB/s"],
+        /// Half-width of the throughput's 95% confidence interval (batch means).
+        throughput_mbps_ci95: f64 ["MB/s"],
+        /// Offered data load over all nodes and priorities.
+        offered_mbps: f64 ["MB/s"],
+        /// Mean one-way latency of requests and responses (seed 003 Figure 7).
+        latency_ns_mean: f64 ["ns"],
+        /// Half-width of the mean latency's 95% confidence interval (batch means).
+        latency_ns_mean_ci95: f64 ["ns"],
+        /// Median one-way latency.
+        latency_ns_p50: f64 ["ns"],
+        /// 99th percentile of one-way latency.
+        latency_ns_p99: f64 ["ns"],
+        /// 99.9th percentile of one-way latency.
+        latency_ns_p999: f64 ["ns"],
+        /// Longest one-way latency.
+        latency_ns_max: f64 ["ns"],
+        /// Transactions completed in the measurement window.
+        transactions: u64 [""],
+        /// Busy-retried send packets in the measurement window.
+        retries: u64 [""],
+        /// Simulated time at the end of the run, warm-up included.
+        sim_time_ns: f64 ["ns"],
+        /// Length of the measurement window.
+        measure_time_ns: f64 ["ns"],
+        /// Batch-means batches closed in the measurement window.
+        batches: usize [""],
+        /// Why the run stopped: transactions, precision, time_cap, backlog, trace_end or interrupted.
+        stopped_by: &'static str [""],
+    }
+}
+
+/// The result of one run.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct Report {
-    /// Effective throughput: data bytes delivered to all nodes / measured time, MB/s.
-    pub throughput_mbps: f64,
-    pub throughput_mbps_ci95: f64,
-    /// Offered data load over all nodes and priorities, MB/s.
-    pub offered_mbps: f64,
-    /// Mean one-way latency of requests and responses, ns (seed Figure 7).
-    pub latency_ns_mean: f64,
-    pub latency_ns_mean_ci95: f64,
-    pub latency_ns_p50: f64,
-    pub latency_ns_p99: f64,
-    pub latency_ns_p999: f64,
-    pub latency_ns_max: f64,
-    /// Transactions completed in the measurement window.
-    pub transactions: u64,
-    /// Busy-retried send packets in the measurement window.
-    pub retries: u64,
-    /// Simulated time at the end of the run, warm-up included, ns.
-    pub sim_time_ns: f64,
-    /// Length of the measurement window, ns.
-    pub measure_time_ns: f64,
-    pub batches: usize,
-    /// Why the run stopped: "transactions", "precision" or "time_cap".
-    pub stopped_by: &'static str,
+    #[serde(flatten)]
+    pub summary: Summary,
     pub per_priority: Vec<PriorityReport>,
     pub per_link: Vec<LinkReport>,
     pub counters: Counters,
     pub conservation: Conservation,
+}
+
+impl std::ops::Deref for Report {
+    type Target = Summary;
+    fn deref(&self) -> &Summary {
+        &self.summary
+    }
+}
+
+impl std::ops::DerefMut for Report {
+    fn deref_mut(&mut self) -> &mut Summary {
+        &mut self.summary
+    }
+}
+
+/// The summary figures a sweep table copies into every row, each under its
+/// column name (`total_` + figure for numbers, as they sit beside the
+/// per-priority figures).
+pub const SWEEP_TOTALS: &[(&str, &str)] = &[
+    ("total_throughput_mbps", "throughput_mbps"),
+    ("total_throughput_mbps_ci95", "throughput_mbps_ci95"),
+    ("total_latency_ns_mean", "latency_ns_mean"),
+    ("total_latency_ns_mean_ci95", "latency_ns_mean_ci95"),
+    ("total_latency_ns_p99", "latency_ns_p99"),
+    ("total_retries", "retries"),
+    ("total_transactions", "transactions"),
+    ("stopped_by", "stopped_by"),
+];
+
+/// The per-priority figures a sweep table has, one row per point and priority.
+pub const SWEEP_PER_PRIORITY: &[&str] = &[
+    "throughput_mbps",
+    "offered_mbps",
+    "latency_ns_mean",
+    "latency_ns_p50",
+    "latency_ns_p99",
+    "latency_ns_p999",
+    "latency_ns_max",
+    "transactions",
+];
+
+/// The report's schema: every table's columns, the counters, and what a
+/// sweep table copies (see `docs/usage.md`).
+pub fn schema() -> serde_json::Value {
+    // (A doc comment's lines each start with a space.)
+    let cols = |c: &[Column]| c.iter().map(|c| Column { doc: c.doc.trim(), ..*c }).collect::<Vec<_>>();
+    serde_json::json!({
+        "summary": cols(Summary::COLUMNS),
+        "tables": {
+            "per_priority": cols(PriorityReport::COLUMNS),
+            "per_link": cols(LinkReport::COLUMNS),
+        },
+        "counters": cols(Counters::COLUMNS),
+        "conservation": cols(Conservation::COLUMNS),
+        "sweep": {
+            "per_priority": SWEEP_PER_PRIORITY,
+            "totals": SWEEP_TOTALS.iter().map(|&(column, figure)| serde_json::json!([column, figure])).collect::<Vec<_>>(),
+        },
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(cols: &[Column]) -> Vec<&str> {
+        cols.iter().map(|c| c.name).collect()
+    }
+
+    /// The exported columns are the JSON the model writes, in its order.
+    #[test]
+    fn columns_are_the_serialised_fields() {
+        fn keys<T: Serialize + Default>() -> Vec<String> {
+            match serde_json::to_value(T::default()).unwrap() {
+                serde_json::Value::Object(m) => m.keys().cloned().collect(),
+                _ => unreachable!(),
+            }
+        }
+        let mut want = keys::<PriorityReport>();
+        want.sort();
+        let mut got = names(PriorityReport::COLUMNS);
+        got.sort();
+        assert_eq!(got, want);
+        for (cols, mut json) in [
+            (LinkReport::COLUMNS, keys::<LinkReport>()),
+            (Counters::COLUMNS, keys::<Counters>()),
+            (Conservation::COLUMNS, keys::<Conservation>()),
+            (Summary::COLUMNS, keys::<Summary>()),
+        ] {
+            let mut got = names(cols);
+            got.sort();
+            json.sort();
+            assert_eq!(got, json);
+        }
+        for c in Summary::COLUMNS.iter().chain(Counters::COLUMNS).chain(PriorityReport::COLUMNS) {
+            assert!(!c.doc.trim().is_empty(), "{} has no doc", c.name);
+        }
+    }
+
+    /// What a sweep copies exists in the report.
+    #[test]
+    fn sweep_columns_exist() {
+        let summary = names(Summary::COLUMNS);
+        for (_, figure) in SWEEP_TOTALS {
+            assert!(summary.contains(figure), "{figure}");
+        }
+        let prio = names(PriorityReport::COLUMNS);
+        for f in SWEEP_PER_PRIORITY {
+            assert!(prio.contains(f), "{f}");
+        }
+    }
 }
