@@ -21,7 +21,7 @@ fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
 fn main() {
     let crates = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let mut files = Vec::new();
-    for name in ["engine", "scenario", "sci-ring", "ringlet"] {
+    for name in ["engine", "scenario", "fabric", "sci-ring", "ringlet"] {
         let src = crates.join(name).join("src");
         println!("cargo:rerun-if-changed={}", src.display());
         sources(&src, &mut files);

@@ -3,7 +3,8 @@
 //! The discrete-event core every ringlet model runs on. It knows nothing of SCI:
 //! it offers integer simulated [`Time`], a deterministic [`Scheduler`] of
 //! model-defined events, independent random streams derived from one seed
-//! ([`rng::StreamSeeds`]), and the statistics models declare ([`stats`]).
+//! ([`rng::StreamSeeds`]), the statistics models declare ([`stats`]), and
+//! what every run shares: stop reasons, progress and its loop ([`run`]).
 //!
 //! Design rules (see `docs/architecture.md`):
 //! - time is an integer number of picoseconds, so 2 ns SCI cycles, GigaRing
@@ -14,6 +15,7 @@
 //!   entries is reused and events are small `Copy` values chosen by the model.
 
 pub mod rng;
+pub mod run;
 pub mod scheduler;
 pub mod stats;
 pub mod time;

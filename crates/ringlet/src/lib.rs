@@ -6,6 +6,7 @@
 
 pub mod bench;
 
+use ringlet_fabric::family::{Mode, Outcome};
 use ringlet_scenario::schema::Schema;
 use ringlet_scenario::{NetworkKind, Scenario, ScenarioError};
 use serde::Serialize;
@@ -51,7 +52,7 @@ pub struct Provenance {
 #[derive(Clone, Debug, Serialize)]
 pub struct RunResult {
     #[serde(flatten)]
-    pub report: ringlet_sci::Report,
+    pub report: ringlet_fabric::Report,
     pub provenance: Provenance,
     /// Wall-clock seconds the simulation took (not part of the simulated result).
     pub wall_time_s: f64,
@@ -67,7 +68,7 @@ pub fn check(scenario: &Scenario) -> Result<(), ScenarioError> {
 
 /// Runs one validated scenario.
 pub fn run(scenario: &Scenario) -> Result<RunResult, ScenarioError> {
-    run_in(scenario, ringlet_sci::Mode::Plain).map(|(r, _)| r)
+    run_in(scenario, Mode::Plain).map(|(r, _)| r)
 }
 
 fn provenance(scenario: &Scenario) -> Provenance {
@@ -79,7 +80,7 @@ fn provenance(scenario: &Scenario) -> Provenance {
     }
 }
 
-fn run_in(scenario: &Scenario, mode: ringlet_sci::Mode<'_>) -> Result<(RunResult, ringlet_sci::Outcome), ScenarioError> {
+fn run_in(scenario: &Scenario, mode: Mode<'_>) -> Result<(RunResult, Outcome), ScenarioError> {
     let start = std::time::Instant::now();
     let mut outcome = match scenario.network.kind {
         NetworkKind::SciRing => ringlet_sci::simulate_with(scenario, mode).map_err(ScenarioError::new)?,
@@ -92,7 +93,7 @@ fn run_in(scenario: &Scenario, mode: ringlet_sci::Mode<'_>) -> Result<(RunResult
 /// The report's column schema: every table's columns with units and
 /// meanings, the counters, and what a sweep table copies (as JSON).
 pub fn report_schema() -> serde_json::Value {
-    ringlet_sci::report::schema()
+    ringlet_fabric::report::schema()
 }
 
 /// Two-sided 95% Student t quantile with `df` degrees of freedom: the one
@@ -101,7 +102,7 @@ pub fn report_schema() -> serde_json::Value {
 pub use ringlet_engine::stats::t95;
 
 /// How far a long run has got (passed to the progress function).
-pub use ringlet_sci::ring::Progress;
+pub use ringlet_engine::run::Progress;
 
 /// Runs one validated scenario, calling `progress` about every `every` of
 /// wall time (and once at the end). Returns the result and whether the run
@@ -112,7 +113,7 @@ pub fn run_with_progress(
     every: std::time::Duration,
     progress: &mut dyn FnMut(Progress) -> bool,
 ) -> Result<(RunResult, bool), ScenarioError> {
-    let (result, outcome) = run_in(scenario, ringlet_sci::Mode::Observed { every, progress })?;
+    let (result, outcome) = run_in(scenario, Mode::Observed { every, progress })?;
     Ok((result, !outcome.interrupted))
 }
 
@@ -148,12 +149,12 @@ pub fn trace(scenario: &Scenario, opts: TraceOptions) -> Result<Traced, Scenario
     if opts.max_records == 0 {
         return Err(ScenarioError::new("--max-events: expected an integer >= 1, got 0"));
     }
-    let window = ringlet_sci::ring::TraceWindow {
+    let window = ringlet_engine::run::TraceWindow {
         from: ns_to_ps(opts.from_ns),
         to: opts.to_ns.map_or(ringlet_engine::Time::MAX, ns_to_ps),
         max_records: opts.max_records,
     };
-    let (result, outcome) = run_in(scenario, ringlet_sci::Mode::Traced(window))?;
+    let (result, outcome) = run_in(scenario, Mode::Traced(window))?;
     let meta = serde_json::json!({
         "version": VERSION,
         "scenario_hash": result.provenance.scenario_hash,

@@ -1,11 +1,13 @@
 //! Helpers for hand-built rings.
 #![allow(dead_code)]
 
-use ringlet_sci::packet::PacketKind;
-use ringlet_sci::params::Params;
+use ringlet_fabric::packet::PacketKind;
+use ringlet_fabric::params::Params;
+use ringlet_fabric::protocol::RingProtocol;
+use ringlet_fabric::trace::{TraceKind, TraceRecord};
+use ringlet_fabric::Fabric;
 use ringlet_sci::protocol::sci::BaseSci;
-use ringlet_sci::protocol::RingProtocol;
-use ringlet_sci::ring::{Ring, TraceKind, TraceRecord};
+use ringlet_sci::protocol::Registered;
 use ringlet_scenario::Scenario;
 
 /// The scenario and parameters of a ring with no traffic sources; `extra`
@@ -16,24 +18,31 @@ pub fn setup(nodes: u32, extra: &[&str]) -> (Scenario, Params) {
     );
     let overrides: Vec<_> = extra.iter().map(|e| ringlet_scenario::parse_override(e).expect("KEY=VALUE")).collect();
     let s = ringlet_sci::load_str(&text, &overrides).expect("valid scenario");
-    let p = Params::from_scenario(&s).expect("valid params");
+    let p = ringlet_sci::params::params(&s).expect("valid params");
     (s, p)
 }
 
-/// A hand-built base SCI ring.
-pub fn ring(nodes: u32, extra: &[&str]) -> Ring<BaseSci> {
+/// A hand-built ring of `nodes` running protocol `P`, with `extra` settings.
+pub fn ring_with<P: Registered>(nodes: u32, extra: &[&str]) -> Fabric<P> {
     let (s, p) = setup(nodes, extra);
-    let proto = BaseSci::new(&p, true, true);
-    Ring::hand_built(&s, p, proto)
+    let t = ringlet_sci::ring::topology(&s).expect("a ring");
+    let protocols = ringlet_sci::ring::instances::<P>(&t, &p, &s).expect("valid protocol settings");
+    Fabric::hand_built(&s, t, p, protocols)
 }
 
-/// Times (ps) of trace records matching `what` at `node` for packets of `kind` from `src`.
-pub fn times<P: RingProtocol>(r: &Ring<P>, node: u16, what: TraceKind, kind: PacketKind, src: u16) -> Vec<u64> {
-    records(r).iter().filter(|t| t.node == node && t.what == what && t.kind == kind && t.src == src).map(|t| t.time).collect()
+/// A hand-built base SCI ring.
+pub fn ring(nodes: u32, extra: &[&str]) -> Fabric<BaseSci> {
+    ring_with(nodes, extra)
 }
 
-pub fn records<P: RingProtocol>(r: &Ring<P>) -> &[TraceRecord] {
-    r.trace.as_ref().expect("traced")
+/// Times (ps) of trace records matching `what` at node (ring interface)
+/// `node` for packets of `kind` from `src`.
+pub fn times<P: RingProtocol>(r: &Fabric<P>, node: u16, what: TraceKind, kind: PacketKind, src: u16) -> Vec<u64> {
+    records(r).iter().filter(|t| t.iface == node && t.what == what && t.kind == kind && t.src == src).map(|t| t.time).collect()
+}
+
+pub fn records<P: RingProtocol>(r: &Fabric<P>) -> &[TraceRecord] {
+    r.records()
 }
 
 pub const NS: u64 = 1000;

@@ -1,7 +1,8 @@
 //! Analytic invariants and the seed's Table 1 figures (SPEC section 8).
 
 use proptest::prelude::*;
-use ringlet_sci::{simulate, Report};
+use ringlet_fabric::Report;
+use ringlet_sci::simulate;
 
 fn run(settings: &[&str]) -> Report {
     let o: Vec<_> = settings.iter().map(|e| ringlet_scenario::parse_override(e).expect("KEY=VALUE")).collect();

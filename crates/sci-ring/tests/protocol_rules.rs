@@ -4,17 +4,19 @@
 
 mod common;
 use common::*;
-use ringlet_sci::node::Node;
-use ringlet_sci::packet::{Packet, PacketKind, Slab};
+use ringlet_fabric::interface::Iface;
+use ringlet_fabric::packet::{Packet, PacketKind, Slab};
+use ringlet_fabric::protocol::{Effects, Permit, QueueView, RingProtocol};
+use ringlet_fabric::trace::TraceKind;
+use ringlet_fabric::Fabric;
 use ringlet_sci::protocol::dfc::{Dfc, Grant, Symbol};
 use ringlet_sci::protocol::ppq::Ppq;
-use ringlet_sci::protocol::{Effects, Permit, QueueView, Registered, RingProtocol};
-use ringlet_sci::ring::{Ring, TraceKind};
+use ringlet_sci::protocol::Registered;
 
 /// A DFC test bench: the protocol plus idle nodes whose queues a case fills.
 struct Bench {
     dfc: Dfc,
-    nodes: Vec<Node>,
+    nodes: Vec<Iface>,
     slab: Slab,
     fx: Effects,
 }
@@ -22,9 +24,10 @@ struct Bench {
 impl Bench {
     fn new(n: u32) -> Bench {
         let (s, p) = setup(n, &["network.protocol=\"dfc\"", "traffic.priorities=256"]);
+        let t = ringlet_sci::ring::topology(&s).unwrap();
         Bench {
-            dfc: Dfc::build(&p, &s).unwrap(),
-            nodes: (0..n).map(|_| Node::new(5, 5, 5, 256, 0)).collect(),
+            dfc: Dfc::build(&t.view(0), &p, &s).unwrap(),
+            nodes: (0..n as u16).map(|i| Iface::new(&t, i, &p, 256, 0)).collect(),
             slab: Slab::with_capacity(16),
             fx: Effects::default(),
         }
@@ -32,8 +35,8 @@ impl Bench {
 
     /// Node `src` has a request of `priority` for `dst` waiting.
     fn waiting(&mut self, src: u16, dst: u16, priority: u16) -> u32 {
-        let id = self.slab.alloc(Packet::send(PacketKind::Request, src, dst, priority, 8, 0));
-        self.nodes[src as usize].requests.to_send.push(priority, id);
+        let id = self.slab.alloc(Packet::new(PacketKind::Request, 0, src, dst, priority, 8, 0).on(src, dst));
+        self.nodes[src as usize].push_own(0, priority, id);
         id
     }
 
@@ -47,7 +50,7 @@ impl Bench {
     fn circulate(&mut self) -> Symbol {
         let (origin, len, tag, _) = self.fx.controls.pop().expect("a control symbol was sent");
         assert!(self.fx.controls.is_empty());
-        let mut pk = Packet::send(PacketKind::Control, origin, origin, 0, len, 0);
+        let mut pk = Packet::new(PacketKind::Control, 0, origin, origin, 0, len, 0).on(origin, origin);
         pk.ctl = tag;
         let n = self.nodes.len();
         let mut j = (origin as usize + 1) % n;
@@ -88,7 +91,7 @@ fn figure_5_stop_thru() {
     assert_eq!(b.may_send(n1), Permit::Go);
     // Node 1 sends its packet with nothing behind it: the restriction is lifted.
     let pk = *b.slab.get(n1);
-    b.nodes[1].requests.to_send.pop();
+    b.nodes[1].take_own(n1, 0);
     b.dfc.on_sent(1, 0, n1, &pk, None, &mut b.fx);
     assert_eq!(b.circulate(), Symbol::StopThru { level: 0 });
     assert!(b.fx.wakes.iter().any(|&(j, _)| j == 6), "node 6 is woken by the lift");
@@ -147,7 +150,7 @@ fn figure_6_stop_to_life_cycle() {
     assert_eq!(b.may_send(to_1_from_0), Permit::Skip);
     // Node 2 uses its grant.
     let pk = *b.slab.get(to_1_from_2);
-    b.nodes[2].requests.to_send.pop();
+    b.nodes[2].take_own(to_1_from_2, 0);
     b.dfc.on_sent(2, 0, to_1_from_2, &pk, None, &mut b.fx);
     assert_eq!(b.dfc.stop_to_seen(2, 1, 0), (true, 0));
     b.dfc.on_input_change(1, 0, queue(5), 0, &mut b.fx); // it arrives
@@ -170,12 +173,10 @@ fn figure_6_stop_to_life_cycle() {
     assert_eq!(b.may_send(to_1_from_3), Permit::Go);
 }
 
-fn ppq_ring(nodes: u32, extra: &[&str]) -> Ring<Ppq> {
+fn ppq_ring(nodes: u32, extra: &[&str]) -> Fabric<Ppq> {
     let mut all = vec!["network.protocol=\"ppq\"", "traffic.priorities=4", "ppq.starvation=\"inheritance\""];
     all.extend_from_slice(extra);
-    let (s, p) = setup(nodes, &all);
-    let proto = Ppq::build(&p, &s).unwrap();
-    Ring::hand_built(&s, p, proto)
+    ring_with(nodes, &all)
 }
 
 /// LIQ preemption: node 2's responder queue holds 2 packets (one in
@@ -192,11 +193,11 @@ fn ppq_preempts_a_lower_priority_packet_in_the_input_queue() {
     let t = records(&r);
     let preempted: Vec<_> = t.iter().filter(|x| x.what == TraceKind::Preempted).collect();
     assert_eq!(preempted.len(), 1);
-    assert_eq!((preempted[0].node, preempted[0].priority), (2, 0));
-    let accepted: Vec<_> = t.iter().filter(|x| x.what == TraceKind::Accepted && x.node == 2).map(|x| (x.src, x.priority)).collect();
+    assert_eq!((preempted[0].iface, preempted[0].priority), (2, 0));
+    let accepted: Vec<_> = t.iter().filter(|x| x.what == TraceKind::Accepted && x.iface == 2).map(|x| (x.src, x.priority)).collect();
     assert_eq!(accepted, vec![(1, 0), (0, 0), (3, 3)]);
     // The evicted packet's source got a busy echo and will retry it.
-    assert!(t.iter().any(|x| x.what == (TraceKind::EchoBack { busy: true }) && x.node == preempted[0].src));
+    assert!(t.iter().any(|x| x.what == (TraceKind::EchoBack { busy: true }) && x.iface == preempted[0].src));
     // PPQ echoes only on service: nothing accepted has been echoed before its service.
     assert!(!t.iter().any(|x| x.what == (TraceKind::EchoBack { busy: false })));
 }
@@ -227,12 +228,12 @@ fn ppq_preempts_a_lower_priority_packet_in_the_bypass_queue() {
     r.inject(0, 2, 0, 0);
     r.run_until(2_000 * NS);
     let t = records(&r);
-    let preempted: Vec<_> = t.iter().filter(|x| x.what == TraceKind::Preempted).map(|x| (x.time, x.node, x.src, x.priority)).collect();
+    let preempted: Vec<_> = t.iter().filter(|x| x.what == TraceKind::Preempted).map(|x| (x.time, x.iface, x.src, x.priority)).collect();
     // Node 1's first request occupies its link for 40 + 1 symbols.
     assert_eq!(preempted, vec![(41 * CYCLE, 1, 0, 0)]);
-    assert!(t.iter().any(|x| x.what == (TraceKind::EchoBack { busy: true }) && x.node == 0));
+    assert!(t.iter().any(|x| x.what == (TraceKind::EchoBack { busy: true }) && x.iface == 0));
     // Node 0 retries and its request is eventually delivered.
-    assert!(t.iter().any(|x| x.what == TraceKind::Received && x.node == 2 && x.src == 0));
+    assert!(t.iter().any(|x| x.what == TraceKind::Received && x.iface == 2 && x.src == 0));
 }
 
 /// Starvation cures. Aging: a packet's bypass-queue priority rises one
@@ -243,27 +244,33 @@ fn ppq_preempts_a_lower_priority_packet_in_the_bypass_queue() {
 #[test]
 fn ppq_aging_and_inheritance() {
     let (s, p) = setup(4, &["network.protocol=\"ppq\"", "traffic.priorities=4", "ppq.starvation=\"aging\"", "ppq.aging_ns=100"]);
-    let aging = Ppq::build(&p, &s).unwrap();
-    let pk = Packet::send(PacketKind::Request, 0, 2, 0, 8, 0);
+    let t = ringlet_sci::ring::topology(&s).unwrap();
+    let aging = Ppq::build(&t.view(0), &p, &s).unwrap();
+    let pk = Packet::new(PacketKind::Request, 0, 0, 2, 0, 8, 0).on(0, 2);
     assert_eq!(aging.bypass_priority(&pk, 99 * NS), 0);
     assert_eq!(aging.bypass_priority(&pk, 100 * NS), 1);
     assert_eq!(aging.bypass_priority(&pk, 250 * NS), 2);
     assert_eq!(aging.bypass_priority(&pk, 10_000 * NS), 3);
 
-    let (s, p) = setup(4, &["network.protocol=\"ppq\"", "traffic.priorities=4", "ppq.starvation=\"inheritance\""]);
-    let mut inherit = Ppq::build(&p, &s).unwrap();
-    let mut node = Node::new(2, 5, 5, 4, 0);
+    let (s, p) = setup(4, &["network.protocol=\"ppq\"", "traffic.priorities=4", "ppq.starvation=\"inheritance\"", "node.output_queue_packets=2"]);
+    let t = ringlet_sci::ring::topology(&s).unwrap();
+    let mut inherit = Ppq::build(&t.view(0), &p, &s).unwrap();
+    let mut node = Iface::new(&t, 0, &p, 4, 0);
     let mut slab = Slab::with_capacity(4);
-    let low = slab.alloc(Packet::send(PacketKind::Request, 0, 2, 0, 8, 0));
-    let mid = slab.alloc(Packet::send(PacketKind::Request, 0, 3, 1, 8, 0));
-    node.requests.awaiting.extend([mid, low]);
+    let low = slab.alloc(Packet::new(PacketKind::Request, 0, 0, 2, 0, 8, 0).on(0, 2));
+    let mid = slab.alloc(Packet::new(PacketKind::Request, 0, 0, 3, 1, 8, 0).on(0, 3));
+    // Both sent, awaiting their echoes.
+    for (id, prio) in [(mid, 1), (low, 0)] {
+        node.push_own(0, prio, id);
+        node.take_own(id, 0);
+    }
     let mut fx = Effects::default();
-    inherit.on_output_full(0, 0, 3, &node, &mut slab, &mut fx);
+    inherit.on_output_full(0, 0, 0, 3, &node, &mut slab, &mut fx);
     assert_eq!(fx.controls.len(), 1, "one inheritance message");
-    inherit.on_output_full(0, 0, 3, &node, &mut slab, &mut fx);
+    inherit.on_output_full(0, 0, 0, 3, &node, &mut slab, &mut fx);
     assert_eq!(fx.controls.len(), 1, "asked once for the same packet and priority");
     let (origin, len, tag, _) = fx.controls[0];
-    let mut msg = Packet::send(PacketKind::Control, origin, 1, 0, len, 0);
+    let mut msg = Packet::new(PacketKind::Control, 0, origin, 1, 0, len, 0).on(origin, 1);
     msg.ctl = tag;
     for j in 1..4 {
         assert!(inherit.on_control(j, 0, &mut msg, &node, &slab, &mut fx));
@@ -286,9 +293,9 @@ fn ppq_inheritance_frees_a_starved_packet() {
     r.inject(0, 3, 3, 20 * NS);
     r.run_until(3_000 * NS);
     let t = records(&r);
-    let served = |src: u16, prio: u16| t.iter().find(|x| x.what == TraceKind::Serviced && x.node == 2 && x.src == src && x.priority == prio).map(|x| x.time);
+    let served = |src: u16, prio: u16| t.iter().find(|x| x.what == TraceKind::Serviced && x.iface == 2 && x.src == src && x.priority == prio).map(|x| x.time);
     let low = served(0, 0).expect("the low-priority request is served");
-    let last_high = t.iter().filter(|x| x.what == TraceKind::Serviced && x.node == 2 && x.src == 1).map(|x| x.time).max().unwrap();
+    let last_high = t.iter().filter(|x| x.what == TraceKind::Serviced && x.iface == 2 && x.src == 1).map(|x| x.time).max().unwrap();
     assert!(low < last_high, "served before the higher-priority stream ended ({low} vs {last_high})");
     assert!(r.report().counters.inheritances >= 1);
 }

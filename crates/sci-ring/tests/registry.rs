@@ -3,10 +3,11 @@
 //! `Registration::of` alone (its name, section, checks and run).
 
 use ringlet_engine::Time;
-use ringlet_sci::packet::Packet;
-use ringlet_sci::params::Params;
-use ringlet_sci::protocol::{Admission, Effects, Permit, ProtoCounters, QueueView, Registered, Registration, RingProtocol, REGISTRY};
-use ringlet_sci::Mode;
+use ringlet_fabric::family::Mode;
+use ringlet_fabric::packet::Packet;
+use ringlet_fabric::params::Params;
+use ringlet_fabric::protocol::{Admission, Effects, Permit, ProtoCounters, QueueView, RingProtocol, RingletView, Rules};
+use ringlet_sci::protocol::{Registered, Registration, REGISTRY};
 use ringlet_scenario::schema::{Default, Kind, Param, Schema};
 use ringlet_scenario::Scenario;
 
@@ -78,14 +79,14 @@ impl Registered for Greedy {
         Ok(())
     }
 
-    fn build(_p: &Params, s: &Scenario) -> Result<Self, String> {
+    fn build(_view: &RingletView, _p: &Params, s: &Scenario) -> Result<Self, String> {
         let holdoff = ringlet_engine::time::ns_to_ps(s.section("greedy").float("holdoff_ns"));
         Ok(Greedy { holdoff, counters: ProtoCounters::default() })
     }
 }
 
 impl RingProtocol for Greedy {
-    const PRIORITY_QUEUES: bool = false;
+    const RULES: Rules = Rules::IEEE;
 
     fn may_send(&mut self, _node: usize, _now: Time, _id: u32, _pk: &Packet) -> Permit {
         Permit::Go
@@ -130,9 +131,10 @@ fn a_protocol_plugs_in_by_its_registration_alone() {
     assert!(doc.contains("| `holdoff_ns` | number 0..1000000 | 0 | Wait before a busied packet is sent again, ns. |"), "{doc}");
 
     let greedy = &regs[1];
-    let p = Params::from_scenario(&s).unwrap();
-    (greedy.check)(&p, &s).unwrap();
-    let outcome = (greedy.run)(&s, p, Mode::Plain).unwrap();
+    let p = ringlet_sci::params::params(&s).unwrap();
+    let t = ringlet_sci::ring::topology(&s).unwrap();
+    (greedy.check)(&t, &p, &s).unwrap();
+    let outcome = (greedy.run)(&s, t, p, Mode::Plain).unwrap();
     let r = outcome.report;
     assert_eq!(r.stopped_by, "transactions");
     // IQST 1 us at 150 MB/s fills the input queues: the greedy protocol busies.

@@ -3,8 +3,8 @@
 
 mod common;
 use common::*;
-use ringlet_sci::packet::PacketKind::{Echo, Request, Response};
-use ringlet_sci::ring::TraceKind::*;
+use ringlet_fabric::packet::PacketKind::{Echo, Request, Response};
+use ringlet_fabric::trace::TraceKind::*;
 
 /// A read64 request over k hops is in the target's input queue after
 /// k hops plus its 8 symbols; its echo's head leaves the target k hops after

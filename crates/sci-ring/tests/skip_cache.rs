@@ -6,13 +6,14 @@
 //! to the last counter.
 
 use ringlet_engine::Time;
-use ringlet_sci::node::Node;
-use ringlet_sci::packet::{Packet, Slab};
-use ringlet_sci::params::Params;
+use ringlet_fabric::interface::Iface;
+use ringlet_fabric::packet::{Packet, Slab};
+use ringlet_fabric::params::Params;
+use ringlet_fabric::protocol::{Admission, Effects, Permit, ProtoCounters, QueueView, RingProtocol, RingletView, Rules};
+use ringlet_fabric::Fabric;
 use ringlet_sci::protocol::dfc::Dfc;
 use ringlet_sci::protocol::sci::BaseSci;
-use ringlet_sci::protocol::{Admission, Effects, Permit, ProtoCounters, QueueView, Registered, RingProtocol};
-use ringlet_sci::ring::Ring;
+use ringlet_sci::protocol::Registered;
 
 /// A protocol `P`, counting the calls the caches save, with or without
 /// its promises.
@@ -27,10 +28,7 @@ struct Counted<P> {
 }
 
 impl<P: RingProtocol> RingProtocol for Counted<P> {
-    const PRIORITY_QUEUES: bool = P::PRIORITY_QUEUES;
-    const PRIORITY_BYPASS: bool = P::PRIORITY_BYPASS;
-    const ECHO_ON_SERVICE: bool = P::ECHO_ON_SERVICE;
-    const RESPONDER_STALLS: bool = P::RESPONDER_STALLS;
+    const RULES: Rules = P::RULES;
 
     fn on_start(&mut self, fx: &mut Effects) {
         self.inner.on_start(fx)
@@ -61,7 +59,7 @@ impl<P: RingProtocol> RingProtocol for Counted<P> {
     fn on_input_change(&mut self, node: usize, side: usize, q: QueueView, now: Time, fx: &mut Effects) {
         self.inner.on_input_change(node, side, q, now, fx)
     }
-    fn on_control(&mut self, node: usize, now: Time, pk: &mut Packet, n: &Node, slab: &Slab, fx: &mut Effects) -> bool {
+    fn on_control(&mut self, node: usize, now: Time, pk: &mut Packet, n: &Iface, slab: &Slab, fx: &mut Effects) -> bool {
         self.inner.on_control(node, now, pk, n, slab, fx)
     }
     fn bypass_priority(&self, pk: &Packet, waited: Time) -> u32 {
@@ -73,8 +71,8 @@ impl<P: RingProtocol> RingProtocol for Counted<P> {
     fn retry_holdoff(&self) -> Time {
         self.inner.retry_holdoff()
     }
-    fn on_output_full(&mut self, node: usize, now: Time, waiting: u16, n: &Node, slab: &mut Slab, fx: &mut Effects) {
-        self.inner.on_output_full(node, now, waiting, n, slab, fx)
+    fn on_output_full(&mut self, node: usize, now: Time, class: u8, waiting: u16, n: &Iface, slab: &mut Slab, fx: &mut Effects) {
+        self.inner.on_output_full(node, now, class, waiting, n, slab, fx)
     }
     fn counters(&self) -> ProtoCounters {
         self.inner.counters()
@@ -87,16 +85,17 @@ fn run<P: RingProtocol>(
     settings: &[&str],
     epoch: bool,
     quiet: bool,
-    make: impl Fn(&Params, &ringlet_scenario::Scenario) -> P,
+    make: impl Fn(&RingletView, &Params, &ringlet_scenario::Scenario) -> P,
 ) -> (String, u64, u64) {
     let base = format!("[network]\nnodes = 8\nprotocol = \"{protocol}\"\n[run]\nmeasure_transactions = 4000\n");
     let overrides: Vec<_> = settings.iter().map(|e| ringlet_scenario::parse_override(e).expect("KEY=VALUE")).collect();
     let s = ringlet_sci::load_str(&base, &overrides).expect("valid scenario");
-    let p = Params::from_scenario(&s).expect("valid params");
-    let proto = Counted { inner: make(&p, &s), epoch, quiet, asked: 0, blocked_calls: 0 };
-    let mut ring = Ring::new(&s, p, proto);
+    let p = ringlet_sci::params::params(&s).expect("valid params");
+    let t = ringlet_sci::ring::topology(&s).expect("a ring");
+    let proto = Counted { inner: make(&t.view(0), &p, &s), epoch, quiet, asked: 0, blocked_calls: 0 };
+    let mut ring = Fabric::new(&s, t, p, vec![proto]);
     ring.run_until(Time::MAX);
-    (format!("{:?}", ring.report()), ring.proto.asked, ring.proto.blocked_calls)
+    (format!("{:?}", ring.report()), ring.protocol(0).asked, ring.protocol(0).blocked_calls)
 }
 
 const DFC_CASES: [&[&str]; 4] = [
@@ -106,8 +105,8 @@ const DFC_CASES: [&[&str]; 4] = [
     &["traffic.load_mbps_per_node=120", "traffic.destinations=\"hotspot\"", "traffic.hotspot_fraction=0.8"],
 ];
 
-fn dfc(p: &Params, s: &ringlet_scenario::Scenario) -> Dfc {
-    Dfc::build(p, s).expect("dfc")
+fn dfc(view: &RingletView, p: &Params, s: &ringlet_scenario::Scenario) -> Dfc {
+    Dfc::build(view, p, s).expect("dfc")
 }
 
 #[test]
@@ -123,7 +122,7 @@ fn skipping_held_nodes_changes_nothing_but_the_work() {
 
 #[test]
 fn quiet_blocked_nodes_change_nothing_but_the_work() {
-    let base_sci = |p: &Params, _: &ringlet_scenario::Scenario| BaseSci::new(p, true, true);
+    let base_sci = |view: &RingletView, _: &Params, _: &ringlet_scenario::Scenario| BaseSci::new(view, true, true);
     let sci_cases: [&[&str]; 2] = [&["traffic.load_mbps_per_node=150", "node.iqst_ns=100"], &["traffic.load_mbps_per_node=60", "node.iqst_ns=1000"]];
     let mut checked = Vec::new();
     for settings in DFC_CASES {

@@ -23,9 +23,21 @@ impl LatencyHistogram {
         LatencyHistogram { h: Histogram::new_with_bounds(1, HIGHEST_PS, 3).expect("valid bounds"), sum: 0.0 }
     }
 
+    /// A histogram with 2 significant digits that grows only as far as the
+    /// values recorded: small enough to keep one per agent of a large
+    /// fabric (a few kilobytes where `new` takes 350).
+    pub fn coarse() -> Self {
+        let mut h = Histogram::new(2).expect("valid precision");
+        h.auto(true);
+        LatencyHistogram { h, sum: 0.0 }
+    }
+
     #[inline]
     pub fn record(&mut self, ps: u64) {
-        self.h.saturating_record(ps.max(1));
+        // A coarse histogram grows to the value; a fixed one saturates at its top.
+        if self.h.record(ps.max(1)).is_err() {
+            self.h.saturating_record(ps.max(1));
+        }
         self.sum += ps as f64;
     }
 
@@ -80,6 +92,17 @@ impl LatencyHistogram {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn coarse_percentiles_within_two_digits() {
+        let mut h = LatencyHistogram::coarse();
+        for v in 1..=1000u64 {
+            h.record(v * 1_000_000);
+        }
+        let p99 = h.percentile_ps(99.0);
+        assert!((p99 - 990e6).abs() / 990e6 < 0.01, "{p99}");
+        assert!((h.mean_ps() - 500.5e6).abs() < 1.0);
+    }
 
     #[test]
     fn percentiles_within_precision() {

@@ -20,16 +20,19 @@
 //! priority seen by the previous symbol, and collects again. At the
 //! low-water mark a final symbol releases everybody. Blocking is per input
 //! queue: requests and responses have their own (the symbol says which).
+//! Nodes here are positions on one ringlet; a packet's target is the
+//! position of the interface that strips it there.
 //!
 //! DFC replaces base SCI's go bits and A/B reservation: a packet that still
 //! finds a full queue (sent before its source saw the block) is busied and
 //! retried, held by STOP-TO from then on.
 
-use super::{Admission, Effects, Payloads, Permit, ProtoCounters, QueueView, Registered, RingProtocol};
-use crate::node::Node;
-use crate::packet::{Packet, PacketKind, Slab};
-use crate::params::Params;
+use super::Registered;
 use ringlet_engine::Time;
+use ringlet_fabric::interface::Iface;
+use ringlet_fabric::packet::{Packet, PacketKind, Slab};
+use ringlet_fabric::params::Params;
+use ringlet_fabric::protocol::{Admission, Effects, Payloads, Permit, ProtoCounters, QueueView, RingProtocol, RingletView, Rules};
 use ringlet_scenario::schema::{Default, Kind, Param};
 use ringlet_scenario::Scenario;
 
@@ -99,6 +102,7 @@ struct Arbitration {
 }
 
 pub struct Dfc {
+    view: RingletView,
     n: usize,
     symbol_len: u16,
     high: [u32; 2],
@@ -131,8 +135,9 @@ impl Dfc {
     /// The high-water mark per input side (responder, requestor).
     fn water_marks(p: &Params, s: &Settings) -> Result<[u32; 2], String> {
         let derive = |cap: u32| if s.stop_to_high == 0 { cap } else { s.stop_to_high };
-        let high = [derive(p.responder_queue), derive(p.requestor_queue)];
-        let smallest = p.responder_queue.min(p.requestor_queue);
+        let (responder, requestor) = (p.input_queue[0], p.input_queue[1]);
+        let high = [derive(responder), derive(requestor)];
+        let smallest = responder.min(requestor);
         if s.stop_to_high > smallest {
             return Err(format!(
                 "dfc.stop_to_high: expected at most the input queue size ({smallest}), got {}",
@@ -149,10 +154,11 @@ impl Dfc {
         Ok(high)
     }
 
-    pub fn new(p: &Params, s: &Settings) -> Result<Self, String> {
-        let n = p.nodes;
+    pub fn new(view: &RingletView, p: &Params, s: &Settings) -> Result<Self, String> {
+        let n = view.len();
         let high = Self::water_marks(p, s)?;
         Ok(Dfc {
+            view: view.clone(),
             n,
             symbol_len: s.control_symbols as u16,
             high,
@@ -195,14 +201,14 @@ impl Dfc {
         if self.thru_seen[j] == 0 || self.announced[j] != 0 {
             return false;
         }
-        let mut i = (j + 1) % self.n;
+        let mut i = self.view.downstream(j);
         while i != dst {
             let level = self.thru[j * self.n + i];
             // level = 1 + announced priority: held if below it (equal passes).
             if level > 0 && prio + 1 < level {
                 return true;
             }
-            i = (i + 1) % self.n;
+            i = self.view.downstream(i);
         }
         false
     }
@@ -228,11 +234,11 @@ impl Dfc {
         self.thru[j * self.n + i]
     }
 
-    /// Highest-priority own packet of `n` for input queue `side` of node
-    /// `target`, passing over the first `skip` (those already granted).
-    fn waiting_for(n: &Node, slab: &Slab, target: u16, side: usize, skip: usize) -> Option<u16> {
-        let q = if side == 1 { &n.responses } else { &n.requests };
-        q.to_send.iter().map(|&id| slab.get(id)).filter(|pk| pk.dst == target).nth(skip).map(|pk| pk.eff)
+    /// Highest-priority own packet of `n` for the input queue of `class` of
+    /// node `target`, passing over the first `skip` (those already granted).
+    fn waiting_for(&self, n: &Iface, slab: &Slab, target: usize, class: usize, skip: usize) -> Option<u16> {
+        let q = &n.output(class as u8).to_send;
+        q.iter().map(|&id| slab.get(id)).filter(|pk| self.view.pos(pk.to) == target).nth(skip).map(|pk| pk.eff)
     }
 }
 
@@ -242,22 +248,22 @@ impl Registered for Dfc {
     const PARAMS: &'static [Param] = PARAMS;
 
     /// The STOP-TO water marks against the input queues (`new` checks them too).
-    fn check(p: &Params, s: &Scenario) -> Result<(), String> {
+    fn check(_view: &RingletView, p: &Params, s: &Scenario) -> Result<(), String> {
         Self::water_marks(p, &Settings::of(s)).map(|_| ())
     }
 
-    fn build(p: &Params, s: &Scenario) -> Result<Self, String> {
-        Dfc::new(p, &Settings::of(s))
+    fn build(view: &RingletView, p: &Params, s: &Scenario) -> Result<Self, String> {
+        Dfc::new(view, p, &Settings::of(s))
     }
 }
 
 impl RingProtocol for Dfc {
-    const PRIORITY_QUEUES: bool = true;
+    const RULES: Rules = Rules { priority_queues: true, ..Rules::IEEE };
 
     #[inline(always)]
     fn may_send(&mut self, node: usize, _now: Time, _id: u32, pk: &Packet) -> Permit {
-        let dst = pk.dst as usize;
-        let k = self.slot(node, dst, pk.side());
+        let dst = self.view.pos(pk.to);
+        let k = self.slot(node, dst, pk.class as usize);
         if (self.blocked[k] && self.grants[k] == 0) || self.thru_holds(node, dst, pk.eff) {
             self.counters.flow_holds += 1;
             return Permit::Skip;
@@ -275,7 +281,7 @@ impl RingProtocol for Dfc {
 
     fn on_sent(&mut self, node: usize, _now: Time, _id: u32, pk: &Packet, next_own: Option<u16>, fx: &mut Effects) {
         self.waits[node] = 0;
-        let k = self.slot(node, pk.dst as usize, pk.side());
+        let k = self.slot(node, self.view.pos(pk.to), pk.class as usize);
         if self.blocked[k] && self.grants[k] > 0 {
             self.grants[k] -= 1;
             self.epoch[node] += 1;
@@ -299,7 +305,7 @@ impl RingProtocol for Dfc {
         false
     }
 
-    fn admit(&mut self, _node: usize, _side: usize, _id: u32, _pk: &Packet, q: QueueView) -> Admission {
+    fn admit(&mut self, _node: usize, _class: usize, _id: u32, _pk: &Packet, q: QueueView) -> Admission {
         Admission::if_room(q.free())
     }
 
@@ -333,9 +339,9 @@ impl RingProtocol for Dfc {
         }
     }
 
-    fn on_control(&mut self, node: usize, now: Time, pk: &mut Packet, n: &Node, slab: &Slab, fx: &mut Effects) -> bool {
+    fn on_control(&mut self, node: usize, now: Time, pk: &mut Packet, n: &Iface, slab: &Slab, fx: &mut Effects) -> bool {
         debug_assert_eq!(pk.kind, PacketKind::Control);
-        let origin = pk.src as usize;
+        let origin = self.view.pos(pk.from);
         let tag = pk.ctl;
         let sym = self.symbols.get(tag);
         if node == origin {
@@ -394,7 +400,7 @@ impl RingProtocol for Dfc {
                         }
                         // Collect: does this node hold a higher-priority packet for the
                         // blocked queue (beyond those its grants already cover)?
-                        if let Some(prio) = Self::waiting_for(n, slab, origin as u16, s, self.grants[k] as usize) {
+                        if let Some(prio) = self.waiting_for(n, slab, origin, s, self.grants[k] as usize) {
                             if best.is_none_or(|(_, b)| prio > b) {
                                 self.symbols.set(tag, Symbol::StopTo { side, grant, best: Some((j as u16, prio)) });
                             }

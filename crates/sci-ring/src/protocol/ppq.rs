@@ -9,26 +9,27 @@
 //!   which is busied back to its source; otherwise it is busied itself;
 //! - because of that, the accepting **echo is sent only on service**: the
 //!   source keeps the packet (EWQ) until then;
-//! - **BQ preemption** (output inversion): the ring's prioritized bypass path
-//!   (`Ring::try_output_prioritized`) sends the highest-priority packet of
-//!   the BQ first and turns buffered lower-priority send packets into busy
-//!   echoes when they hold back an own packet of higher priority;
+//! - **BQ preemption** (output inversion): the fabric's prioritized bypass
+//!   (`BypassOrder::Priority`) sends the highest-priority packet of the BQ
+//!   first and turns buffered lower-priority send packets into busy echoes
+//!   when they hold back an own packet of higher priority;
 //! - within a priority level the base SCI go-bit flow control applies;
 //! - **starvation** of a packet stuck in a BQ: *aging* raises its priority
 //!   by one level per `ppq.aging_ns` waited there; *inheritance*: a source
 //!   whose output queue (EWQ) is full while a higher-priority transaction
 //!   waits sends an event message round the ring, and every node holding the
-//!   lowest-priority outstanding packet in its BQ or LIQ raises it.
+//!   lowest-priority outstanding packet in its BQ or LIQ raises it
+//!   (`Effects::raises`).
 //! - **limited busy-retries** (beyond the seed): `ppq.retry_holdoff_ns`
 //!   delays each retry so that a full queue is not hammered.
 
 use super::sci::GoBits;
-use super::{Admission, Effects, Payloads, Permit, ProtoCounters, QueueView, Registered, RingProtocol};
-use crate::node::Node;
-use crate::packet::{Packet, Phase, Slab};
-
-use crate::params::Params;
+use super::Registered;
 use ringlet_engine::time::ns_to_ps;
+use ringlet_fabric::interface::Iface;
+use ringlet_fabric::packet::{Packet, Phase, Slab};
+use ringlet_fabric::params::Params;
+use ringlet_fabric::protocol::{Admission, BypassOrder, EchoAt, Effects, Payloads, Permit, ProtoCounters, QueueView, RingProtocol, RingletView, Rules};
 use ringlet_engine::Time;
 use ringlet_scenario::schema::{Default, Kind, Param};
 use ringlet_scenario::Scenario;
@@ -74,6 +75,7 @@ impl Settings {
 }
 
 pub struct Ppq {
+    view: RingletView,
     go: GoBits,
     /// Aging step, ps (`None` with inheritance).
     aging: Option<Time>,
@@ -90,9 +92,10 @@ pub struct Ppq {
 }
 
 impl Ppq {
-    pub fn new(p: &Params, s: &Settings, priorities: u32) -> Self {
+    pub fn new(view: &RingletView, p: &Params, s: &Settings, priorities: u32) -> Self {
         Ppq {
-            go: GoBits::new(p, true, true),
+            view: view.clone(),
+            go: GoBits::new(view, true, true),
             aging: (s.starvation == Starvation::Aging).then(|| ns_to_ps(s.aging_ns).max(1)),
             holdoff: ns_to_ps(s.retry_holdoff_ns),
             ewq: s.ewq_packets,
@@ -100,7 +103,7 @@ impl Ppq {
             messages: Payloads::new(),
             // An event message: target, command, source, the packet, the new priority, CRC.
             message_len: p.echo_len + 2,
-            asked: vec![Vec::new(); p.nodes],
+            asked: vec![Vec::new(); view.len()],
             counters: ProtoCounters::default(),
         }
     }
@@ -111,16 +114,17 @@ impl Registered for Ppq {
     const DOC: &'static str = "Preemptive Priority Queue (seed 003 section 2.2): node-oriented priority with preemption in the input and bypass queues.";
     const PARAMS: &'static [Param] = PARAMS;
 
-    fn build(p: &Params, s: &Scenario) -> Result<Self, String> {
-        Ok(Ppq::new(p, &Settings::of(s), s.traffic.priorities))
+    fn build(view: &RingletView, p: &Params, s: &Scenario) -> Result<Self, String> {
+        Ok(Ppq::new(view, p, &Settings::of(s), s.traffic.priorities))
     }
 }
 
 impl RingProtocol for Ppq {
-    const PRIORITY_QUEUES: bool = true;
-    const PRIORITY_BYPASS: bool = true;
-    const ECHO_ON_SERVICE: bool = true;
-    const RESPONDER_STALLS: bool = false;
+    /// Priority queues with a preemptive bypass queue, echoes only on
+    /// service (the LIQ preempts), and a host queue that never holds the
+    /// responder: a response joins it in priority order, so a low-priority
+    /// response cannot block the service of high-priority requests.
+    const RULES: Rules = Rules { priority_queues: true, bypass: BypassOrder::Priority, echo: EchoAt::Service, server_waits_for_room: false };
 
     fn may_send(&mut self, node: usize, now: Time, _id: u32, pk: &Packet) -> Permit {
         self.go.may_start(node, now, pk.eff)
@@ -136,11 +140,11 @@ impl RingProtocol for Ppq {
         true
     }
 
-    fn admit(&mut self, _node: usize, _side: usize, _id: u32, pk: &Packet, q: QueueView) -> Admission {
+    fn admit(&mut self, _node: usize, _class: usize, _id: u32, pk: &Packet, q: QueueView) -> Admission {
         if q.free() > 0 {
             Admission::Accept
         } else if q.lowest_waiting.is_some_and(|low| low < pk.eff) {
-            Admission::Preempt
+            Admission::Evict
         } else {
             Admission::Busy(Phase::Fresh)
         }
@@ -161,23 +165,24 @@ impl RingProtocol for Ppq {
         self.holdoff
     }
 
-    fn on_output_full(&mut self, node: usize, _now: Time, waiting: u16, n: &Node, slab: &mut Slab, fx: &mut Effects) {
+    fn on_output_full(&mut self, node: usize, _now: Time, class: u8, waiting: u16, n: &Iface, slab: &mut Slab, fx: &mut Effects) {
         if self.aging.is_some() {
             return;
         }
         // The lowest-priority packet whose EWQ slot the waiting transaction needs.
+        let awaiting = &n.output(class).awaiting;
         let asked = &mut self.asked[node];
-        asked.retain(|(id, _)| n.requests.awaiting.contains(id));
+        asked.retain(|(id, _)| awaiting.contains(id));
         // One slot is needed: one packet inherits at a time.
         if asked.iter().any(|&(_, p)| p >= waiting) {
             return;
         }
         let raised = |id: u32| asked.iter().find(|(x, _)| *x == id).map_or(slab.get(id).eff, |&(_, p)| p);
-        let Some(&victim) = n.requests.awaiting.iter().min_by_key(|&&id| raised(id)) else { return };
+        let Some(&victim) = awaiting.iter().min_by_key(|&&id| raised(id)) else { return };
         if raised(victim) >= waiting {
             return;
         }
-        // Every node on the way raises it when the message passes (`Ring::raise`).
+        // Every node on the way raises it when the message passes.
         asked.retain(|(id, _)| *id != victim);
         asked.push((victim, waiting));
         let tag = self.messages.put((victim, waiting));
@@ -186,9 +191,9 @@ impl RingProtocol for Ppq {
         fx.controls.push((node as u16, self.message_len, tag, 0));
     }
 
-    fn on_control(&mut self, node: usize, _now: Time, pk: &mut Packet, _n: &Node, _slab: &Slab, fx: &mut Effects) -> bool {
+    fn on_control(&mut self, node: usize, _now: Time, pk: &mut Packet, _n: &Iface, _slab: &Slab, fx: &mut Effects) -> bool {
         let (victim, prio) = self.messages.get(pk.ctl);
-        if node == pk.src as usize {
+        if node == self.view.pos(pk.from) {
             self.messages.release(pk.ctl);
             return false;
         }

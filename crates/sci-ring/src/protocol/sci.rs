@@ -4,7 +4,9 @@
 //! **Go bits.** Idle symbols carry a go bit. A node whose own packet waits
 //! because bypass traffic holds its output is *blocked*; while blocked it
 //! clears the go bits of the idles it emits. Those idles travel downstream,
-//! so node `j` learns of node `i`'s blocked state `hops(i, j) * hop` later.
+//! so node `j` learns of node `i`'s blocked state the ringlet's travel time
+//! from `i` to `j` later. (Nodes here are positions on one ringlet: the
+//! state is per ringlet.)
 //! A node that is not itself blocked may start a new packet only if no other
 //! node's blocked state is visible to it; a blocked node ignores go bits
 //! (it holds the go bit it is owed). The effect is the one Picker & Fellman
@@ -19,10 +21,11 @@
 //! at a time, newly busied packets joining the other phase. A retried packet
 //! therefore cannot starve behind fresh traffic.
 
-use super::{Admission, Effects, Permit, ProtoCounters, QueueView, Registered, RingProtocol};
-use crate::packet::{Packet, Phase};
-use crate::params::Params;
+use super::Registered;
 use ringlet_engine::Time;
+use ringlet_fabric::packet::{Packet, Phase};
+use ringlet_fabric::params::Params;
+use ringlet_fabric::protocol::{Admission, Effects, Permit, ProtoCounters, QueueView, RingProtocol, RingletView, Rules};
 use ringlet_scenario::{BandwidthAllocation, QueueAllocation as QueueAllocationKey, Scenario};
 use std::collections::VecDeque;
 
@@ -51,16 +54,15 @@ pub struct GoBits {
     /// so that a decision on a large ring looks only at the nodes that can
     /// hold it (in node order, as a scan of every node would).
     recent: Vec<u64>,
-    /// Time for idles to travel one hop (node `i` to `j`: `hops x hop`).
-    hop: Time,
+    /// The ringlet: how long idles take from one node to another.
+    view: RingletView,
     max_dist: Time,
-    n: usize,
     pub holds: u64,
 }
 
 impl GoBits {
-    pub fn new(p: &Params, enabled: bool, prioritized: bool) -> Self {
-        let n = p.nodes;
+    pub fn new(view: &RingletView, enabled: bool, prioritized: bool) -> Self {
+        let n = view.len();
         GoBits {
             enabled,
             prioritized,
@@ -72,9 +74,8 @@ impl GoBits {
             waits_on: vec![None; n],
             waiting: vec![0; n.div_ceil(64)],
             recent: vec![0; n.div_ceil(64)],
-            hop: p.hop,
-            max_dist: (n as Time - 1) * p.hop,
-            n,
+            view: view.clone(),
+            max_dist: view.longest_travel(),
             holds: 0,
         }
     }
@@ -82,7 +83,7 @@ impl GoBits {
     /// Time for idles to travel from node `i` to node `j`.
     #[inline]
     fn dist(&self, i: usize, j: usize) -> Time {
-        ((j + self.n - i) % self.n) as Time * self.hop
+        self.view.travel(i, j)
     }
 
     #[inline]
@@ -284,8 +285,8 @@ pub struct BaseSci {
 }
 
 impl BaseSci {
-    pub fn new(p: &Params, go_bits: bool, ab: bool) -> Self {
-        BaseSci { go: GoBits::new(p, go_bits, false), ab: QueueAllocation::new(p.nodes, ab) }
+    pub fn new(view: &RingletView, go_bits: bool, ab: bool) -> Self {
+        BaseSci { go: GoBits::new(view, go_bits, false), ab: QueueAllocation::new(view.len(), ab) }
     }
 
     /// (serve phase, outstanding per phase) of one input queue, for diagnostics.
@@ -298,14 +299,14 @@ impl Registered for BaseSci {
     const NAME: &'static str = "sci";
     const DOC: &'static str = "Base SCI (IEEE 1596, seed 003 section 2.1): go-bit bandwidth allocation and A/B queue allocation over FIFO queues, switched by `network.bandwidth_allocation` and `network.queue_allocation`.";
 
-    fn build(p: &Params, s: &Scenario) -> Result<Self, String> {
+    fn build(view: &RingletView, _p: &Params, s: &Scenario) -> Result<Self, String> {
         let go_bits = s.network.bandwidth_allocation == BandwidthAllocation::GoBits;
-        Ok(BaseSci::new(p, go_bits, s.network.queue_allocation == QueueAllocationKey::Ab))
+        Ok(BaseSci::new(view, go_bits, s.network.queue_allocation == QueueAllocationKey::Ab))
     }
 }
 
 impl RingProtocol for BaseSci {
-    const PRIORITY_QUEUES: bool = false;
+    const RULES: Rules = Rules::IEEE;
 
     fn may_send(&mut self, node: usize, now: Time, _id: u32, pk: &Packet) -> Permit {
         self.go.may_start(node, now, pk.eff)
@@ -322,8 +323,8 @@ impl RingProtocol for BaseSci {
         false
     }
 
-    fn admit(&mut self, node: usize, side: usize, _id: u32, pk: &Packet, q: QueueView) -> Admission {
-        self.ab.admit(node, side, pk.phase, q.free())
+    fn admit(&mut self, node: usize, class: usize, _id: u32, pk: &Packet, q: QueueView) -> Admission {
+        self.ab.admit(node, class, pk.phase, q.free())
     }
 
     fn counters(&self) -> ProtoCounters {
@@ -334,10 +335,10 @@ impl RingProtocol for BaseSci {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::load_str;
 
-    fn params(nodes: u32) -> Params {
-        Params::from_scenario(&load_str(&format!("[network]\nnodes = {nodes}"), &[]).unwrap()).unwrap()
+    /// A ring of `nodes` with 2 ns hops.
+    fn params(nodes: u32) -> RingletView {
+        crate::ring::view_of(nodes as usize, 2000)
     }
 
     #[test]
@@ -364,7 +365,7 @@ mod tests {
         }
         let mine = go.level(priority);
         let (mut held, mut wake, mut on) = (false, 0, None);
-        for i in 0..go.n {
+        for i in 0..go.view.len() {
             let d = go.dist(i, j);
             if i == j || now < d || go.blocked_at(i, now - d) < mine {
                 continue;
@@ -400,9 +401,9 @@ mod tests {
             let mut go = GoBits::new(&p, true, prioritized);
             let mut fx = Effects::default();
             let mut now: Time = 0;
-            let mut waiters: Vec<Option<u16>> = vec![None; p.nodes];
+            let mut waiters: Vec<Option<u16>> = vec![None; p.len()];
             for (node, dt, prio, what) in steps {
-                let node = node as usize % p.nodes;
+                let node = node as usize % p.len();
                 now += dt * 1000;
                 if what < 3 {
                     let (want, on) = may_start_scanning_all(&go, node, now, prio);
@@ -432,7 +433,7 @@ mod tests {
     #[test]
     fn ab_serves_busied_packets_before_fresh_ones() {
         let p = params(4);
-        let mut sci = QueueAllocation::new(p.nodes, true);
+        let mut sci = QueueAllocation::new(p.len(), true);
         // Queue full: a fresh packet is busied into phase A (0).
         assert_eq!(sci.admit(1, 0, Phase::Fresh, 0), Admission::Busy(Phase::Retry(0)));
         // One slot frees, but it is owed to the phase-A packet: a fresh one joins phase B.
@@ -451,7 +452,7 @@ mod tests {
     #[test]
     fn ab_moves_service_to_the_other_phase_when_one_is_done() {
         let p = params(4);
-        let mut sci = QueueAllocation::new(p.nodes, true);
+        let mut sci = QueueAllocation::new(p.len(), true);
         assert_eq!(sci.admit(2, 1, Phase::Fresh, 0), Admission::Busy(Phase::Retry(0)));
         assert_eq!(sci.admit(2, 1, Phase::Fresh, 0), Admission::Busy(Phase::Retry(1)));
         assert_eq!(sci.admit(2, 1, Phase::Fresh, 0), Admission::Busy(Phase::Retry(1)));

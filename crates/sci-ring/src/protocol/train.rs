@@ -24,11 +24,12 @@
 //!   arbitrated mode on the same threshold.
 
 use super::sci::GoBits;
-use super::{Admission, Effects, Permit, ProtoCounters, QueueView, Registered, RingProtocol};
-use crate::node::Node;
-use crate::packet::{Packet, PacketKind, Phase, Slab};
-use crate::params::Params;
+use super::Registered;
 use ringlet_engine::Time;
+use ringlet_fabric::interface::Iface;
+use ringlet_fabric::packet::{Packet, PacketKind, Phase, Slab};
+use ringlet_fabric::params::Params;
+use ringlet_fabric::protocol::{Admission, Effects, Permit, ProtoCounters, QueueView, RingProtocol, RingletView, Rules};
 use ringlet_scenario::schema::{Default, Kind, Param};
 use ringlet_scenario::Scenario;
 
@@ -94,7 +95,7 @@ pub struct Ticket {
     pub size: u32,
     pub src: u16,
     pub dst: u16,
-    /// Input queue side at the destination (0 requests, 1 responses).
+    /// The packet's traffic class: its input queue at the destination.
     pub side: u8,
     /// The packet the ticket is for.
     pub pkt: u32,
@@ -134,6 +135,7 @@ pub fn insert_ticket(tickets: &mut Vec<Ticket>, t: Ticket, budget: u32) -> Vec<T
 }
 
 pub struct Train {
+    view: RingletView,
     tm: usize,
     go: GoBits,
     gearshift: bool,
@@ -175,29 +177,30 @@ pub struct Train {
 
 impl Train {
     /// The request train's size budget, in symbols.
-    fn size_budget(p: &Params, s: &Settings) -> Result<u32, String> {
+    fn size_budget(view: &RingletView, p: &Params, s: &Settings) -> Result<u32, String> {
         // Symbols one link carries while the LocalMotive circles an idle ring,
         // twice over: with uniform traffic a ring carries twice a link's worth.
-        let revolution = p.nodes as u64 * (p.hop / p.cycle + s.locomotive_symbols as u64 + p.separator as u64);
+        let hops: u64 = (0..view.len()).map(|k| view.hop(k) / p.cycle).sum();
+        let revolution = hops + view.len() as u64 * (s.locomotive_symbols as u64 + p.separator as u64);
         let budget = if s.budget_symbols == 0 { (2 * revolution) as u32 } else { s.budget_symbols };
-        if (budget as u64) < p.response_len.max(p.request_len) as u64 {
+        if budget < p.longest_send() as u32 {
             return Err(format!(
                 "train.budget_symbols: expected 0 (derived) or at least the longest send packet ({} symbols), got {budget}",
-                p.response_len.max(p.request_len)
+                p.longest_send()
             ));
         }
         Ok(budget)
     }
 
-    pub fn new(p: &Params, s: &Settings) -> Result<Self, String> {
-        let n = p.nodes;
+    pub fn new(view: &RingletView, p: &Params, s: &Settings) -> Result<Self, String> {
+        let n = view.len();
         let loco = s.locomotive_symbols as u16;
-        let budget = Self::size_budget(p, s)?;
+        let budget = Self::size_budget(view, p, s)?;
         let start = if s.gearshift { TrainPhase::Free { used: 0 } } else { TrainPhase::Immediate { tally: budget } };
         Ok(Train {
-
+            view: view.clone(),
             tm: s.ticketmaster as usize,
-            go: GoBits::new(p, true, false),
+            go: GoBits::new(view, true, false),
             gearshift: s.gearshift,
             loco_len: loco,
             ticket_len: s.ticket_symbols as u16,
@@ -219,7 +222,7 @@ impl Train {
             scratch_tickets: Vec::new(),
             revolution: if s.revolution_ns == 0.0 {
                 // A LocalMotive received whole at every node round an idle ring.
-                n as Time * (p.hop + loco as Time * p.cycle)
+                view.round() + n as Time * loco as Time * p.cycle
             } else {
                 ringlet_engine::time::ns_to_ps(s.revolution_ns)
             },
@@ -240,8 +243,8 @@ impl Train {
 
     /// The TicketMaster handles the train it launches as any node does (it
     /// may claim, ticket or be granted too); returns the new train's length.
-    fn train_len_after_turn(&mut self, j: usize, now: Time, n: &Node, slab: &Slab, fx: &mut Effects) -> u16 {
-        let mut c = Packet::send(PacketKind::Control, j as u16, j as u16, 0, self.train_len(), now);
+    fn train_len_after_turn(&mut self, j: usize, now: Time, n: &Iface, slab: &Slab, fx: &mut Effects) -> u16 {
+        let mut c = Packet::new(PacketKind::Control, 0, n.agent, n.agent, 0, self.train_len(), now);
         self.visit(j, now, &mut c, n, slab, fx);
         c.len
     }
@@ -269,7 +272,7 @@ impl Train {
 
     /// Node `j` as a destination: keep the tickets for it that fit its input
     /// queues (highest priority first, reserving a slot each), delete the rest.
-    fn screen(&mut self, j: usize, n: &Node) {
+    fn screen(&mut self, j: usize, n: &Iface) {
         let mut k = 0;
         while k < self.tickets.len() {
             let t = self.tickets[k];
@@ -277,7 +280,7 @@ impl Train {
                 k += 1;
                 continue;
             }
-            let q = &n.inputs[t.side as usize];
+            let q = n.input(t.side as usize);
             let reserved = &mut self.reserved[j][t.side as usize];
             if q.capacity > q.occupied + reserved.len() as u32 {
                 reserved.push(t.pkt);
@@ -361,18 +364,18 @@ impl Registered for Train {
     }
 
     /// The size budget against the longest send packet (`new` checks it too).
-    fn check(p: &Params, s: &Scenario) -> Result<(), String> {
-        Self::size_budget(p, &Settings::of(s)).map(|_| ())
+    fn check(view: &RingletView, p: &Params, s: &Scenario) -> Result<(), String> {
+        Self::size_budget(view, p, &Settings::of(s)).map(|_| ())
     }
 
-    fn build(p: &Params, s: &Scenario) -> Result<Self, String> {
-        Train::new(p, &Settings::of(s))
+    fn build(view: &RingletView, p: &Params, s: &Scenario) -> Result<Self, String> {
+        Train::new(view, p, &Settings::of(s))
     }
 }
 
 impl RingProtocol for Train {
-    const PRIORITY_QUEUES: bool = true;
-    const RESPONDER_STALLS: bool = false;
+    /// Priority queues, and responses that never hold the responder.
+    const RULES: Rules = Rules { priority_queues: true, server_waits_for_room: false, ..Rules::IEEE };
 
     fn on_start(&mut self, fx: &mut Effects) {
         self.counters.control_symbols += 1;
@@ -411,8 +414,8 @@ impl RingProtocol for Train {
         true
     }
 
-    fn admit(&mut self, node: usize, side: usize, id: u32, _pk: &Packet, q: QueueView) -> Admission {
-        let reserved = &mut self.reserved[node][side];
+    fn admit(&mut self, node: usize, class: usize, id: u32, _pk: &Packet, q: QueueView) -> Admission {
+        let reserved = &mut self.reserved[node][class];
         if let Some(k) = reserved.iter().position(|&x| x == id) {
             reserved.swap_remove(k);
             return Admission::Accept;
@@ -424,7 +427,7 @@ impl RingProtocol for Train {
         }
     }
 
-    fn on_control(&mut self, node: usize, now: Time, pk: &mut Packet, n: &Node, slab: &Slab, fx: &mut Effects) -> bool {
+    fn on_control(&mut self, node: usize, now: Time, pk: &mut Packet, n: &Iface, slab: &Slab, fx: &mut Effects) -> bool {
         debug_assert_eq!(pk.kind, PacketKind::Control);
         let j = node;
         if j == self.tm && pk.born != now {
@@ -449,7 +452,7 @@ impl RingProtocol for Train {
 
 impl Train {
     /// Node `j` handles the train passing it.
-    fn visit(&mut self, j: usize, now: Time, pk: &mut Packet, n: &Node, slab: &Slab, fx: &mut Effects) {
+    fn visit(&mut self, j: usize, now: Time, pk: &mut Packet, n: &Iface, slab: &Slab, fx: &mut Effects) {
         self.sees_free[j] = matches!(self.phase, TrainPhase::Free { .. });
         match self.phase {
             TrainPhase::Immediate { tally } => {
@@ -483,7 +486,7 @@ impl Train {
                 self.deferred[j] = deferred;
                 for &id in &order {
                     let p = slab.get(id);
-                    let t = Ticket { priority: p.eff, size: p.len as u32, src: j as u16, dst: p.dst, side: p.side() as u8, pkt: id, born: p.born, approved: false };
+                    let t = Ticket { priority: p.eff, size: p.len as u32, src: j as u16, dst: self.view.pos(p.to) as u16, side: p.class, pkt: id, born: p.born, approved: false };
                     self.ticketed[j].push(id);
                     let dropped = insert_ticket(&mut self.tickets, t, self.budget);
                     let lost_own = dropped.iter().any(|d| d.pkt == id);
@@ -514,7 +517,7 @@ impl Train {
 }
 
 /// The node's first own packet (in send order) with no ticket.
-fn first_unclaimed(n: &Node, slab: &Slab, ticketed: &[u32]) -> Option<u32> {
+fn first_unclaimed(n: &Iface, slab: &Slab, ticketed: &[u32]) -> Option<u32> {
     n.own_iter(|id| slab.get(id).eff).find(|id| !ticketed.contains(id))
 }
 

@@ -1,5 +1,5 @@
 //! What one run reports (the JSON contract of `ringlet run --json`), and its
-//! column schema.
+//! column schema: the same tables for every network family.
 //!
 //! Every table of the report is declared once, here, with the [`table!`]
 //! macro: the struct the model fills and serialises, and the list of its
@@ -84,25 +84,86 @@ table! {
 }
 
 table! {
-    /// Utilisation of one link: the one leaving `from_node` (toward `to_node`).
+    /// Figures for one node (agent), of the transactions it requested: its
+    /// share of the bandwidth, and what its requests and their responses waited.
+    pub struct NodeReport {
+        /// Agent number (on an SCI ring, the node number).
+        node: u32 [""],
+        /// Data load it offers over all priorities (0 for agents that only pass packets on).
+        offered_mbps: f64 ["MB/s"],
+        /// Effective throughput of its transactions: their data bytes delivered / measured time.
+        throughput_mbps: f64 ["MB/s"],
+        /// Its transactions completed in the measurement window.
+        transactions: u64 [""],
+        /// One-way latencies of its transactions' packets (requests and responses) measured.
+        packets: u64 [""],
+        /// Mean one-way latency of its transactions' packets.
+        latency_ns_mean: f64 ["ns"],
+        /// 99th percentile of that latency (2 significant digits).
+        latency_ns_p99: f64 ["ns"],
+        /// Its transactions' packets busied and sent again.
+        retries: u64 [""],
+        /// Data of its transactions lost because its application queue was full.
+        loss_mbps: f64 ["MB/s"],
+    }
+}
+
+table! {
+    /// Utilisation of one link: the one leaving `from_node`'s ring
+    /// interface `link` (toward `to_node`'s).
     pub struct LinkReport {
-        /// Link number.
+        /// Link number: the ring interface it leaves.
         link: u32 [""],
-        /// The node whose output the link is.
+        /// The node (agent) whose interface the link leaves.
         from_node: u32 [""],
-        /// The node the link leads to.
+        /// The node (agent) whose interface the link leads to.
         to_node: u32 [""],
         /// Fraction of the measurement window the link carried packet symbols.
         utilization: f64 [""],
         /// Same, counting only send packets (requests, responses) and not echoes.
         send_utilization: f64 [""],
+        /// The ringlet the link belongs to.
+        ringlet: u32 [""],
+    }
+}
+
+table! {
+    /// Utilisation of one ringlet's links.
+    pub struct RingletReport {
+        /// Ringlet number.
+        ringlet: u32 [""],
+        /// Ring interfaces (and links) on it.
+        interfaces: u32 [""],
+        /// Mean utilisation of its links.
+        utilization_mean: f64 [""],
+        /// Utilisation of its busiest link.
+        utilization_max: f64 [""],
+        /// Mean utilisation of its links by send packets (not echoes).
+        send_utilization_mean: f64 [""],
+    }
+}
+
+table! {
+    /// Figures for one traffic class (requests, responses; GigaRing's
+    /// virtual channels), each with its own queues.
+    pub struct ClassReport {
+        /// Class number.
+        class: u32 [""],
+        /// What the class carries.
+        name: &'static str [""],
+        /// One-way latencies of its packets measured.
+        packets: u64 [""],
+        /// Mean one-way latency of its packets.
+        latency_ns_mean: f64 ["ns"],
+        /// Its packets busied and sent again.
+        retries: u64 [""],
     }
 }
 
 table! {
     /// Event counts that explain a result (measurement window only unless noted).
     pub struct Counters {
-        /// Packets passing one node (bypass) or being stripped by it: a hop each (whole run).
+        /// Packets passing one ring interface (bypass) or being stripped by it: a hop each (whole run).
         packet_hops: u64 [""],
         /// Engine events handled over the whole run, warm-up included.
         events: u64 [""],
@@ -144,6 +205,8 @@ table! {
         queued: u64 [""],
         /// Sent but not completed: in output queues, on the ring, in input queues or in service.
         in_flight: u64 [""],
+        /// Lost: generated while the source's application queue was full (never sent).
+        lost: u64 [""],
     }
 }
 
@@ -156,6 +219,8 @@ table! {
         throughput_mbps_ci95: f64 ["MB/s"],
         /// Offered data load over all nodes and priorities.
         offered_mbps: f64 ["MB/s"],
+        /// Data of transactions lost because their source's application queue was full.
+        loss_mbps: f64 ["MB/s"],
         /// Mean one-way latency of requests and responses (seed 003 Figure 7).
         latency_ns_mean: f64 ["ns"],
         /// Half-width of the mean latency's 95% confidence interval (batch means).
@@ -189,7 +254,10 @@ pub struct Report {
     #[serde(flatten)]
     pub summary: Summary,
     pub per_priority: Vec<PriorityReport>,
+    pub per_node: Vec<NodeReport>,
     pub per_link: Vec<LinkReport>,
+    pub per_ringlet: Vec<RingletReport>,
+    pub per_class: Vec<ClassReport>,
     pub counters: Counters,
     pub conservation: Conservation,
 }
@@ -242,7 +310,10 @@ pub fn schema() -> serde_json::Value {
         "summary": cols(Summary::COLUMNS),
         "tables": {
             "per_priority": cols(PriorityReport::COLUMNS),
+            "per_node": cols(NodeReport::COLUMNS),
             "per_link": cols(LinkReport::COLUMNS),
+            "per_ringlet": cols(RingletReport::COLUMNS),
+            "per_class": cols(ClassReport::COLUMNS),
         },
         "counters": cols(Counters::COLUMNS),
         "conservation": cols(Conservation::COLUMNS),
@@ -276,7 +347,10 @@ mod tests {
         got.sort();
         assert_eq!(got, want);
         for (cols, mut json) in [
+            (NodeReport::COLUMNS, keys::<NodeReport>()),
             (LinkReport::COLUMNS, keys::<LinkReport>()),
+            (RingletReport::COLUMNS, keys::<RingletReport>()),
+            (ClassReport::COLUMNS, keys::<ClassReport>()),
             (Counters::COLUMNS, keys::<Counters>()),
             (Conservation::COLUMNS, keys::<Conservation>()),
             (Summary::COLUMNS, keys::<Summary>()),

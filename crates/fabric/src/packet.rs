@@ -1,5 +1,6 @@
-//! SCI packets and the slab that stores them without per-packet allocation.
+//! Packets and the slab that stores them without per-packet allocation.
 
+use crate::topology::{AgentId, IfaceId, NO_IFACE};
 use ringlet_engine::Time;
 
 /// What a packet is. Requests and responses are *send packets*: the target
@@ -26,8 +27,16 @@ pub enum Phase {
 #[derive(Clone, Copy, Debug)]
 pub struct Packet {
     pub kind: PacketKind,
-    pub src: u16,
-    pub dst: u16,
+    /// A send packet's traffic class: the output and input queues it uses.
+    pub class: u8,
+    /// The agents it goes between, end to end (for an echo: the agent
+    /// answering, and the agent of the interface it answers).
+    pub src: AgentId,
+    pub dst: AgentId,
+    /// The ring interface that put it on its current ringlet (an echo goes
+    /// back there), and the one that strips it there.
+    pub from: IfaceId,
+    pub to: IfaceId,
     /// The priority the application gave (statistics are kept per this).
     pub priority: u16,
     /// The priority queues order by: `priority`, unless raised by PPQ's
@@ -41,9 +50,9 @@ pub struct Packet {
     pub phase: Phase,
     /// For echoes: the send packet echoed, whether busy, and the phase granted.
     pub echo_of: u32,
-    /// For echoes: the kind of the send packet echoed (it may be gone by the
-    /// time an accepting echo returns: the target can service it first).
-    pub echoed_kind: PacketKind,
+    /// For echoes: the class of the send packet echoed (it may be gone by
+    /// the time an accepting echo returns: the target can service it first).
+    pub echoed_class: u8,
     pub busy: bool,
     pub echo_phase: Phase,
     /// Times this send packet was busied and sent again.
@@ -53,18 +62,23 @@ pub struct Packet {
 }
 
 impl Packet {
-    pub fn send(kind: PacketKind, src: u16, dst: u16, priority: u16, len: u16, born: Time) -> Packet {
+    /// A packet of `kind` and `class` from agent `src` to agent `dst`, not
+    /// yet on a ringlet (see [`Packet::on`]).
+    pub fn new(kind: PacketKind, class: u8, src: AgentId, dst: AgentId, priority: u16, len: u16, born: Time) -> Packet {
         Packet {
             kind,
+            class,
             src,
             dst,
+            from: NO_IFACE,
+            to: NO_IFACE,
             priority,
             eff: priority,
             len,
             born,
             phase: Phase::Fresh,
             echo_of: u32::MAX,
-            echoed_kind: kind,
+            echoed_class: class,
             busy: false,
             echo_phase: Phase::Fresh,
             retries: 0,
@@ -72,14 +86,25 @@ impl Packet {
         }
     }
 
+    /// The packet put on a ringlet by interface `from`, to be stripped by interface `to`.
+    pub fn on(mut self, from: IfaceId, to: IfaceId) -> Packet {
+        self.from = from;
+        self.to = to;
+        self
+    }
+
     pub fn is_send(&self) -> bool {
         matches!(self.kind, PacketKind::Request | PacketKind::Response)
     }
 
-    /// Which input queue a send packet enters: 0 = responder (requests), 1 = requestor (responses).
+    /// The agent whose transaction a send packet belongs to: the requester.
     #[inline]
-    pub fn side(&self) -> usize {
-        (self.kind == PacketKind::Response) as usize
+    pub fn requester(&self) -> AgentId {
+        if self.kind == PacketKind::Response {
+            self.dst
+        } else {
+            self.src
+        }
     }
 }
 

@@ -1,7 +1,9 @@
-//! Traffic sources: per node and priority, Poisson or deterministic
+//! Traffic sources: per endpoint and priority, Poisson or deterministic
 //! transaction arrivals with uniform, hot-spot or local destinations.
+//! Endpoints are the topology's agents that source and sink traffic,
+//! numbered in its order (the scenario's node numbers).
 
-use crate::params::DATA_BYTES;
+use crate::topology::{AgentId, Topology};
 use rand::Rng;
 use rand_distr::{Distribution, Exp};
 use ringlet_engine::rng::{Stream, StreamSeeds};
@@ -9,7 +11,9 @@ use ringlet_engine::Time;
 use ringlet_scenario::{Arrivals, Destinations, Scenario};
 
 pub struct Source {
-    pub node: u16,
+    pub agent: AgentId,
+    /// Its endpoint number.
+    endpoint: u16,
     pub priority: u16,
     rng: Stream,
     /// Mean inter-arrival time, ps (infinite load 0 = no source).
@@ -19,34 +23,55 @@ pub struct Source {
 
 pub struct Traffic {
     pub sources: Vec<Source>,
-    nodes: u16,
+    /// Endpoint numbers to agents.
+    endpoints: Vec<AgentId>,
+    /// Per endpoint: the endpoint a `local` transaction goes to (the first
+    /// downstream of its first interface).
+    local: Vec<u16>,
     destinations: Destinations,
     hotspot: u16,
     hotspot_fraction: f64,
 }
 
 impl Traffic {
-    pub fn new(s: &Scenario) -> Traffic {
+    /// The sources of scenario `s` on `topo`'s endpoints, for transactions
+    /// of `data_bytes` each.
+    pub fn new(s: &Scenario, topo: &Topology, data_bytes: u32) -> Traffic {
         let seeds = StreamSeeds::new(s.run.seed);
         let load = s.traffic.load_mbps_per_node;
+        let endpoints = topo.endpoints().to_vec();
+        let number = |a: AgentId| endpoints.iter().position(|&e| e == a);
+        let local = endpoints
+            .iter()
+            .map(|&a| {
+                let first = topo.agent(a).ifaces[0];
+                let mut i = topo.next(first);
+                while number(topo.agent_of(i)).is_none_or(|k| endpoints[k] == a) && i != first {
+                    i = topo.next(i);
+                }
+                number(topo.agent_of(i)).expect("an endpoint downstream") as u16
+            })
+            .collect();
         let mut sources = Vec::new();
         if load > 0.0 {
-            // bytes / (MB/s) = 64 / (load * 1e6) s = 64e6 / load ps.
-            let mean_gap_ps = DATA_BYTES as f64 * 1e6 / load;
-            for node in 0..s.network.nodes as u16 {
+            // bytes / (MB/s) = bytes / (load * 1e6) s = bytes * 1e6 / load ps.
+            let mean_gap_ps = data_bytes as f64 * 1e6 / load;
+            for (node, &agent) in endpoints.iter().enumerate() {
+                let node = node as u16;
                 for priority in 0..s.traffic.priorities as u16 {
                     let exp = match s.traffic.arrivals {
                         Arrivals::Poisson => Some(Exp::new(1.0 / mean_gap_ps).expect("positive rate")),
                         Arrivals::Deterministic => None,
                     };
                     let id = node as u64 * 1024 + priority as u64;
-                    sources.push(Source { node, priority, rng: seeds.stream(id), mean_gap_ps, exp });
+                    sources.push(Source { agent, endpoint: node, priority, rng: seeds.stream(id), mean_gap_ps, exp });
                 }
             }
         }
         Traffic {
             sources,
-            nodes: s.network.nodes as u16,
+            endpoints,
+            local,
             destinations: s.traffic.destinations,
             hotspot: s.traffic.hotspot_node as u16,
             hotspot_fraction: s.traffic.hotspot_fraction,
@@ -72,16 +97,16 @@ impl Traffic {
         }
     }
 
-    /// Draws the destination of a new transaction from source `i`.
+    /// Draws the destination agent of a new transaction from source `i`.
     #[inline(always)]
-    pub fn destination(&mut self, i: usize) -> u16 {
-        let n = self.nodes;
+    pub fn destination(&mut self, i: usize) -> AgentId {
+        let n = self.endpoints.len() as u16;
         let s = &mut self.sources[i];
-        let me = s.node;
+        let me = s.endpoint;
         let uniform_except = |rng: &mut Stream, excluded: &[u16]| -> u16 { nth_not_excluded(rng.gen_range(0..n - excluded.len() as u16), excluded) };
-        match self.destinations {
+        let k = match self.destinations {
             Destinations::Uniform => uniform_except(&mut s.rng, &[me]),
-            Destinations::Local => (me + 1) % n,
+            Destinations::Local => self.local[me as usize],
             Destinations::Hotspot => {
                 let h = self.hotspot;
                 if me == h {
@@ -92,7 +117,8 @@ impl Traffic {
                     uniform_except(&mut s.rng, &[me, h])
                 }
             }
-        }
+        };
+        self.endpoints[k as usize]
     }
 }
 

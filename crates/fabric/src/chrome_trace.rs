@@ -1,16 +1,19 @@
 //! Packet lifetimes as a Chrome trace-event file (the JSON object format
 //! that Perfetto and chrome://tracing open).
 //!
-//! Each node is a process with one thread per place a packet can be:
-//! its output queue, its output link, its bypass FIFO, its two input queues,
-//! and a row for echoes and control symbols reaching it. A packet on a link
+//! Each agent is a process with, for each of its ring interfaces, one
+//! thread per place a packet can be there: its output queues, its output
+//! link, its bypass FIFO, its input queues (one per traffic class), and a
+//! row for echoes and control symbols reaching it. A packet on a link
 //! is a complete event (`X`): a link carries one packet at a time, so these
 //! never overlap. Waiting in a queue or FIFO is an async span (`b`/`e`),
 //! because several packets wait in one queue at once. Echoes returning,
 //! busy echoes, retries, preemptions and control symbols are instants (`i`).
 
 use crate::packet::PacketKind;
-use crate::ring::{TraceKind, TraceRecord, TraceWindow};
+use crate::topology::Topology;
+use crate::trace::{TraceKind, TraceRecord};
+use ringlet_engine::run::TraceWindow;
 use ringlet_engine::Time;
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -23,24 +26,20 @@ pub struct TraceOutput {
     pub truncated: bool,
     pub window: TraceWindow,
     pub cycle: Time,
-    pub hop: Time,
-    pub nodes: usize,
+    pub topology: Topology,
+    /// Traffic class names (an input queue row each).
+    pub classes: Vec<&'static str>,
 }
 
-/// Thread ids within a node's process.
+/// Thread ids within an agent's process, for its first ring interface;
+/// its `k`-th interface's are `k * IFACE_TIDS` further.
 const OUTPUT_QUEUE: u32 = 1;
 const OUTPUT_LINK: u32 = 2;
 const BYPASS_FIFO: u32 = 3;
-const INPUT_QUEUE: [u32; 2] = [4, 5];
-const ARRIVALS: u32 = 6;
-const THREADS: [(u32, &str); 6] = [
-    (OUTPUT_QUEUE, "output queue (own packets)"),
-    (OUTPUT_LINK, "output link"),
-    (BYPASS_FIFO, "bypass FIFO"),
-    (INPUT_QUEUE[0], "responder input queue"),
-    (INPUT_QUEUE[1], "requestor input queue"),
-    (ARRIVALS, "echoes and control symbols in"),
-];
+const ARRIVALS: u32 = 4;
+/// The input queue of class `c` is `INPUT_QUEUE + c`.
+const INPUT_QUEUE: u32 = 5;
+const IFACE_TIDS: u32 = 16;
 
 /// One trace event. Times are microseconds, as the format wants.
 #[derive(Serialize)]
@@ -74,6 +73,13 @@ fn kind_name(k: PacketKind) -> &'static str {
         PacketKind::Echo => "echo",
         PacketKind::Control => "control",
     }
+}
+
+/// Process (agent) and base thread id of the rows of interface `i`.
+fn rows(t: &Topology, i: u16) -> (u32, u32) {
+    let agent = t.agent_of(i);
+    let k = t.agent(agent).ifaces.iter().position(|&x| x == i).expect("the agent's interface") as u32;
+    (agent as u32, k * IFACE_TIDS)
 }
 
 fn label(r: &TraceRecord) -> String {
@@ -124,32 +130,45 @@ impl TraceOutput {
     /// The trace as a Chrome trace-event JSON object, and its `otherData`:
     /// `meta`, the window, the counts and whether it was truncated.
     pub fn to_chrome_json(&self, meta: Value) -> (String, Value) {
-        let mut events: Vec<Event> = Vec::with_capacity(self.records.len() * 2 + 8 * self.nodes);
-        for node in 0..self.nodes as u32 {
+        let t = &self.topology;
+        let mut events: Vec<Event> = Vec::with_capacity(self.records.len() * 2 + 16 * t.ifaces());
+        for (agent, a) in t.agents().iter().enumerate() {
+            let pid = agent as u32;
             let meta_event = |name: &str, tid: u32, args: Value| Event {
                 name: name.to_string(),
                 cat: "__metadata",
                 ph: "M",
                 ts: 0.0,
-                pid: node,
+                pid,
                 tid,
                 dur: None,
                 id: None,
                 s: None,
                 args,
             };
-            events.push(meta_event("process_name", 0, json!({ "name": format!("node {node}") })));
-            events.push(meta_event("process_sort_index", 0, json!({ "sort_index": node })));
-            for (tid, name) in THREADS {
-                events.push(meta_event("thread_name", tid, json!({ "name": name })));
-                events.push(meta_event("thread_sort_index", tid, json!({ "sort_index": tid })));
+            events.push(meta_event("process_name", 0, json!({ "name": a.label })));
+            events.push(meta_event("process_sort_index", 0, json!({ "sort_index": pid })));
+            for (k, &i) in a.ifaces.iter().enumerate() {
+                let base = k as u32 * IFACE_TIDS;
+                let on = if a.ifaces.len() > 1 { format!(" (ringlet {})", t.ringlet_of(i)) } else { String::new() };
+                let mut threads = vec![
+                    (OUTPUT_QUEUE, "output queue (own packets)".to_string()),
+                    (OUTPUT_LINK, "output link".to_string()),
+                    (BYPASS_FIFO, "bypass FIFO".to_string()),
+                ];
+                threads.extend(self.classes.iter().enumerate().map(|(c, name)| (INPUT_QUEUE + c as u32, format!("{name} input queue"))));
+                threads.push((ARRIVALS, "echoes and control symbols in".to_string()));
+                for (tid, name) in threads {
+                    events.push(meta_event("thread_name", base + tid, json!({ "name": format!("{name}{on}") })));
+                    events.push(meta_event("thread_sort_index", base + tid, json!({ "sort_index": base + tid })));
+                }
             }
         }
         let mut next_id: u64 = 1;
-        // Last link transmission of each packet slot (for bypass waits).
-        let mut last_tx: HashMap<u32, Time> = HashMap::new();
-        // Open input-queue spans: packet slot -> (span id, name, side, node).
-        let mut in_queue: HashMap<u32, (u64, String, usize, u32)> = HashMap::new();
+        // Last link transmission of each packet slot, and from which interface (for bypass waits).
+        let mut last_tx: HashMap<u32, (Time, u16)> = HashMap::new();
+        // Open input-queue spans: packet slot -> (span id, name, thread, agent).
+        let mut in_queue: HashMap<u32, (u64, String, u32, u32)> = HashMap::new();
         #[allow(clippy::too_many_arguments)]
         fn span(events: &mut Vec<Event>, next_id: &mut u64, name: &str, cat: &'static str, pid: u32, tid: u32, from: Time, to: Time, args: Value) {
             let id = *next_id;
@@ -161,64 +180,63 @@ impl TraceOutput {
             events.push(Event { name, cat, ph: "i", ts: us(t), pid, tid, dur: None, id: None, s: Some("t"), args });
         }
         for r in &self.records {
-            let pid = r.node as u32;
+            let (pid, base) = rows(t, r.iface);
+            let input = base + INPUT_QUEUE + r.class as u32;
             let name = label(r);
             match r.what {
                 TraceKind::Transmit { own } => {
                     let args = json!({ "src": r.src, "dst": r.dst, "priority": r.priority, "own": own, "retries": r.retries, "symbols": r.len });
                     let dur = r.len as Time * self.cycle;
-                    events.push(Event { name: name.clone(), cat: "link", ph: "X", ts: us(r.time), pid, tid: OUTPUT_LINK, dur: Some(us(dur)), id: None, s: None, args });
+                    events.push(Event { name: name.clone(), cat: "link", ph: "X", ts: us(r.time), pid, tid: base + OUTPUT_LINK, dur: Some(us(dur)), id: None, s: None, args });
                     let send = matches!(r.kind, PacketKind::Request | PacketKind::Response);
                     if own && send {
                         if r.retries == 0 {
-                            span(&mut events, &mut next_id, &format!("{name} queued"), "queue", pid, OUTPUT_QUEUE, r.born.min(r.time), r.time, json!({ "born_us": us(r.born) }));
+                            span(&mut events, &mut next_id, &format!("{name} queued"), "queue", pid, base + OUTPUT_QUEUE, r.born.min(r.time), r.time, json!({ "born_us": us(r.born) }));
                         } else {
-                            instant(&mut events, format!("{name} retry {}", r.retries), "retry", pid, OUTPUT_QUEUE, r.time, Value::Null);
+                            instant(&mut events, format!("{name} retry {}", r.retries), "retry", pid, base + OUTPUT_QUEUE, r.time, Value::Null);
                         }
                     } else if !own {
-                        if let Some(&prev) = last_tx.get(&r.pkt) {
-                            let arrived = prev + self.hop;
+                        if let Some(&(prev, from)) = last_tx.get(&r.pkt) {
+                            let arrived = prev + t.hop(from);
                             if r.time > arrived {
-                                span(&mut events, &mut next_id, &format!("{name} in bypass"), "bypass", pid, BYPASS_FIFO, arrived, r.time, Value::Null);
+                                span(&mut events, &mut next_id, &format!("{name} in bypass"), "bypass", pid, base + BYPASS_FIFO, arrived, r.time, Value::Null);
                             }
                         }
                     }
-                    last_tx.insert(r.pkt, r.time);
+                    last_tx.insert(r.pkt, (r.time, r.iface));
                 }
                 TraceKind::Accepted => {
-                    let side = (r.kind == PacketKind::Response) as usize;
                     let id = next_id;
                     next_id += 1;
-                    events.push(Event { name: name.clone(), cat: "input", ph: "b", ts: us(r.time), pid, tid: INPUT_QUEUE[side], dur: None, id: Some(id), s: None, args: json!({ "src": r.src, "priority": r.priority }) });
-                    in_queue.insert(r.pkt, (id, name, side, pid));
+                    events.push(Event { name: name.clone(), cat: "input", ph: "b", ts: us(r.time), pid, tid: input, dur: None, id: Some(id), s: None, args: json!({ "src": r.src, "priority": r.priority }) });
+                    in_queue.insert(r.pkt, (id, name, input, pid));
                     last_tx.remove(&r.pkt);
                 }
                 TraceKind::Received => {}
                 TraceKind::Serviced | TraceKind::Preempted if in_queue.contains_key(&r.pkt) => {
-                    let (id, name, side, _) = in_queue.remove(&r.pkt).expect("checked");
+                    let (id, name, tid, _) = in_queue.remove(&r.pkt).expect("checked");
                     let serviced = r.what == TraceKind::Serviced;
                     let args = if serviced { Value::Null } else { json!({ "preempted": true }) };
-                    events.push(Event { name: name.clone(), cat: "input", ph: "e", ts: us(r.time), pid, tid: INPUT_QUEUE[side], dur: None, id: Some(id), s: None, args });
+                    events.push(Event { name: name.clone(), cat: "input", ph: "e", ts: us(r.time), pid, tid, dur: None, id: Some(id), s: None, args });
                     if !serviced {
-                        instant(&mut events, format!("{name} preempted"), "preempt", pid, INPUT_QUEUE[side], r.time, Value::Null);
+                        instant(&mut events, format!("{name} preempted"), "preempt", pid, tid, r.time, Value::Null);
                     }
                 }
                 TraceKind::Serviced => {}
                 TraceKind::Preempted => {
-                    instant(&mut events, format!("{name} preempted"), "preempt", pid, BYPASS_FIFO, r.time, Value::Null);
+                    instant(&mut events, format!("{name} preempted"), "preempt", pid, base + BYPASS_FIFO, r.time, Value::Null);
                 }
                 TraceKind::Busied => {
-                    let side = (r.kind == PacketKind::Response) as usize;
-                    instant(&mut events, format!("{name} busied"), "busy", pid, INPUT_QUEUE[side], r.time, Value::Null);
+                    instant(&mut events, format!("{name} busied"), "busy", pid, input, r.time, Value::Null);
                     last_tx.remove(&r.pkt);
                 }
                 TraceKind::EchoBack { busy } => {
                     let what = if busy { "busy echo back: retry" } else { "echo back" };
-                    instant(&mut events, format!("{what} from {}", r.src), "echo", pid, ARRIVALS, r.time, json!({ "busy": busy }));
+                    instant(&mut events, format!("{what} from {}", r.src), "echo", pid, base + ARRIVALS, r.time, json!({ "busy": busy }));
                     last_tx.remove(&r.pkt);
                 }
                 TraceKind::Control => {
-                    instant(&mut events, name, "control", pid, ARRIVALS, r.time, Value::Null);
+                    instant(&mut events, name, "control", pid, base + ARRIVALS, r.time, Value::Null);
                 }
             }
         }
@@ -227,8 +245,8 @@ impl TraceOutput {
         let end = self.records.last().map_or(0, |r| r.time);
         let mut open: Vec<_> = in_queue.into_iter().collect();
         open.sort_by_key(|(_, (id, ..))| *id); // HashMap order is not deterministic
-        for (_, (id, name, side, node)) in open {
-            events.push(Event { name, cat: "input", ph: "e", ts: us(end), pid: node, tid: INPUT_QUEUE[side], dur: None, id: Some(id), s: None, args: json!({ "unfinished": true }) });
+        for (_, (id, name, tid, agent)) in open {
+            events.push(Event { name, cat: "input", ph: "e", ts: us(end), pid: agent, tid, dur: None, id: Some(id), s: None, args: json!({ "unfinished": true }) });
         }
         let window_end = if self.window.to == Time::MAX { Value::Null } else { json!(us(self.window.to) * 1000.0) };
         let other = json!({

@@ -1,0 +1,43 @@
+//! How a network family plugs in, and how any fabric is run: plainly,
+//! reporting progress, or traced.
+
+use crate::chrome_trace::TraceOutput;
+use crate::mechanism::Fabric;
+use crate::protocol::RingProtocol;
+use crate::report::Report;
+use ringlet_engine::run::{Progress, TraceWindow};
+
+/// How to run a scenario: plainly, reporting progress, or traced.
+pub enum Mode<'a> {
+    Plain,
+    /// Calls the function about every `every` of wall time with how far the
+    /// run has got; the run stops early when it returns `false`.
+    Observed { every: std::time::Duration, progress: &'a mut dyn FnMut(Progress) -> bool },
+    /// Records packet lifetimes in the window (the run ends at its end).
+    Traced(TraceWindow),
+}
+
+/// A run's report, and what its mode adds.
+pub struct Outcome {
+    pub report: Report,
+    pub trace: Option<TraceOutput>,
+    /// The progress function asked to stop.
+    pub interrupted: bool,
+}
+
+/// Runs a built fabric in `mode`.
+pub fn drive<P: RingProtocol>(fabric: Fabric<P>, mode: Mode<'_>) -> Outcome {
+    match mode {
+        Mode::Plain => Outcome { report: fabric.run(), trace: None, interrupted: false },
+        Mode::Observed { every, progress } => {
+            let (report, finished) = fabric.run_observed(every, progress);
+            Outcome { report, trace: None, interrupted: !finished }
+        }
+        Mode::Traced(window) => {
+            let (cycle, topology, classes) = (fabric.p.cycle, fabric.topology().clone(), fabric.p.classes.names.clone());
+            let (report, recorder) = fabric.run_traced(window);
+            let trace = TraceOutput { records: recorder.records, truncated: recorder.truncated, window, cycle, topology, classes };
+            Outcome { report, trace: Some(trace), interrupted: false }
+        }
+    }
+}

@@ -1,0 +1,326 @@
+//! One ring interface: an agent's port on one ringlet. Its ring side is the
+//! bypass FIFO in front of its output link and the state of that link; its
+//! client side is an output queue and an input queue per traffic class.
+
+use crate::bypass::BypassFifo;
+use crate::client::{InputQueue, OutputQueue};
+use crate::params::{Params, MAX_CLASSES};
+use crate::topology::{AgentId, IfaceId, RingletId, Topology};
+use ringlet_engine::Time;
+use std::cell::Cell;
+
+/// No output decision is pending.
+pub const NO_DECISION: Time = Time::MAX;
+
+#[derive(Debug)]
+pub struct Iface {
+    /// Packets in (or on their way into) the bypass FIFO, in arrival order,
+    /// with the time each can leave (head arrival + bypass delay). Entries
+    /// with a time still in the future have not arrived yet.
+    pub bypass: BypassFifo,
+    /// The output link is busy (packet symbols and separator idles) until then.
+    pub out_free_at: Time,
+    /// Time of the pending output decision (`OutputFree` event), or
+    /// `NO_DECISION`. Packets arriving at that instant wait for it, so an own
+    /// packet can take the idle slot (register insertion wins ties).
+    pub decision_at: Time,
+    /// Where the output link leads, and how long a head takes to get there.
+    pub next: IfaceId,
+    pub hop: Time,
+    pub ringlet: RingletId,
+    /// Position on the ringlet: what the ringlet's protocol instance calls it.
+    pub pos: u16,
+    pub agent: AgentId,
+    outputs: [OutputQueue; MAX_CLASSES],
+    inputs: [InputQueue; MAX_CLASSES],
+    /// The classes in use, in precedence order (the first `classes` entries).
+    order: [u8; MAX_CLASSES],
+    classes: usize,
+    /// Own packets waiting to be sent, and changes so far to them.
+    own_len: u32,
+    own_changes: u64,
+    /// The protocol skipped every own packet when last asked: its permit
+    /// epoch then, `own_changes()` then, and how many packets it skipped
+    /// (see `RingProtocol::permit_epoch`).
+    pub all_skipped: Option<(u64, u64, u32)>,
+    /// The protocol asked not to hear of this interface's own packet being
+    /// blocked again until `own_changes()` differs from this count.
+    pub blocked_quiet: Option<u64>,
+    /// `first_own()` as of an `own_changes()` count.
+    first_own_cache: Cell<(u64, Option<u32>)>,
+}
+
+/// The queue slot of `class`. Classes are below `MAX_CLASSES`, a power of
+/// two, so the mask changes nothing but spares a bounds check on every
+/// queue access (a few per hop).
+#[inline(always)]
+fn slot(class: usize) -> usize {
+    const { assert!(MAX_CLASSES.is_power_of_two()) };
+    debug_assert!(class < MAX_CLASSES, "class {class}");
+    class & (MAX_CLASSES - 1)
+}
+
+impl Iface {
+    /// Interface `i` of `topology`, its queues with `levels` priority levels
+    /// (1 = FIFO) and `ewq` echo-waiting slots beyond each output queue.
+    pub fn new(topology: &Topology, i: IfaceId, p: &Params, levels: usize, ewq: u32) -> Self {
+        let mut order = [0u8; MAX_CLASSES];
+        order[..p.classes.len()].copy_from_slice(&p.classes.precedence);
+        Iface {
+            bypass: BypassFifo::with_capacity(16),
+            out_free_at: 0,
+            decision_at: NO_DECISION,
+            next: topology.next(i),
+            hop: topology.hop(i),
+            ringlet: topology.ringlet_of(i),
+            pos: topology.position(i),
+            agent: topology.agent_of(i),
+            outputs: std::array::from_fn(|_| OutputQueue::new(p.output_queue, ewq, levels)),
+            inputs: std::array::from_fn(|c| InputQueue::new(p.input_queue[c], levels)),
+            order,
+            classes: p.classes.len(),
+            own_len: 0,
+            own_changes: 0,
+            all_skipped: None,
+            blocked_quiet: None,
+            first_own_cache: Cell::new((u64::MAX, None)),
+        }
+    }
+
+    /// The output queue of `class`. Its packets to send change only
+    /// through this interface's methods, which keep count of them.
+    #[inline]
+    pub fn output(&self, class: u8) -> &OutputQueue {
+        &self.outputs[slot(class as usize)]
+    }
+
+    /// The input queue of `class`.
+    #[inline(always)]
+    pub fn input(&self, class: usize) -> &InputQueue {
+        &self.inputs[slot(class)]
+    }
+
+    #[inline(always)]
+    pub fn input_mut(&mut self, class: usize) -> &mut InputQueue {
+        &mut self.inputs[slot(class)]
+    }
+
+    /// Queues own packet `id` of `class` behind everything of its priority.
+    #[inline]
+    pub fn push_own(&mut self, class: u8, priority: u16, id: u32) {
+        self.outputs[slot(class as usize)].to_send.push(priority, id);
+        self.own_len += 1;
+        self.own_changes += 1;
+    }
+
+    /// Queues own packet `id` ahead of everything of its priority (a retried
+    /// packet keeps its place).
+    #[inline]
+    pub fn push_own_front(&mut self, class: u8, priority: u16, id: u32) {
+        self.outputs[slot(class as usize)].to_send.push_front(priority, id);
+        self.own_len += 1;
+        self.own_changes += 1;
+    }
+
+    /// Takes own packet `id` of `class` out to be sent; it then awaits its echo.
+    #[inline(always)]
+    pub fn take_own(&mut self, id: u32, class: u8) {
+        let q = &mut self.outputs[slot(class as usize)];
+        let taken = if q.to_send.peek() == Some(&id) { q.to_send.pop() } else { q.to_send.remove_first(|&x| x == id) };
+        debug_assert_eq!(taken, Some(id));
+        q.awaiting.push(id);
+        self.own_len -= 1;
+        self.own_changes += 1;
+    }
+
+    /// The echo for `id` of `class` came back: it no longer waits.
+    #[inline]
+    pub fn echoed(&mut self, class: u8, id: u32) {
+        self.outputs[slot(class as usize)].echoed(id);
+    }
+
+    /// Servers waiting for room in `class`'s output queue.
+    pub fn waiters(&mut self, class: u8) -> &mut Vec<(u16, u8)> {
+        &mut self.outputs[slot(class as usize)].waiters
+    }
+
+    /// Changes so far to the own packets waiting to be sent.
+    #[inline]
+    pub fn own_changes(&self) -> u64 {
+        self.own_changes
+    }
+
+    #[inline]
+    pub fn has_own(&self) -> bool {
+        self.own_len != 0
+    }
+
+    /// The own packet that goes first: highest priority; on a tie, the one
+    /// whose class comes first in the classes' precedence.
+    #[inline(always)]
+    pub fn first_own(&self) -> Option<u32> {
+        // Asked several times per packet sent (each output decision, each
+        // wait behind bypass traffic); the queues change far less often.
+        let changes = self.own_changes;
+        let (at, first) = self.first_own_cache.get();
+        if at == changes {
+            return first;
+        }
+        self.first_own_again(changes)
+    }
+
+    /// `first_own` when the queues have changed since it was cached.
+    #[inline(never)]
+    fn first_own_again(&self, changes: u64) -> Option<u32> {
+        let head = |k: usize| self.outputs[slot(self.order[k] as usize)].to_send.head();
+        let first = if self.classes == 2 {
+            // SCI's two classes, asked once per change to its own packets.
+            match (head(0), head(1)) {
+                (Some((a, _)), Some((b, id))) if b > a => Some(id),
+                (Some((_, id)), _) => Some(id),
+                (None, b) => b.map(|(_, id)| id),
+            }
+        } else {
+            let mut best: Option<(u16, u32)> = None;
+            for k in 0..self.classes {
+                if let Some((level, id)) = head(k) {
+                    if best.is_none_or(|(b, _)| level > b) {
+                        best = Some((level, id));
+                    }
+                }
+            }
+            best.map(|(_, id)| id)
+        };
+        self.first_own_cache.set((changes, first));
+        first
+    }
+
+    /// Every own packet in the order they would go (see [`Iface::first_own`]),
+    /// lazily: callers that stop early do not pay for long queues.
+    pub fn own_iter<'a>(&'a self, level: impl Fn(u32) -> u16 + 'a) -> impl Iterator<Item = u32> + 'a {
+        let mut queues: [_; MAX_CLASSES] = std::array::from_fn(|k| self.outputs[self.order[k] as usize].to_send.iter().copied().peekable());
+        let n = self.classes;
+        std::iter::from_fn(move || {
+            let mut pick: Option<(usize, u16)> = None;
+            for (k, q) in queues[..n].iter_mut().enumerate() {
+                if let Some(&id) = q.peek() {
+                    let l = level(id);
+                    if pick.is_none_or(|(_, b)| l > b) {
+                        pick = Some((k, l));
+                    }
+                }
+            }
+            pick.and_then(|(k, _)| queues[k].next())
+        })
+    }
+
+    /// Every own packet in send order, into `out`.
+    pub fn own_in_order(&self, out: &mut Vec<u32>, level: impl Fn(u32) -> u16) {
+        out.clear();
+        let queue = |k: usize| self.outputs[self.order[k] as usize].to_send.iter().copied();
+        match self.classes {
+            1 => out.extend(queue(0)),
+            // SCI's two classes, on the path a held DFC node takes at saturation.
+            2 => merge_two(queue(0), queue(1), out, level),
+            _ => out.extend(self.own_iter(level)),
+        }
+    }
+
+    /// Makes an output decision due no later than `at` (the time now is
+    /// `now`); returns whether that needs a new decision event.
+    #[inline(always)]
+    pub fn decide_by(&mut self, at: Time, now: Time) -> bool {
+        // (`NO_DECISION` is later than any time; one in the past is spent.)
+        if self.decision_at > at || self.decision_at < now {
+            self.decision_at = at;
+            true
+        } else {
+            false
+        }
+    }
+}
+
+/// The merge of `own_iter` for two queues, `a` going first on a tie:
+/// each packet's level looked up once, and the rest of one queue copied
+/// when the other runs out.
+fn merge_two(mut a: impl Iterator<Item = u32>, mut b: impl Iterator<Item = u32>, out: &mut Vec<u32>, level: impl Fn(u32) -> u16) {
+    let (mut x, mut y) = (a.next(), b.next());
+    let (mut lx, mut ly) = (x.map(&level), y.map(&level));
+    loop {
+        match (x, y) {
+            (Some(p), Some(q)) => {
+                if ly > lx {
+                    out.push(q);
+                    y = b.next();
+                    ly = y.map(&level);
+                } else {
+                    out.push(p);
+                    x = a.next();
+                    lx = x.map(&level);
+                }
+            }
+            (Some(p), None) => {
+                out.push(p);
+                out.extend(a);
+                return;
+            }
+            (None, Some(q)) => {
+                out.push(q);
+                out.extend(b);
+                return;
+            }
+            (None, None) => return,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::params::{Classes, Shape};
+    use crate::topology::TopologyBuilder;
+
+    fn params() -> Params {
+        let shape = Shape { request_len: 8, request_class: 0, response_len: 40, response_class: 1, data_bytes: 64, data_in_response: true };
+        Params { cycle: 2000, separator: 1, echo_len: 4, bypass_fifo_symbols: 41, iqst: 0, input_queue: [5; MAX_CLASSES], output_queue: 8, shape, classes: Classes::requests_and_responses() }
+    }
+
+    /// The collecting merge and the lazy one agree: highest level first,
+    /// responses before requests on a tie, FIFO within a level.
+    #[test]
+    fn own_packets_in_send_order() {
+        let mut b = TopologyBuilder::new();
+        let (x, y) = (b.agent("x", true), b.agent("y", true));
+        b.ringlet(&[(x, 1), (y, 1)]);
+        let t = b.build().unwrap();
+        let mut rng: u64 = 7;
+        for case in 0..200 {
+            let mut n = Iface::new(&t, 0, &params(), 4, 0);
+            let mut level = std::collections::HashMap::new();
+            let mut responses = Vec::new();
+            for id in 0..(case % 9) as u32 {
+                rng ^= rng << 13;
+                rng ^= rng >> 7;
+                rng ^= rng << 17;
+                let prio = (rng % 4) as u16;
+                level.insert(id, prio);
+                let class = if rng.is_multiple_of(3) { 1 } else { 0 };
+                if class == 1 {
+                    responses.push(id);
+                }
+                n.push_own(class, prio, id);
+            }
+            let lazy: Vec<u32> = n.own_iter(|id| level[&id]).collect();
+            let mut collected = Vec::new();
+            n.own_in_order(&mut collected, |id| level[&id]);
+            assert_eq!(collected, lazy, "case {case}");
+            assert_eq!(lazy.first().copied(), n.first_own(), "case {case}");
+            assert_eq!(lazy.len(), case % 9);
+            assert_eq!(n.has_own(), !lazy.is_empty());
+            for w in lazy.windows(2) {
+                let (a, b) = (level[&w[0]], level[&w[1]]);
+                assert!(a > b || (a == b && (responses.contains(&w[0]) || !responses.contains(&w[1]))), "case {case}: {lazy:?}");
+            }
+        }
+    }
+}

@@ -1,0 +1,363 @@
+//! Measurement as in seed 003 Figure 7: effective throughput (data bytes
+//! delivered / measured time) and one-way latency (application queue to
+//! serviced), warm-up discarded, batch-means confidence intervals and HDR
+//! percentiles; kept by structure: per priority, per agent (the requester
+//! a transaction belongs to), per traffic class, per link and per ringlet.
+
+use crate::dense::Dense;
+use crate::params::Params;
+use crate::report::{ClassReport, LinkReport, NodeReport, PriorityReport, Report, RingletReport, Summary};
+use crate::topology::Topology;
+use ringlet_engine::run::Stop;
+use ringlet_engine::stats::{BatchMeans, LatencyHistogram};
+use ringlet_engine::time::{ns_to_ps, ps_to_ns};
+use ringlet_engine::Time;
+use ringlet_scenario::Scenario;
+
+/// Batches needed before a precision stop is trusted.
+const MIN_BATCHES_FOR_PRECISION: usize = 10;
+
+/// What one agent's transactions got in the measurement window.
+struct PerAgent {
+    bytes: u64,
+    txns: u64,
+    retries: u64,
+    lost_bytes: u64,
+    latency: LatencyHistogram,
+}
+
+/// What one traffic class's packets got in the measurement window (no
+/// percentiles: a third histogram per packet would cost 1-2% of a run).
+struct PerClass {
+    retries: u64,
+    packets: u64,
+    latency_sum: f64,
+}
+
+pub struct Measure {
+    pub warmup_end: Time,
+    target_txns: u64,
+    ci_target: Option<f64>,
+    batch_txns: u64,
+    // Window totals.
+    pub txns: u64,
+    bytes: u64,
+    lost_bytes: u64,
+    txns_prio: Vec<u64>,
+    bytes_prio: Vec<u64>,
+    pub retries: u64,
+    /// Sum of every latency recorded, in recording order (the overall
+    /// histogram is merged from the per-priority ones at the report).
+    lat_sum: f64,
+    hist_prio: Vec<LatencyHistogram>,
+    /// Indexed by the fabric's agent and class numbers (see `crate::dense`).
+    agents: Dense<PerAgent>,
+    classes: Dense<PerClass>,
+    /// Per link (the one leaving each interface): busy time, of it for send packets.
+    link_busy: Vec<Time>,
+    link_send_busy: Vec<Time>,
+    /// Per link: when its last transmission ends (`<< 1`, with bit 0 set
+    /// for a send packet), to clip the part beyond the measurement window.
+    link_last: Vec<Time>,
+    // Current batch.
+    batch_start: Time,
+    batch_bytes: u64,
+    batch_lat_sum: f64,
+    batch_lat_n: u64,
+    batch_count: u64,
+    throughput: BatchMeans,
+    latency: BatchMeans,
+}
+
+impl Measure {
+    pub fn new(s: &Scenario, topo: &Topology, p: &Params) -> Measure {
+        let prios = s.traffic.priorities as usize;
+        let batches = s.run.batches as u64;
+        let links = topo.ifaces();
+        Measure {
+            warmup_end: ns_to_ps(s.run.warmup_ns),
+            target_txns: s.run.measure_transactions,
+            ci_target: s.run.ci_rel_halfwidth,
+            batch_txns: s.run.measure_transactions.div_ceil(batches).max(1),
+            txns: 0,
+            bytes: 0,
+            lost_bytes: 0,
+            txns_prio: vec![0; prios],
+            bytes_prio: vec![0; prios],
+            retries: 0,
+            lat_sum: 0.0,
+            hist_prio: (0..prios).map(|_| LatencyHistogram::new()).collect(),
+            agents: Dense::new(topo.agents().iter().map(|_| PerAgent { bytes: 0, txns: 0, retries: 0, lost_bytes: 0, latency: LatencyHistogram::coarse() }).collect()),
+            classes: Dense::new(p.classes.names.iter().map(|_| PerClass { retries: 0, packets: 0, latency_sum: 0.0 }).collect()),
+            link_busy: vec![0; links],
+            link_send_busy: vec![0; links],
+            link_last: vec![0; links],
+            batch_start: ns_to_ps(s.run.warmup_ns),
+            batch_bytes: 0,
+            batch_lat_sum: 0.0,
+            batch_lat_n: 0,
+            batch_count: 0,
+            throughput: BatchMeans::new(2 * batches as usize),
+            latency: BatchMeans::new(2 * batches as usize),
+        }
+    }
+
+    /// Transactions the run measures before it stops (the cap when a precision target is set).
+    pub fn target_transactions(&self) -> u64 {
+        self.target_txns
+    }
+
+    #[inline]
+    pub fn in_window(&self, now: Time) -> bool {
+        now >= self.warmup_end
+    }
+
+    /// A request or response of agent `requester`'s transaction removed
+    /// from its input queue of `class` and serviced at its destination.
+    #[inline(always)]
+    pub fn packet_serviced(&mut self, now: Time, born: Time, priority: u16, requester: u16, class: u8) {
+        if now < self.warmup_end {
+            return;
+        }
+        let lat = now - born;
+        self.lat_sum += lat as f64;
+        self.hist_prio[priority as usize].record(lat);
+        self.agents[requester as usize].latency.record(lat);
+        let c = &mut self.classes[class as usize];
+        c.packets += 1;
+        c.latency_sum += lat as f64;
+        self.batch_lat_sum += lat as f64;
+        self.batch_lat_n += 1;
+    }
+
+    /// Data payload of agent `requester`'s transaction delivered to its destination.
+    #[inline]
+    pub fn data_delivered(&mut self, now: Time, bytes: u32, priority: u16, requester: u16) {
+        if now < self.warmup_end {
+            return;
+        }
+        self.bytes += bytes as u64;
+        self.bytes_prio[priority as usize] += bytes as u64;
+        self.agents[requester as usize].bytes += bytes as u64;
+        self.batch_bytes += bytes as u64;
+    }
+
+    /// A packet of `requester`'s transaction, of `class`, was busied and goes again.
+    #[inline]
+    pub fn retried(&mut self, now: Time, requester: u16, class: u8) {
+        if now < self.warmup_end {
+            return;
+        }
+        self.retries += 1;
+        self.agents[requester as usize].retries += 1;
+        self.classes[class as usize].retries += 1;
+    }
+
+    /// A transaction of `agent` carrying `bytes` of data was lost: its application queue was full.
+    pub fn lost(&mut self, now: Time, bytes: u32, agent: u16) {
+        if now < self.warmup_end {
+            return;
+        }
+        self.lost_bytes += bytes as u64;
+        self.agents[agent as usize].lost_bytes += bytes as u64;
+    }
+
+    /// A transaction of `requester` completed; returns a reason to stop, if any.
+    #[inline]
+    pub fn transaction_completed(&mut self, now: Time, priority: u16, requester: u16) -> Option<Stop> {
+        if now < self.warmup_end {
+            return None;
+        }
+        self.txns += 1;
+        self.txns_prio[priority as usize] += 1;
+        self.agents[requester as usize].txns += 1;
+        self.batch_count += 1;
+        if self.batch_count == self.batch_txns {
+            self.close_batch(now);
+            if let Some(target) = self.ci_target {
+                let t = self.throughput.estimate();
+                let l = self.latency.estimate();
+                if t.batches >= MIN_BATCHES_FOR_PRECISION && t.relative_halfwidth() <= target && l.relative_halfwidth() <= target {
+                    return Some(Stop::Precision);
+                }
+            }
+        }
+        if self.txns >= self.target_txns {
+            Some(Stop::Transactions)
+        } else {
+            None
+        }
+    }
+
+    fn close_batch(&mut self, now: Time) {
+        self.throughput.push(self.batch_bytes as f64, (now - self.batch_start) as f64);
+        if self.batch_lat_n > 0 {
+            self.latency.push(self.batch_lat_sum, self.batch_lat_n as f64);
+        }
+        self.batch_start = now;
+        self.batch_bytes = 0;
+        self.batch_lat_sum = 0.0;
+        self.batch_lat_n = 0;
+        self.batch_count = 0;
+    }
+
+    /// A packet occupies the link leaving interface `i` from `start` for
+    /// `dur`. Only the part inside the measurement window counts: one that
+    /// starts in the warm-up counts from its end, and the report clips the
+    /// last one of each link at the window's end.
+    #[inline]
+    pub(crate) fn link_used(&mut self, i: usize, start: Time, dur: Time, send: bool) {
+        if start < self.warmup_end {
+            return self.link_used_in_warmup(i, start, dur, send);
+        }
+        self.add_link_use(i, start + dur, dur, send);
+    }
+
+    #[cold]
+    fn link_used_in_warmup(&mut self, i: usize, start: Time, dur: Time, send: bool) {
+        self.add_link_use(i, start + dur, (start + dur).saturating_sub(self.warmup_end), send);
+    }
+
+    /// Adds `counted` of busy time to the link leaving interface `i`, whose
+    /// transmission ends at `end`.
+    #[inline(always)]
+    fn add_link_use(&mut self, i: usize, end: Time, counted: Time, send: bool) {
+        // Sends and echoes alternate unpredictably: add, don't branch.
+        // Once per hop: unchecked, as the fabric's interface ids are (see
+        // `crate::dense`); the lists have one entry per interface.
+        debug_assert!(i < self.link_busy.len() && i < self.link_send_busy.len() && i < self.link_last.len());
+        // SAFETY: `i` is an interface of this fabric, below the lengths.
+        unsafe {
+            *self.link_busy.get_unchecked_mut(i) += counted;
+            *self.link_send_busy.get_unchecked_mut(i) += counted * send as Time;
+            *self.link_last.get_unchecked_mut(i) = end << 1 | send as Time;
+        }
+    }
+
+    /// Busy and send-busy time of link `i` inside the window ending at `end`.
+    fn link_busy_until(&self, i: usize, end: Time) -> (Time, Time) {
+        let (last_end, send) = (self.link_last[i] >> 1, self.link_last[i] & 1 == 1);
+        // Links never carry two packets at once: only the last can run past `end`.
+        let over = last_end.saturating_sub(end.max(self.warmup_end)).min(self.link_busy[i]);
+        let send_over = if send { over.min(self.link_send_busy[i]) } else { 0 };
+        (self.link_busy[i] - over, self.link_send_busy[i] - send_over)
+    }
+
+    pub fn report(&self, end: Time, stop: Stop, offered_per_prio: f64, topo: &Topology, class_names: &[&'static str]) -> Report {
+        let window = end.saturating_sub(self.warmup_end);
+        let window_s = window as f64 * 1e-12;
+        let mbps = |bytes: u64| if window > 0 { bytes as f64 / window_s / 1e6 } else { f64::NAN };
+        let share = |busy: Time| if window > 0 { busy as f64 / window as f64 } else { f64::NAN };
+        let endpoints = topo.endpoints().len();
+        let prios = self.hist_prio.len();
+        // Batch ratios are bytes per ps: x 1e12 / 1e6 gives MB/s.
+        let thr = self.throughput.estimate();
+        let lat = self.latency.estimate();
+        let per_priority = (0..prios)
+            .map(|p| {
+                let h = &self.hist_prio[p];
+                PriorityReport {
+                    priority: p as u32,
+                    throughput_mbps: mbps(self.bytes_prio[p]),
+                    offered_mbps: offered_per_prio * endpoints as f64,
+                    transactions: self.txns_prio[p],
+                    packets: h.count(),
+                    latency_ns_mean: ps_to_ns_f(h.mean_ps()),
+                    latency_ns_p50: ps_to_ns_f(h.percentile_ps(50.0)),
+                    latency_ns_p99: ps_to_ns_f(h.percentile_ps(99.0)),
+                    latency_ns_p999: ps_to_ns_f(h.percentile_ps(99.9)),
+                    latency_ns_max: ps_to_ns_f(h.max_ps()),
+                }
+            })
+            .collect();
+        let per_node = self
+            .agents
+            .iter()
+            .enumerate()
+            .map(|(a, m)| NodeReport {
+                node: a as u32,
+                offered_mbps: if topo.agent(a as u16).endpoint { offered_per_prio * prios as f64 } else { 0.0 },
+                throughput_mbps: mbps(m.bytes),
+                transactions: m.txns,
+                packets: m.latency.count(),
+                latency_ns_mean: ps_to_ns_f(m.latency.mean_ps()),
+                latency_ns_p99: ps_to_ns_f(m.latency.percentile_ps(99.0)),
+                retries: m.retries,
+                loss_mbps: mbps(m.lost_bytes),
+            })
+            .collect();
+        let links: Vec<(Time, Time)> = (0..topo.ifaces()).map(|i| self.link_busy_until(i, end)).collect();
+        let per_link = links
+            .iter()
+            .enumerate()
+            .map(|(i, &(busy, send_busy))| {
+                let i = i as u16;
+                LinkReport {
+                    link: i as u32,
+                    from_node: topo.agent_of(i) as u32,
+                    to_node: topo.agent_of(topo.next(i)) as u32,
+                    utilization: share(busy),
+                    send_utilization: share(send_busy),
+                    ringlet: topo.ringlet_of(i) as u32,
+                }
+            })
+            .collect();
+        let per_ringlet = (0..topo.ringlets() as u16)
+            .map(|r| {
+                let ifaces = topo.ringlet_ifaces(r);
+                let util: Vec<f64> = ifaces.iter().map(|&i| share(links[i as usize].0)).collect();
+                let send: f64 = ifaces.iter().map(|&i| share(links[i as usize].1)).sum();
+                RingletReport {
+                    ringlet: r as u32,
+                    interfaces: ifaces.len() as u32,
+                    utilization_mean: util.iter().sum::<f64>() / util.len() as f64,
+                    utilization_max: util.iter().copied().fold(f64::NAN, f64::max),
+                    send_utilization_mean: send / ifaces.len() as f64,
+                }
+            })
+            .collect();
+        let per_class = self
+            .classes
+            .iter()
+            .enumerate()
+            .map(|(c, m)| ClassReport {
+                class: c as u32,
+                name: class_names[c],
+                packets: m.packets,
+                latency_ns_mean: if m.packets > 0 { ps_to_ns_f(m.latency_sum / m.packets as f64) } else { f64::NAN },
+                retries: m.retries,
+            })
+            .collect();
+        let all = LatencyHistogram::merged(&self.hist_prio, self.lat_sum);
+        Report {
+            summary: Summary {
+                throughput_mbps: mbps(self.bytes),
+                throughput_mbps_ci95: thr.ci95 * 1e6,
+                offered_mbps: offered_per_prio * endpoints as f64 * prios as f64,
+                loss_mbps: mbps(self.lost_bytes),
+                latency_ns_mean: ps_to_ns_f(all.mean_ps()),
+                latency_ns_mean_ci95: ps_to_ns_f(lat.ci95),
+                latency_ns_p50: ps_to_ns_f(all.percentile_ps(50.0)),
+                latency_ns_p99: ps_to_ns_f(all.percentile_ps(99.0)),
+                latency_ns_p999: ps_to_ns_f(all.percentile_ps(99.9)),
+                latency_ns_max: ps_to_ns_f(all.max_ps()),
+                transactions: self.txns,
+                retries: self.retries,
+                sim_time_ns: ps_to_ns(end),
+                measure_time_ns: ps_to_ns(window),
+                batches: thr.batches,
+                stopped_by: stop.name(),
+            },
+            per_priority,
+            per_node,
+            per_link,
+            per_ringlet,
+            per_class,
+            ..Report::default()
+        }
+    }
+}
+
+fn ps_to_ns_f(ps: f64) -> f64 {
+    ps / 1e3
+}

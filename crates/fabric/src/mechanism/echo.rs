@@ -1,0 +1,61 @@
+//! An echo fully back at the interface that sent the packet it answers: a
+//! busy echo sends the packet again; an accepting one frees its output
+//! queue slot (so the application, or a server waiting for room, may use it).
+
+use super::Fabric;
+use crate::event::Event;
+use crate::protocol::RingProtocol;
+use crate::trace::TraceKind;
+
+impl<P: RingProtocol> Fabric<P> {
+    pub(super) fn on_echo(&mut self, i: usize, e: u32) {
+        let echo = *self.slab.at(e);
+        self.record(i, TraceKind::EchoBack { busy: echo.busy }, e);
+        self.slab.free(e);
+        let class = echo.echoed_class;
+        if echo.busy {
+            // The target kept nothing: the sender's copy goes again, first in its priority.
+            let pk = self.slab.at_mut(echo.echo_of);
+            pk.phase = echo.echo_phase;
+            pk.retries = pk.retries.saturating_add(1);
+            let (eff, requester) = (pk.eff, pk.requester());
+            self.counters.retries += 1;
+            self.measure.retried(self.sched.now(), requester, class);
+            let holdoff = self.protos[self.ifaces[i].ringlet as usize].retry_holdoff();
+            if holdoff > 0 {
+                // Still counted in its output queue until it rejoins it.
+                self.sched.after(holdoff, Event::Requeue { iface: i as u16, pkt: echo.echo_of }.pack());
+                return;
+            }
+            let n = &mut self.ifaces[i];
+            n.echoed(class, echo.echo_of);
+            n.push_own_front(class, eff, echo.echo_of);
+        } else {
+            self.ifaces[i].echoed(class, echo.echo_of);
+            if class == self.p.shape.request_class {
+                self.fill_requests(self.ifaces[i].agent as usize);
+            }
+            self.resume_waiters(i, class);
+        }
+        self.try_output(i);
+    }
+
+    /// Servers holding a serviced packet for room in this output queue go
+    /// on, first come first, while there is room.
+    #[inline(always)]
+    fn resume_waiters(&mut self, i: usize, class: u8) {
+        while !self.ifaces[i].output(class).waiters.is_empty() && self.ifaces[i].output(class).has_room() {
+            let (w, c) = self.ifaces[i].waiters(class).remove(0);
+            self.finish(w as usize, c as usize);
+        }
+    }
+
+    /// A busied packet's retry hold-off is over: it rejoins its output queue, first in its priority.
+    pub(super) fn requeue(&mut self, i: usize, id: u32) {
+        let pk = *self.slab.at(id);
+        let n = &mut self.ifaces[i];
+        n.echoed(pk.class, id);
+        n.push_own_front(pk.class, pk.eff, id);
+        self.try_output(i);
+    }
+}

@@ -1,0 +1,234 @@
+//! What an output link sends next, and sending it: the register-insertion
+//! rule, own packets offered to the protocol, a packet put on a link.
+
+use super::Fabric;
+use crate::event::Event;
+use crate::packet::PacketKind;
+use crate::protocol::{BypassOrder, Permit, RingProtocol};
+use crate::trace::TraceKind;
+use ringlet_engine::Time;
+
+impl<P: RingProtocol> Fabric<P> {
+    /// The output decision: forward buffered bypass traffic, or start an own
+    /// packet; nothing while the link is busy or a decision is due now.
+    #[inline(always)]
+    pub(super) fn try_output(&mut self, i: usize) {
+        let now = self.sched.now();
+        let n = &self.ifaces[i];
+        if n.out_free_at > now || n.decision_at == now {
+            return;
+        }
+        self.decide_output(i);
+    }
+
+    #[inline(never)]
+    fn decide_output(&mut self, i: usize) {
+        self.decide_output_inline(i);
+    }
+
+    #[inline(always)]
+    pub(super) fn decide_output_inline(&mut self, i: usize) {
+        if P::RULES.bypass == BypassOrder::Priority {
+            return self.decide_prioritized(i);
+        }
+        let now = self.sched.now();
+        let n = &self.ifaces[i];
+        // Register-insertion rule: a packet that arrived before this instant is
+        // in the bypass FIFO and must drain first (the usual case at
+        // saturation, so tested first); one arriving right now can still be
+        // buffered while the interface inserts its own packet.
+        if let Some(&(id, ready)) = n.bypass.front() {
+            if ready < now {
+                let has_own = n.has_own();
+                self.ifaces[i].bypass.pop_front();
+                if has_own {
+                    self.own_blocked(i);
+                }
+                return self.transmit(i, id, false);
+            }
+        }
+        if n.has_own() && self.start_own(i) {
+            return;
+        }
+        match self.ifaces[i].bypass.front() {
+            Some(&(id, ready)) if ready <= now => {
+                self.ifaces[i].bypass.pop_front();
+                self.transmit(i, id, false);
+            }
+            // A passing packet is on its way: decide again when it arrives.
+            Some(&(_, ready)) => self.decide_at(i, ready),
+            None => {}
+        }
+    }
+
+    /// The interface's own packet is held back by bypass traffic: tell the
+    /// protocol (inlined into the forwarding decision: most calls end at the
+    /// quiet check).
+    #[inline(always)]
+    pub(super) fn own_blocked(&mut self, i: usize) {
+        self.counters.bypass_waits += 1;
+        let n = &self.ifaces[i];
+        if n.blocked_quiet == Some(n.own_changes()) {
+            return; // the protocol said another call would change nothing
+        }
+        self.tell_blocked(i);
+    }
+
+    /// `own_blocked` when the protocol has to be told.
+    #[inline(never)]
+    fn tell_blocked(&mut self, i: usize) {
+        let n = &self.ifaces[i];
+        let (changes, r, at) = (n.own_changes(), n.ringlet as usize, n.pos as usize);
+        let first = n.first_own().expect("has own packet");
+        let waiting = self.slab.at(first).eff;
+        let again = self.protos[r].on_blocked(at, self.sched.now(), waiting, &mut self.fx);
+        self.ifaces[i].blocked_quiet = (!again).then_some(changes);
+        self.flush_effects(r);
+    }
+
+    /// Offers the interface's own packets to the protocol in send order;
+    /// starts the first one it lets go. Returns whether one was started.
+    #[inline(always)]
+    pub(super) fn start_own(&mut self, i: usize) -> bool {
+        // Every own packet was skipped last time and nothing the answers
+        // depend on has changed: they would all be skipped again.
+        let n = &self.ifaces[i];
+        let (r, at) = (n.ringlet as usize, n.pos as usize);
+        let epoch = self.protos[r].permit_epoch(at);
+        if let (Some(e), Some((was, changes, skips))) = (epoch, n.all_skipped) {
+            if e == was && changes == n.own_changes() {
+                self.protos[r].skipped_again(at, skips as u64);
+                return false;
+            }
+        }
+        self.offer_own(i, epoch)
+    }
+
+    /// `start_own` when the protocol has to be asked.
+    #[inline(never)]
+    fn offer_own(&mut self, i: usize, epoch: Option<u64>) -> bool {
+        let now = self.sched.now();
+        let n = &self.ifaces[i];
+        let (r, at) = (n.ringlet as usize, n.pos as usize);
+        let first = n.first_own().expect("has own packet");
+        let mut pick = None;
+        match self.protos[r].may_send(at, now, first, self.slab.at(first)) {
+            Permit::Go => pick = Some(first),
+            Permit::Hold { wake_at } => {
+                if let Some(w) = wake_at {
+                    self.decide_at(i, w);
+                }
+            }
+            Permit::Skip => {
+                // The protocol may let a later packet go: offer the rest in order.
+                let slab = &self.slab;
+                let mut cands = std::mem::take(&mut self.cands);
+                match self.protos[r].only_candidates(at) {
+                    Some(list) => {
+                        cands.clear();
+                        cands.push(first);
+                        cands.extend(list.iter().copied().filter(|&id| id != first));
+                    }
+                    None => self.ifaces[i].own_in_order(&mut cands, |id| slab.at(id).eff),
+                }
+                let mut skips = 1;
+                let mut held = false;
+                for &id in cands.iter().skip(1) {
+                    match self.protos[r].may_send(at, now, id, self.slab.at(id)) {
+                        Permit::Go => {
+                            pick = Some(id);
+                            break;
+                        }
+                        Permit::Skip => skips += 1,
+                        Permit::Hold { wake_at } => {
+                            if let Some(w) = wake_at {
+                                self.decide_at(i, w);
+                            }
+                            held = true;
+                            break;
+                        }
+                    }
+                }
+                self.cands = cands;
+                if let (Some(e), None, false) = (epoch, pick, held) {
+                    let n = &mut self.ifaces[i];
+                    n.all_skipped = Some((e, n.own_changes(), skips));
+                }
+            }
+        }
+        let Some(id) = pick else { return false };
+        let pk = *self.slab.at(id);
+        self.ifaces[i].take_own(id, pk.class);
+        let next_own = self.ifaces[i].first_own().map(|next| self.slab.at(next).eff);
+        self.protos[r].on_sent(at, now, id, &pk, next_own, &mut self.fx);
+        self.flush_effects(r);
+        self.counters.send_packets += 1;
+        self.transmit(i, id, true);
+        true
+    }
+
+    /// Puts packet `id` on interface `i`'s output link now (inlined into
+    /// both callers: it runs once per hop).
+    #[inline(always)]
+    pub(super) fn transmit(&mut self, i: usize, id: u32, own: bool) {
+        let now = self.sched.now();
+        let pk = self.slab.at(id);
+        let (len, to, send, kind) = (pk.len, pk.to, pk.is_send(), pk.kind);
+        // Control symbols ride in the symbol stream without separator idles.
+        let slot = if kind == PacketKind::Control { len as Time * self.p.cycle } else { self.p.slot(len) };
+        let n = &mut self.ifaces[i];
+        n.out_free_at = now + slot;
+        n.decision_at = now + slot;
+        let (next, hop) = (n.next, n.hop);
+        self.sched.at(now + slot, Event::OutputFree { iface: i as u16 }.pack());
+        let ready = now + hop;
+        if to == next {
+            if kind == PacketKind::Echo {
+                // Stripped where it answers: its symbols become idles, and
+                // that interface acts on the full echo, so nothing happens at its head.
+                self.counters.packet_hops += 1;
+                self.sched.at(ready + len as Time * self.p.cycle, Event::EchoIn { iface: next, pkt: id }.pack());
+            } else {
+                self.sched.at(ready, Event::HeadArrive { iface: next, pkt: id }.pack());
+            }
+        } else {
+            // Passing through `next`: into its bypass FIFO (this link delivers
+            // in time order, so the entry goes last), decided on by then.
+            self.counters.packet_hops += 1;
+            let m = &mut self.ifaces[next as usize];
+            m.bypass.push_back((id, ready));
+            let at = ready.max(m.out_free_at);
+            if m.decide_by(at, now) {
+                self.sched.at(at, Event::OutputFree { iface: next }.pack());
+            }
+        }
+        self.measure.link_used(i, now, len as Time * self.p.cycle, send);
+        self.record(i, TraceKind::Transmit { own }, id);
+    }
+
+    /// Makes sure interface `i` takes an output decision no later than `at`,
+    /// or than the moment its link frees if that is later.
+    #[inline(always)]
+    pub(super) fn decide_at(&mut self, i: usize, at: Time) {
+        let now = self.sched.now();
+        // Not while the link is busy: that decision could send nothing.
+        let at = at.max(self.ifaces[i].out_free_at);
+        if self.ifaces[i].decide_by(at, now) {
+            self.sched.at(at, Event::OutputFree { iface: i as u16 }.pack());
+        }
+    }
+
+    /// Puts `id` into interface `i`'s bypass FIFO at the current position in
+    /// the stream: behind what has arrived, ahead of what is still arriving.
+    pub(super) fn insert_in_stream(&mut self, i: usize, id: u32) {
+        let now = self.sched.now();
+        let bypass = &mut self.ifaces[i].bypass;
+        if bypass.back().is_none_or(|&(_, ready)| ready <= now) {
+            // Usually nothing is on its way in: the end of the queue.
+            bypass.push_back((id, now));
+            return;
+        }
+        let at = bypass.iter().rposition(|&(_, ready)| ready <= now).map_or(0, |k| k + 1);
+        bypass.insert(at, (id, now));
+    }
+}

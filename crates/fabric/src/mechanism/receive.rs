@@ -1,0 +1,137 @@
+//! A packet reaching the ring interface that strips it: a control packet
+//! handed to the protocol, a send packet admitted to (or busied at) an
+//! input queue and answered with an echo in its place.
+
+use super::Fabric;
+use crate::packet::{Packet, PacketKind, Phase};
+use crate::protocol::{Admission, EchoAt, QueueView, RingProtocol};
+use crate::trace::TraceKind;
+use crate::event::Event;
+use ringlet_engine::Time;
+
+impl<P: RingProtocol> Fabric<P> {
+    pub(super) fn on_head(&mut self, i: usize, id: u32) {
+        let now = self.sched.now();
+        self.counters.packet_hops += 1;
+        let pk = *self.slab.at(id);
+        debug_assert_eq!(pk.to as usize, i, "only the stripping interface gets a HeadArrive");
+        match pk.kind {
+            PacketKind::Echo => unreachable!("an echo goes straight to its EchoIn (see `transmit`)"),
+            PacketKind::Control => {
+                self.record(i, TraceKind::Control, id);
+                let mut c = pk;
+                let (r, at) = (self.ifaces[i].ringlet as usize, self.ifaces[i].pos as usize);
+                let keep = self.protos[r].on_control(at, now, &mut c, &self.ifaces[i], &self.slab, &mut self.fx);
+                if keep {
+                    let next = self.ifaces[i].next;
+                    c.to = next;
+                    c.dst = self.ifaces[next as usize].agent;
+                    *self.slab.at_mut(id) = c;
+                    self.insert_in_stream(i, id);
+                } else {
+                    self.slab.free(id);
+                }
+                self.flush_effects(r);
+            }
+            PacketKind::Request | PacketKind::Response => self.on_send_packet(i, id, pk),
+        }
+        self.try_output(i);
+    }
+
+    /// A send packet for this interface: decide on its header; answer with
+    /// an echo in its place (or, with echoes at service, only once it is serviced).
+    fn on_send_packet(&mut self, i: usize, id: u32, pk: Packet) {
+        let now = self.sched.now();
+        let class = pk.class as usize;
+        let (r, at) = (self.ifaces[i].ringlet as usize, self.ifaces[i].pos as usize);
+        // The packet before this one on the link is in by now.
+        self.settle_arrival(i, class);
+        let view = self.queue_view(i, class);
+        let echo = match self.protos[r].admit(at, class, id, &pk, view) {
+            Admission::Accept => self.accept(i, class, id, &pk),
+            Admission::Evict => {
+                let q = self.ifaces[i].input_mut(class);
+                let victim = q.waiting.pop_lowest_below(pk.eff).expect("protocol evicts only a lower-priority waiting packet");
+                q.occupied -= 1;
+                self.counters.preemptions += 1;
+                self.record(i, TraceKind::Preempted, victim);
+                let e = self.busy_echo(i, victim, Phase::Fresh);
+                self.insert_in_stream(i, e);
+                self.accept(i, class, id, &pk)
+            }
+            Admission::Busy(phase) => {
+                self.record(i, TraceKind::Busied, id);
+                Some(self.busy_echo(i, id, phase))
+            }
+        };
+        // The echo takes the stripped packet's place: ahead of packets that arrive after it.
+        if let Some(e) = echo {
+            self.insert_in_stream(i, e);
+        }
+        let view = self.queue_view(i, class);
+        self.protos[r].on_input_change(at, class, view, now, &mut self.fx);
+        self.flush_effects(r);
+    }
+
+    /// Takes `id` into the input queue of `class`; returns the echo to send now, if any.
+    ///
+    /// The packet is fully in at its tail. Nothing else can arrive on the
+    /// link before then, so no event marks that instant: an idle server
+    /// takes the packet now and starts at the tail; otherwise the packet is
+    /// `arriving` and joins the waiting packets whenever the queue is next
+    /// looked at after its tail (`settle_arrival`).
+    fn accept(&mut self, i: usize, class: usize, id: u32, pk: &Packet) -> Option<u32> {
+        let tail = self.sched.now() + pk.len as Time * self.p.cycle;
+        self.record(i, TraceKind::Accepted, id);
+        self.record_at(tail, i, TraceKind::Received, id);
+        let q = self.ifaces[i].input_mut(class);
+        q.occupied += 1;
+        debug_assert!(q.arriving.is_none(), "the packet before is settled first");
+        if q.in_service.is_none() {
+            // (An idle server has nothing waiting or arriving.)
+            q.in_service = Some(id);
+            self.sched.at(tail + self.p.iqst, Event::ServiceDone { iface: i as u16, class: class as u8 }.pack());
+        } else {
+            q.arriving = Some((id, tail));
+        }
+        match P::RULES.echo {
+            EchoAt::Service => None,
+            EchoAt::Acceptance => Some(self.accept_echo(i, id, pk)),
+        }
+    }
+
+    /// What the input queue of `class` at `i` looks like to an arriving packet.
+    pub(super) fn queue_view(&self, i: usize, class: usize) -> QueueView {
+        let q = self.ifaces[i].input(class);
+        // Only a full queue can evict: the lowest level is looked for then only.
+        let lowest_waiting = if q.occupied >= q.capacity { q.waiting.lowest_level() } else { None };
+        QueueView { capacity: q.capacity, occupied: q.occupied, lowest_waiting }
+    }
+
+    /// A busy echo from `i` for send packet `id` (its sender retries in `phase`).
+    pub(super) fn busy_echo(&mut self, i: usize, id: u32, phase: Phase) -> u32 {
+        let pk = *self.slab.at(id);
+        self.counters.busy_echoes += 1;
+        self.echo(i, id, &pk, Some(phase))
+    }
+
+    /// An accepting echo from `i` for send packet `pk` (id `id`).
+    pub(super) fn accept_echo(&mut self, i: usize, id: u32, pk: &Packet) -> u32 {
+        self.echo(i, id, pk, None)
+    }
+
+    /// An echo from `i` answering send packet `pk` (id `id`), back to the
+    /// interface that sent it: busy with the retry phase, or accepting.
+    #[inline(always)]
+    fn echo(&mut self, i: usize, id: u32, pk: &Packet, busy: Option<Phase>) -> u32 {
+        let back = self.ifaces[pk.from as usize].agent;
+        let mut echo = Packet::new(PacketKind::Echo, pk.class, self.ifaces[i].agent, back, pk.priority, self.p.echo_len, self.sched.now()).on(i as u16, pk.from);
+        echo.echo_of = id;
+        if let Some(phase) = busy {
+            echo.busy = true;
+            echo.echo_phase = phase;
+        }
+        self.counters.echoes += 1;
+        self.slab.alloc(echo)
+    }
+}

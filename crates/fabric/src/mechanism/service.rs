@@ -1,0 +1,157 @@
+//! Input queues and their servers, and what a serviced packet produces: at
+//! its destination, a request's response or, for a response (or a
+//! responseless request), the transaction's completion; at a bridge or
+//! switch on the way, the packet itself, sent on toward its destination.
+
+use super::Fabric;
+use crate::event::Event;
+use crate::packet::{Packet, PacketKind, Phase};
+use crate::protocol::{EchoAt, RingProtocol};
+use crate::trace::TraceKind;
+
+impl<P: RingProtocol> Fabric<P> {
+    /// The packet arriving into the input queue of `class` joins the waiting ones if its tail is in.
+    #[inline(always)]
+    pub(super) fn settle_arrival(&mut self, i: usize, class: usize) {
+        let now = self.sched.now();
+        let q = self.ifaces[i].input_mut(class);
+        if let Some((id, tail)) = q.arriving {
+            if tail <= now {
+                q.arriving = None;
+                q.waiting.push(self.slab.at(id).eff, id);
+            }
+        }
+    }
+
+    /// An idle server takes the first waiting packet, or else the one still
+    /// arriving (starting when its tail is in). Its caller, `finish`, has
+    /// settled the arriving packet already.
+    #[inline(always)]
+    fn start_service(&mut self, i: usize, class: usize) {
+        let q = self.ifaces[i].input_mut(class);
+        if q.in_service.is_some() {
+            return;
+        }
+        let (id, start) = match q.waiting.pop() {
+            Some(id) => (id, self.sched.now()),
+            None => match q.arriving.take() {
+                Some(arriving) => arriving,
+                None => return,
+            },
+        };
+        q.in_service = Some(id);
+        self.sched.at(start + self.p.iqst, Event::ServiceDone { iface: i as u16, class: class as u8 }.pack());
+    }
+
+    /// The output queue (interface, class) a serviced packet produces a
+    /// packet for, if any.
+    #[inline(always)]
+    fn produces_for(&self, i: usize, pk: &Packet) -> Option<(usize, u8)> {
+        let me = self.ifaces[i].agent;
+        if pk.dst != me {
+            Some((self.topo.out_iface(me, pk.dst) as usize, pk.class))
+        } else if pk.kind == PacketKind::Request && self.p.shape.has_response() {
+            Some((self.topo.out_iface(me, pk.src) as usize, self.p.shape.response_class))
+        } else {
+            None
+        }
+    }
+
+    pub(super) fn on_service_done(&mut self, i: usize, class: usize) {
+        if P::RULES.server_waits_for_room {
+            let id = self.ifaces[i].input(class).in_service.expect("a packet in service");
+            if let Some((o, c)) = self.produces_for(i, self.slab.at(id)) {
+                if !self.ifaces[o].output(c).has_room() {
+                    // What it produces has nowhere to go: the server holds the
+                    // packet until an echo frees a slot there (`on_echo`).
+                    self.ifaces[i].input_mut(class).stalled = true;
+                    self.ifaces[o].waiters(c).push((i as u16, class as u8));
+                    return;
+                }
+            }
+        }
+        self.finish(i, class);
+    }
+
+    /// The server of the input queue of `class` at `i` finishes its packet.
+    #[inline(always)]
+    pub(super) fn finish(&mut self, i: usize, class: usize) {
+        let now = self.sched.now();
+        self.settle_arrival(i, class);
+        let q = self.ifaces[i].input_mut(class);
+        let id = q.in_service.take().expect("a packet in service");
+        q.stalled = false;
+        q.occupied -= 1;
+        let pk = *self.slab.at(id);
+        self.record(i, TraceKind::Serviced, id);
+        self.serviced(i, class, id, &pk);
+        let me = self.ifaces[i].agent;
+        if pk.dst != me {
+            self.send_on(i, pk);
+            self.start_service(i, class);
+            return;
+        }
+        let requester = pk.requester();
+        self.measure.packet_serviced(now, pk.born, pk.priority, requester, pk.class);
+        let shape = self.p.shape;
+        if (pk.kind == PacketKind::Response) == shape.data_in_response {
+            self.measure.data_delivered(now, shape.data_bytes, pk.priority, requester);
+        }
+        let mut answered_on = None;
+        if pk.kind == PacketKind::Request && shape.has_response() {
+            let o = self.topo.out_iface(me, pk.src);
+            let to = self.topo.strip_iface(self.ifaces[o as usize].ringlet, pk.src);
+            let resp = Packet::new(PacketKind::Response, shape.response_class, me, pk.src, pk.priority, shape.response_len, now).on(o, to);
+            let r = self.slab.alloc(resp);
+            self.ifaces[o as usize].push_own(shape.response_class, pk.priority, r);
+            answered_on = Some(o as usize);
+        } else {
+            self.complete(pk.priority, requester);
+        }
+        self.start_service(i, class);
+        if pk.kind == PacketKind::Request {
+            if let Some(o) = answered_on.filter(|&o| o != i) {
+                self.try_output(o);
+            }
+            self.try_output(i);
+        }
+    }
+
+    /// A bridge or switch has serviced `pk`, for another agent: it goes on,
+    /// as a fresh packet, from the interface toward its destination.
+    fn send_on(&mut self, i: usize, pk: Packet) {
+        let me = self.ifaces[i].agent;
+        let o = self.topo.out_iface(me, pk.dst);
+        let to = self.topo.strip_iface(self.ifaces[o as usize].ringlet, pk.dst);
+        let mut next = pk.on(o, to);
+        next.phase = Phase::Fresh;
+        next.eff = next.priority;
+        let id = self.slab.alloc(next);
+        self.ifaces[o as usize].push_own(next.class, next.priority, id);
+        self.try_output(o as usize);
+    }
+
+    /// Send packet `id` has left the input queue of `class` serviced: the
+    /// slot is free, and with echoes at service its accepting echo goes out now.
+    #[inline(always)]
+    fn serviced(&mut self, i: usize, class: usize, id: u32, pk: &Packet) {
+        if P::RULES.echo == EchoAt::Service {
+            let e = self.accept_echo(i, id, pk);
+            self.insert_in_stream(i, e);
+            self.decide_at(i, self.sched.now());
+        }
+        self.slab.free(id);
+        let (r, at) = (self.ifaces[i].ringlet as usize, self.ifaces[i].pos as usize);
+        let view = self.queue_view(i, class);
+        self.protos[r].on_input_change(at, class, view, self.sched.now(), &mut self.fx);
+        self.flush_effects(r);
+    }
+
+    fn complete(&mut self, priority: u16, requester: u16) {
+        self.completed += 1;
+        let now = self.sched.now();
+        if let Some(stop) = self.measure.transaction_completed(now, priority, requester) {
+            self.stop = Some(stop);
+        }
+    }
+}

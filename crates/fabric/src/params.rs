@@ -1,0 +1,89 @@
+//! What the ring interfaces of one fabric share: symbol timing, packet
+//! sizes, queue sizes and traffic classes. A family derives them from its
+//! scenario keys; link timing is the topology's.
+
+use ringlet_engine::Time;
+
+/// Most traffic classes an interface has queues for (GigaRing's four
+/// virtual channels; SCI has two, requests and responses).
+pub const MAX_CLASSES: usize = 4;
+
+/// The traffic classes of a fabric: each has its own output queue and
+/// input queue (with its server) at every interface.
+#[derive(Clone, Debug)]
+pub struct Classes {
+    /// Their names, for reports ("request", "response").
+    pub names: Vec<&'static str>,
+    /// The order an interface looks at its output queues in: of two own
+    /// packets of the same priority, the one whose class comes first goes
+    /// first (SCI: responses, so a node drains the work that frees other
+    /// nodes' resources).
+    pub precedence: Vec<u8>,
+}
+
+impl Classes {
+    /// Requests and responses (SCI).
+    pub fn requests_and_responses() -> Classes {
+        Classes { names: vec!["request", "response"], precedence: vec![1, 0] }
+    }
+
+    pub fn len(&self) -> usize {
+        self.names.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.names.is_empty()
+    }
+}
+
+/// What one transaction is on the wire: a request, and the responses that
+/// complete it (none for a responseless transaction such as move64).
+#[derive(Clone, Copy, Debug)]
+pub struct Shape {
+    pub request_len: u16,
+    pub request_class: u8,
+    /// Symbols of each response; 0 for responseless transactions.
+    pub response_len: u16,
+    pub response_class: u8,
+    /// Data payload bytes the transaction delivers.
+    pub data_bytes: u32,
+    /// True if the data travels in the response (read64), false if in the request.
+    pub data_in_response: bool,
+}
+
+impl Shape {
+    pub fn has_response(&self) -> bool {
+        self.response_len > 0
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Params {
+    /// One symbol time.
+    pub cycle: Time,
+    /// Idle symbols that follow every packet.
+    pub separator: u32,
+    pub echo_len: u16,
+    pub bypass_fifo_symbols: u32,
+    /// Input queue service time: a server takes this long per packet.
+    pub iqst: Time,
+    /// Input queue size per class, packets.
+    pub input_queue: [u32; MAX_CLASSES],
+    /// Output queue size (every class), packets, counting sent packets awaiting their echo.
+    pub output_queue: u32,
+    pub shape: Shape,
+    pub classes: Classes,
+}
+
+impl Params {
+    /// Time a packet of `len` symbols occupies a link, with its separator idles.
+    #[inline]
+    pub fn slot(&self, len: u16) -> Time {
+        (len as u32 + self.separator) as Time * self.cycle
+    }
+
+    /// The longest send packet, symbols.
+    pub fn longest_send(&self) -> u16 {
+        self.shape.request_len.max(self.shape.response_len)
+    }
+}

@@ -1,0 +1,448 @@
+//! Who is who in a fabric: agents, ring interfaces, links and ringlets, and
+//! the routes between them.
+//!
+//! - An *agent* is an addressable device: a processor or memory node, a
+//!   switch, a GigaRing node chip. Packets are addressed to agents.
+//! - A *ring interface* is one agent's port on one ringlet: its bypass FIFO,
+//!   its output link, its input and output queues. An agent has one ring
+//!   interface per ringlet it sits on.
+//! - A *link* leaves each ring interface for the next one on its ringlet;
+//!   its *hop* is the time a packet's head takes from one interface's output
+//!   to the next one's (link delay plus that interface's bypass delay).
+//! - A *ringlet* is the cycle of ring interfaces that share one
+//!   flow-control state (one protocol instance).
+//!
+//! A family's builder describes its network with [`TopologyBuilder`]; the
+//! [`Topology`] it builds is the table the fabric runs on: the next
+//! interface, ringlet and agent of every interface, and routing: which
+//! interface an agent sends a packet on, and which interface on a ringlet
+//! strips a packet (the destination's own, or a bridge's or switch's on the
+//! way there). Routes are shortest paths in ringlets crossed, ties to the
+//! lowest id; a family may later replace them (GigaRing's choice of ring).
+
+use ringlet_engine::Time;
+
+pub type AgentId = u16;
+pub type IfaceId = u16;
+pub type RingletId = u16;
+
+/// No interface (an unreachable destination in a routing table).
+pub const NO_IFACE: IfaceId = IfaceId::MAX;
+
+/// Most ring interfaces a fabric may have: the packed events keep 13 bits.
+pub const MAX_IFACES: usize = 8191;
+
+/// One agent as its family's builder declared it.
+#[derive(Clone, Debug)]
+pub struct Agent {
+    /// What to call it in traces ("node 3", "bridge").
+    pub label: String,
+    /// It sources and sinks traffic (a processor or memory), as opposed to
+    /// only passing packets on (a bridge, a switch).
+    pub endpoint: bool,
+    /// Its ring interfaces, one per ringlet it sits on, in the order it joined them.
+    pub ifaces: Vec<IfaceId>,
+    /// Transactions its application queue holds; one generated while it is
+    /// full is lost (a switch study's sources). `None`: unbounded.
+    pub app_capacity: Option<u32>,
+}
+
+/// Describes a network, agent by agent and ringlet by ringlet.
+#[derive(Default)]
+pub struct TopologyBuilder {
+    agents: Vec<Agent>,
+    /// Each ringlet's members in ring order, with the hop from each to the next.
+    ringlets: Vec<Vec<(AgentId, Time)>>,
+}
+
+impl TopologyBuilder {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// A new agent; `endpoint` if it sources and sinks traffic.
+    pub fn agent(&mut self, label: impl Into<String>, endpoint: bool) -> AgentId {
+        self.agents.push(Agent { label: label.into(), endpoint, ifaces: Vec::new(), app_capacity: None });
+        (self.agents.len() - 1) as AgentId
+    }
+
+    /// Bounds `agent`'s application queue (see [`Agent::app_capacity`]).
+    pub fn app_capacity(&mut self, agent: AgentId, transactions: u32) {
+        self.agents[agent as usize].app_capacity = Some(transactions);
+    }
+
+    /// A ringlet through `members` in ring order: each gets a ring interface
+    /// on it, whose link leads to the next member's, the last's to the
+    /// first's; the time is the hop from that member's output to the next one's.
+    pub fn ringlet(&mut self, members: &[(AgentId, Time)]) -> RingletId {
+        self.ringlets.push(members.to_vec());
+        (self.ringlets.len() - 1) as RingletId
+    }
+
+    /// The topology table. Interfaces are numbered ringlet by ringlet, in
+    /// ring order: a ringlet's are consecutive, so an interface's position
+    /// is its id less its ringlet's first. Fails if a ringlet has fewer than two members, an agent
+    /// sits twice on one ringlet, the fabric is too large, or an endpoint
+    /// cannot reach another.
+    pub fn build(mut self) -> Result<Topology, String> {
+        let mut next = Vec::new();
+        let mut ringlet_of = Vec::new();
+        let mut agent_of = Vec::new();
+        let mut position = Vec::new();
+        let mut hop = Vec::new();
+        let mut ringlets = Vec::new();
+        for (r, members) in self.ringlets.iter().enumerate() {
+            if members.len() < 2 {
+                return Err(format!("ringlet {r}: expected at least 2 ring interfaces, got {}", members.len()));
+            }
+            let first = next.len();
+            let mut ifaces = Vec::with_capacity(members.len());
+            for (k, &(agent, h)) in members.iter().enumerate() {
+                let id = first + k;
+                if id >= MAX_IFACES {
+                    return Err(format!("the network needs more than {MAX_IFACES} ring interfaces"));
+                }
+                let a = self.agents.get_mut(agent as usize).ok_or_else(|| format!("ringlet {r}: no agent {agent}"))?;
+                if a.ifaces.iter().any(|&i| ringlet_of[i as usize] == r as RingletId) {
+                    return Err(format!("ringlet {r}: agent {agent} ({}) sits on it twice", a.label));
+                }
+                a.ifaces.push(id as IfaceId);
+                next.push((first + (k + 1) % members.len()) as IfaceId);
+                ringlet_of.push(r as RingletId);
+                agent_of.push(agent);
+                position.push(k as u16);
+                hop.push(h);
+                ifaces.push(id as IfaceId);
+            }
+            ringlets.push(ifaces);
+        }
+        let endpoints: Vec<AgentId> = (0..self.agents.len()).filter(|&a| self.agents[a].endpoint).map(|a| a as AgentId).collect();
+        let mut t = Topology {
+            next,
+            ringlet_of,
+            agent_of,
+            position,
+            hop,
+            ringlets,
+            agents: self.agents,
+            endpoints,
+            strip: Vec::new(),
+            single: Vec::new(),
+            out: Vec::new(),
+        };
+        t.route()?;
+        Ok(t)
+    }
+}
+
+/// The table a fabric runs on (see the module documentation).
+#[derive(Clone, Debug)]
+pub struct Topology {
+    next: Vec<IfaceId>,
+    ringlet_of: Vec<RingletId>,
+    agent_of: Vec<AgentId>,
+    position: Vec<u16>,
+    hop: Vec<Time>,
+    /// Each ringlet's interfaces, consecutive ids in ring order.
+    ringlets: Vec<Vec<IfaceId>>,
+    agents: Vec<Agent>,
+    endpoints: Vec<AgentId>,
+    /// `strip[ringlet * agents + dst]`: the interface on the ringlet that strips packets for `dst`.
+    strip: Vec<IfaceId>,
+    /// Per agent: its interface if it has exactly one, else `NO_IFACE`.
+    single: Vec<IfaceId>,
+    /// Per agent with several interfaces: `out[agent][dst]`, the interface it sends on toward `dst`.
+    out: Vec<Option<Box<[IfaceId]>>>,
+}
+
+impl Topology {
+    /// Shortest routes, by breadth-first search from each destination over
+    /// the graph of agents and ringlets.
+    fn route(&mut self) -> Result<(), String> {
+        let (na, nr) = (self.agents.len(), self.ringlets.len());
+        self.strip = vec![NO_IFACE; nr * na];
+        self.single = self.agents.iter().map(|a| if a.ifaces.len() == 1 { a.ifaces[0] } else { NO_IFACE }).collect();
+        self.out = self.agents.iter().map(|a| (a.ifaces.len() > 1).then(|| vec![NO_IFACE; na].into_boxed_slice())).collect();
+        let mut agent_level = vec![u32::MAX; na];
+        let mut ringlet_level = vec![u32::MAX; nr];
+        for d in 0..na {
+            agent_level.fill(u32::MAX);
+            ringlet_level.fill(u32::MAX);
+            agent_level[d] = 0;
+            let mut frontier = vec![d];
+            let mut level = 0;
+            while !frontier.is_empty() {
+                let mut ringlets_next = Vec::new();
+                for &a in &frontier {
+                    for &i in &self.agents[a].ifaces {
+                        let r = self.ringlet_of[i as usize] as usize;
+                        if ringlet_level[r] == u32::MAX {
+                            ringlet_level[r] = level + 1;
+                            ringlets_next.push(r);
+                        }
+                    }
+                }
+                let mut agents_next = Vec::new();
+                for &r in &ringlets_next {
+                    for &i in &self.ringlets[r] {
+                        let a = self.agent_of[i as usize] as usize;
+                        if agent_level[a] == u32::MAX {
+                            agent_level[a] = level + 2;
+                            agents_next.push(a);
+                        }
+                    }
+                }
+                frontier = agents_next;
+                level += 2;
+            }
+            for r in 0..nr {
+                // The member closest to `d` strips (`d` itself if it is on the ringlet).
+                let best = self.ringlets[r].iter().copied().filter(|&i| agent_level[self.agent_of[i as usize] as usize] != u32::MAX).min_by_key(|&i| (agent_level[self.agent_of[i as usize] as usize], i));
+                self.strip[r * na + d] = best.unwrap_or(NO_IFACE);
+            }
+            for a in 0..na {
+                if let Some(row) = self.out[a].as_mut() {
+                    let best = self.agents[a].ifaces.iter().copied().filter(|&i| ringlet_level[self.ringlet_of[i as usize] as usize] != u32::MAX).min_by_key(|&i| (ringlet_level[self.ringlet_of[i as usize] as usize], i));
+                    row[d] = best.unwrap_or(NO_IFACE);
+                }
+            }
+        }
+        for &a in &self.endpoints {
+            for &d in &self.endpoints {
+                let out = self.out_iface(a, d);
+                if a != d && (out == NO_IFACE || self.strip_iface(self.ringlet_of(out), d) == NO_IFACE) {
+                    return Err(format!("{} cannot reach {}", self.agents[a as usize].label, self.agents[d as usize].label));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    pub fn ifaces(&self) -> usize {
+        self.next.len()
+    }
+
+    pub fn agents(&self) -> &[Agent] {
+        &self.agents
+    }
+
+    pub fn agent(&self, a: AgentId) -> &Agent {
+        &self.agents[a as usize]
+    }
+
+    /// The agents that source and sink traffic, in the order the traffic
+    /// sources and the scenario's node numbers count them.
+    pub fn endpoints(&self) -> &[AgentId] {
+        &self.endpoints
+    }
+
+    pub fn ringlets(&self) -> usize {
+        self.ringlets.len()
+    }
+
+    /// The interfaces of ringlet `r` in ring order.
+    pub fn ringlet_ifaces(&self, r: RingletId) -> &[IfaceId] {
+        &self.ringlets[r as usize]
+    }
+
+    /// The interface at position `pos` of ringlet `r`.
+    #[inline]
+    pub fn ringlet_iface(&self, r: RingletId, pos: usize) -> IfaceId {
+        self.ringlets[r as usize][pos]
+    }
+
+    /// The interface downstream of `i`: where its link leads.
+    #[inline]
+    pub fn next(&self, i: IfaceId) -> IfaceId {
+        self.next[i as usize]
+    }
+
+    pub fn ringlet_of(&self, i: IfaceId) -> RingletId {
+        self.ringlet_of[i as usize]
+    }
+
+    pub fn agent_of(&self, i: IfaceId) -> AgentId {
+        self.agent_of[i as usize]
+    }
+
+    /// `i`'s position on its ringlet (0 for the first member).
+    pub fn position(&self, i: IfaceId) -> u16 {
+        self.position[i as usize]
+    }
+
+    /// Time from `i`'s output to the next interface's output.
+    pub fn hop(&self, i: IfaceId) -> Time {
+        self.hop[i as usize]
+    }
+
+    /// The interface agent `a` sends on toward `dst`.
+    #[inline]
+    pub fn out_iface(&self, a: AgentId, dst: AgentId) -> IfaceId {
+        let single = self.single[a as usize];
+        if single != NO_IFACE {
+            return single;
+        }
+        self.out[a as usize].as_ref().map_or(NO_IFACE, |row| row[dst as usize])
+    }
+
+    /// The interface on ringlet `r` that strips a packet for `dst`.
+    #[inline]
+    pub fn strip_iface(&self, r: RingletId, dst: AgentId) -> IfaceId {
+        self.strip[r as usize * self.agents.len() + dst as usize]
+    }
+
+    /// What a protocol instance of ringlet `r` sees of it.
+    pub fn view(&self, r: RingletId) -> RingletView {
+        let ifaces = self.ringlets[r as usize].clone();
+        let mut cum = Vec::with_capacity(ifaces.len() + 1);
+        let mut t = 0;
+        for &i in &ifaces {
+            cum.push(t);
+            t += self.hop[i as usize];
+        }
+        let hops: Vec<Time> = ifaces.iter().map(|&i| self.hop[i as usize]).collect();
+        RingletView { id: r, first: ifaces[0], ifaces, hops, cum, round: t }
+    }
+}
+
+/// A ringlet as its protocol instance sees it: positions 0..len in ring
+/// order, distances and travel times between them. Protocols keep their
+/// state by position and never compute ring distance themselves.
+#[derive(Clone, Debug)]
+pub struct RingletView {
+    pub id: RingletId,
+    /// Its first interface: positions are interface ids less this.
+    first: IfaceId,
+    ifaces: Vec<IfaceId>,
+    hops: Vec<Time>,
+    /// Time from position 0's output to each position's.
+    cum: Vec<Time>,
+    /// Time once round.
+    round: Time,
+}
+
+impl RingletView {
+    pub fn len(&self) -> usize {
+        self.ifaces.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ifaces.is_empty()
+    }
+
+    /// The interface at `pos`.
+    #[inline]
+    pub fn iface(&self, pos: usize) -> IfaceId {
+        self.ifaces[pos]
+    }
+
+    /// The position of interface `i`, which must be on this ringlet.
+    #[inline(always)]
+    pub fn pos(&self, i: IfaceId) -> usize {
+        // (A ringlet's interfaces are numbered consecutively: no table to
+        // look up for every packet a protocol looks at.)
+        let pos = i.wrapping_sub(self.first) as usize;
+        debug_assert!(self.ifaces.get(pos) == Some(&i), "interface {i} is not on ringlet {}", self.id);
+        pos
+    }
+
+    #[inline]
+    pub fn downstream(&self, pos: usize) -> usize {
+        if pos + 1 == self.ifaces.len() {
+            0
+        } else {
+            pos + 1
+        }
+    }
+
+    /// Links from `from` downstream to `to` (0 if equal).
+    #[inline]
+    pub fn distance(&self, from: usize, to: usize) -> usize {
+        (to + self.ifaces.len() - from) % self.ifaces.len()
+    }
+
+    /// Time symbols take from `from`'s output downstream to `to`'s.
+    #[inline]
+    pub fn travel(&self, from: usize, to: usize) -> Time {
+        if to >= from {
+            self.cum[to] - self.cum[from]
+        } else {
+            self.round - (self.cum[from] - self.cum[to])
+        }
+    }
+
+    /// The longest travel between two positions (to the one just upstream).
+    pub fn longest_travel(&self) -> Time {
+        self.round - self.hops.iter().copied().min().unwrap_or(0)
+    }
+
+    /// Time once round the ringlet.
+    pub fn round(&self) -> Time {
+        self.round
+    }
+
+    /// The hop leaving `pos`.
+    pub fn hop(&self, pos: usize) -> Time {
+        self.hops[pos]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A ring: interface `i` is agent `i`'s, and every packet is stripped by its destination.
+    #[test]
+    fn a_ring_is_one_ringlet_of_its_agents() {
+        let mut b = TopologyBuilder::new();
+        let agents: Vec<_> = (0..5).map(|k| b.agent(format!("node {k}"), true)).collect();
+        b.ringlet(&agents.iter().map(|&a| (a, 2000)).collect::<Vec<_>>());
+        let t = b.build().unwrap();
+        assert_eq!(t.ifaces(), 5);
+        for i in 0..5u16 {
+            assert_eq!((t.agent_of(i), t.position(i), t.next(i)), (i, i, (i + 1) % 5));
+            assert_eq!(t.out_iface(i, (i + 2) % 5), i);
+            assert_eq!(t.strip_iface(0, i), i);
+        }
+        let v = t.view(0);
+        assert_eq!((v.distance(3, 1), v.travel(3, 1), v.longest_travel(), v.round()), (3, 6000, 8000, 10_000));
+    }
+
+    /// Two ringlets joined by a bridge: a packet for the far side is
+    /// stripped by the bridge's interface, which sends it on on the other ringlet.
+    #[test]
+    fn a_bridge_strips_for_the_far_ringlet() {
+        let mut b = TopologyBuilder::new();
+        let left: Vec<_> = (0..3).map(|k| b.agent(format!("L{k}"), true)).collect();
+        let right: Vec<_> = (0..3).map(|k| b.agent(format!("R{k}"), true)).collect();
+        let bridge = b.agent("bridge", false);
+        let a = b.ringlet(&[(left[0], 1), (left[1], 1), (left[2], 1), (bridge, 1)]);
+        let c = b.ringlet(&[(bridge, 1), (right[0], 1), (right[1], 1), (right[2], 1)]);
+        let t = b.build().unwrap();
+        let (ba, bc) = (t.agent(bridge).ifaces[0], t.agent(bridge).ifaces[1]);
+        assert_eq!((t.ringlet_of(ba), t.ringlet_of(bc)), (a, c));
+        assert_eq!(t.endpoints(), &[0, 1, 2, 3, 4, 5]);
+        assert_eq!(t.strip_iface(a, right[1]), ba);
+        assert_eq!(t.strip_iface(c, left[2]), bc);
+        assert_eq!(t.strip_iface(a, left[2]), t.agent(left[2]).ifaces[0]);
+        assert_eq!(t.out_iface(bridge, right[0]), bc);
+        assert_eq!(t.out_iface(bridge, left[0]), ba);
+    }
+
+    #[test]
+    fn unreachable_and_malformed_networks_are_refused() {
+        let mut b = TopologyBuilder::new();
+        let (x, y, z, w) = (b.agent("x", true), b.agent("y", true), b.agent("z", true), b.agent("w", true));
+        b.ringlet(&[(x, 1), (y, 1)]);
+        b.ringlet(&[(z, 1), (w, 1)]);
+        assert_eq!(b.build().unwrap_err(), "x cannot reach z");
+        let mut b = TopologyBuilder::new();
+        let x = b.agent("x", true);
+        b.ringlet(&[(x, 1), (x, 1)]);
+        assert_eq!(b.build().unwrap_err(), "ringlet 0: agent 0 (x) sits on it twice");
+        let mut b = TopologyBuilder::new();
+        let x = b.agent("x", true);
+        b.ringlet(&[(x, 1)]);
+        assert_eq!(b.build().unwrap_err(), "ringlet 0: expected at least 2 ring interfaces, got 1");
+    }
+}
