@@ -1,11 +1,39 @@
 //! How a network family plugs in, and how any fabric is run: plainly,
 //! reporting progress, or traced.
+//!
+//! A family is one crate (or module) giving a [`Family`] value: its part of
+//! the scenario contract, its check and run (its builder makes the
+//! topology and protocol instances, then [`drive`]s the fabric), and its
+//! benchmark workloads. The front crate's registry lists the families; a
+//! new family is one more line there.
 
 use crate::chrome_trace::TraceOutput;
 use crate::mechanism::Fabric;
 use crate::protocol::RingProtocol;
 use crate::report::Report;
 use ringlet_engine::run::{Progress, TraceWindow};
+use ringlet_scenario::schema::FamilySchema;
+use ringlet_scenario::Scenario;
+
+/// A network family, as the registry knows it.
+pub struct Family {
+    /// Its `network.kind`, its keys and its protocols.
+    pub schema: FamilySchema,
+    /// Checks what only the model can check, without running (a sweep
+    /// checks every point before running any); the message names the key.
+    pub check: fn(&Scenario) -> Result<(), String>,
+    /// Builds and runs a validated scenario of this family in `mode`.
+    pub run: fn(&Scenario, Mode<'_>) -> Result<Outcome, String>,
+    /// What `ringlet bench` runs of it.
+    pub workloads: &'static [Workload],
+}
+
+/// A named benchmark workload: scenario text.
+pub struct Workload {
+    pub name: &'static str,
+    pub description: &'static str,
+    pub scenario: &'static str,
+}
 
 /// How to run a scenario: plainly, reporting progress, or traced.
 pub enum Mode<'a> {

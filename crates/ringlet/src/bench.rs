@@ -1,38 +1,13 @@
-//! `ringlet bench`: simulator speed on the reference workloads (SPEC section 7).
+//! `ringlet bench`: simulator speed on the reference workloads (SPEC section
+//! 7): every registered family's, the first being the headline.
 //!
 //! Each workload runs `repeats` times, the workloads taking turns; the
 //! figures reported are medians. Speed is measured here, never asserted in
 //! tests.
 
+use ringlet_fabric::family::Workload;
 use ringlet_scenario::ScenarioError;
 use serde::Serialize;
-
-/// A named benchmark workload: scenario text.
-pub struct Workload {
-    pub name: &'static str,
-    pub description: &'static str,
-    pub scenario: &'static str,
-}
-
-/// SPEC section 7's reference workload (DFC at saturation), base SCI on the
-/// same ring for comparison, and a 64-node ring.
-pub const WORKLOADS: &[Workload] = &[
-    Workload {
-        name: "reference-8node",
-        description: "8-node ring, DFC, read64, uniform, Poisson, 150 MB/s per node, IQST 100 ns (saturation)",
-        scenario: "[network]\nnodes = 8\nprotocol = \"dfc\"\n[node]\niqst_ns = 100.0\n[traffic]\nload_mbps_per_node = 150.0\n[run]\nmeasure_transactions = 200000\n",
-    },
-    Workload {
-        name: "sci-8node",
-        description: "8-node ring, base SCI, read64, uniform, Poisson, 150 MB/s per node, IQST 100 ns (saturation)",
-        scenario: "[network]\nnodes = 8\nprotocol = \"sci\"\n[node]\niqst_ns = 100.0\n[traffic]\nload_mbps_per_node = 150.0\n[run]\nmeasure_transactions = 200000\n",
-    },
-    Workload {
-        name: "ring-64node",
-        description: "64-node ring, base SCI, read64, uniform, Poisson, 20 MB/s per node, IQST 100 ns",
-        scenario: "[network]\nnodes = 64\nprotocol = \"sci\"\n[node]\niqst_ns = 100.0\n[traffic]\nload_mbps_per_node = 20.0\n[run]\nmeasure_transactions = 100000\n",
-    },
-];
 
 #[derive(Clone, Debug, Serialize)]
 pub struct BenchFigure {
@@ -132,14 +107,14 @@ pub fn run_all(
     quick: bool,
     progress: &mut dyn FnMut(usize, usize, &str) -> bool,
 ) -> Option<BenchReport> {
-    let scenarios: Vec<_> =
-        WORKLOADS.iter().map(|w| scenario(w, quick).expect("built-in workloads are valid")).collect();
-    let mut samples: Vec<Samples> = WORKLOADS.iter().map(|_| Samples::new()).collect();
+    let workloads: Vec<&Workload> = crate::registry().workloads().collect();
+    let scenarios: Vec<_> = workloads.iter().map(|w| scenario(w, quick).expect("built-in workloads are valid")).collect();
+    let mut samples: Vec<Samples> = workloads.iter().map(|_| Samples::new()).collect();
     let rounds = repeats.max(1);
-    let total = rounds * WORKLOADS.len();
+    let total = rounds * workloads.len();
     let mut done = 0;
     for _ in 0..rounds {
-        for ((w, s), acc) in WORKLOADS.iter().zip(&scenarios).zip(&mut samples) {
+        for ((w, s), acc) in workloads.iter().zip(&scenarios).zip(&mut samples) {
             acc.add(crate::run(s).expect("built-in workloads run"));
             done += 1;
             if !progress(done, total, w.name) {
@@ -147,7 +122,7 @@ pub fn run_all(
             }
         }
     }
-    let workloads: Vec<BenchFigure> = samples.into_iter().zip(WORKLOADS).map(|(acc, w)| acc.figure(w)).collect();
+    let workloads: Vec<BenchFigure> = samples.into_iter().zip(workloads).map(|(acc, w)| acc.figure(w)).collect();
     let head = &workloads[0];
     Some(BenchReport {
         ringlet_version: crate::VERSION,
@@ -175,7 +150,7 @@ mod tests {
             true
         })
         .expect("ran to the end");
-        let names: Vec<&str> = super::WORKLOADS.iter().map(|w| w.name).collect();
+        let names: Vec<&str> = crate::registry().workloads().map(|w| w.name).collect();
         let expected: Vec<(usize, usize, String)> =
             names.iter().chain(&names).enumerate().map(|(k, n)| (k + 1, 2 * names.len(), n.to_string())).collect();
         assert_eq!(seen, expected);

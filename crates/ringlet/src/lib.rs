@@ -1,37 +1,50 @@
 //! # ringlet
 //!
-//! The Rust front of ringlet: validates a scenario, runs it on the model of
-//! its network family, and returns the result with its provenance. The
-//! Python binding and the benchmarks call only this crate.
+//! The Rust front of ringlet: the registry of network families ([`FAMILIES`],
+//! [`registry::Registry`]), which validates a scenario against the contract
+//! they make together and runs it on the model of its family; results with
+//! their provenance; benchmarks. The Python binding calls only this crate.
 
 pub mod bench;
+pub mod registry;
 
-use ringlet_fabric::family::{Mode, Outcome};
+use registry::Registry;
+use ringlet_fabric::family::Family;
 use ringlet_scenario::schema::Schema;
-use ringlet_scenario::{NetworkKind, Scenario, ScenarioError};
+use ringlet_scenario::{Scenario, ScenarioError};
 use serde::Serialize;
+use std::sync::OnceLock;
+
+/// Every network family this build runs, in the order the reference lists
+/// them. A new family is one crate and one line here.
+pub const FAMILIES: &[Family] = &[ringlet_sci::FAMILY];
+
+/// The registry of [`FAMILIES`].
+pub fn registry() -> &'static Registry {
+    static REGISTRY: OnceLock<Registry> = OnceLock::new();
+    REGISTRY.get_or_init(|| Registry::new(FAMILIES))
+}
 
 /// The scenario contract this build accepts: the core keys plus each
-/// model's protocols and their sections.
+/// family's keys, protocols and their sections.
 pub fn schema() -> &'static Schema {
-    // One network family so far; its schema holds every protocol.
-    ringlet_sci::schema()
+    registry().schema()
 }
 
 /// Parses and validates scenario text with `--set` overrides applied.
 pub fn load_str(text: &str, overrides: &[(String, String)]) -> Result<Scenario, ScenarioError> {
-    ringlet_scenario::load_str(schema(), text, overrides)
+    registry().load_str(text, overrides)
 }
 
 /// Parses and validates the text of the file named `origin` (its name
 /// leads a syntax error's message).
 pub fn load_named(text: &str, origin: &str, overrides: &[(String, String)]) -> Result<Scenario, ScenarioError> {
-    ringlet_scenario::load_named(schema(), text, origin, overrides)
+    registry().load_named(text, origin, overrides)
 }
 
 /// Reads, parses and validates a scenario file.
 pub fn load_file(path: &std::path::Path, overrides: &[(String, String)]) -> Result<Scenario, ScenarioError> {
-    ringlet_scenario::load_file(schema(), path, overrides)
+    registry().load_file(path, overrides)
 }
 
 /// The ringlet version every result carries: the release plus a hash of the
@@ -58,20 +71,7 @@ pub struct RunResult {
     pub wall_time_s: f64,
 }
 
-/// Checks what only the model can check (for example that the bypass FIFO
-/// holds the longest packet of the chosen transaction), without running.
-pub fn check(scenario: &Scenario) -> Result<(), ScenarioError> {
-    match scenario.network.kind {
-        NetworkKind::SciRing => ringlet_sci::check(scenario).map_err(ScenarioError::new),
-    }
-}
-
-/// Runs one validated scenario.
-pub fn run(scenario: &Scenario) -> Result<RunResult, ScenarioError> {
-    run_in(scenario, Mode::Plain).map(|(r, _)| r)
-}
-
-fn provenance(scenario: &Scenario) -> Provenance {
+pub(crate) fn provenance(scenario: &Scenario) -> Provenance {
     Provenance {
         ringlet_version: VERSION,
         seed: scenario.run.seed,
@@ -80,14 +80,14 @@ fn provenance(scenario: &Scenario) -> Provenance {
     }
 }
 
-fn run_in(scenario: &Scenario, mode: Mode<'_>) -> Result<(RunResult, Outcome), ScenarioError> {
-    let start = std::time::Instant::now();
-    let mut outcome = match scenario.network.kind {
-        NetworkKind::SciRing => ringlet_sci::simulate_with(scenario, mode).map_err(ScenarioError::new)?,
-    };
-    let report = std::mem::take(&mut outcome.report);
-    let result = RunResult { report, provenance: provenance(scenario), wall_time_s: start.elapsed().as_secs_f64() };
-    Ok((result, outcome))
+/// Checks what only the model can check, without running.
+pub fn check(scenario: &Scenario) -> Result<(), ScenarioError> {
+    registry().check(scenario)
+}
+
+/// Runs one validated scenario.
+pub fn run(scenario: &Scenario) -> Result<RunResult, ScenarioError> {
+    registry().run(scenario)
 }
 
 /// The report's column schema: every table's columns with units and
@@ -104,17 +104,13 @@ pub use ringlet_engine::stats::t95;
 /// How far a long run has got (passed to the progress function).
 pub use ringlet_engine::run::Progress;
 
-/// Runs one validated scenario, calling `progress` about every `every` of
-/// wall time (and once at the end). Returns the result and whether the run
-/// finished: `false` when `progress` returned `false` to stop it early (the
-/// result then covers the part that ran).
+/// Runs one validated scenario reporting progress (see [`Registry::run_with_progress`]).
 pub fn run_with_progress(
     scenario: &Scenario,
     every: std::time::Duration,
     progress: &mut dyn FnMut(Progress) -> bool,
 ) -> Result<(RunResult, bool), ScenarioError> {
-    let (result, outcome) = run_in(scenario, Mode::Observed { every, progress })?;
-    Ok((result, !outcome.interrupted))
+    registry().run_with_progress(scenario, every, progress)
 }
 
 /// The window and size bound of a trace.
@@ -136,34 +132,7 @@ pub struct Traced {
 
 /// Runs a scenario traced (see [`Traced`]).
 pub fn trace(scenario: &Scenario, opts: TraceOptions) -> Result<Traced, ScenarioError> {
-    use ringlet_engine::time::ns_to_ps;
-    // NaN fails these checks too.
-    if !opts.from_ns.is_finite() || opts.from_ns < 0.0 {
-        return Err(ScenarioError::new(format!("--from: expected a finite time >= 0 ns, got {}", opts.from_ns)));
-    }
-    if let Some(to) = opts.to_ns {
-        if !to.is_finite() || to <= opts.from_ns {
-            return Err(ScenarioError::new(format!("--to: expected a time after --from ({} ns), got {to}", opts.from_ns)));
-        }
-    }
-    if opts.max_records == 0 {
-        return Err(ScenarioError::new("--max-events: expected an integer >= 1, got 0"));
-    }
-    let window = ringlet_engine::run::TraceWindow {
-        from: ns_to_ps(opts.from_ns),
-        to: opts.to_ns.map_or(ringlet_engine::Time::MAX, ns_to_ps),
-        max_records: opts.max_records,
-    };
-    let (result, outcome) = run_in(scenario, Mode::Traced(window))?;
-    let meta = serde_json::json!({
-        "version": VERSION,
-        "scenario_hash": result.provenance.scenario_hash,
-        "seed": result.provenance.seed,
-        "counters": result.report.counters,
-        "sim_time_ns": result.report.sim_time_ns,
-    });
-    let (json, info) = outcome.trace.expect("traced mode gives a trace").to_chrome_json(meta);
-    Ok(Traced { result, json, info })
+    registry().trace(scenario, opts)
 }
 
 /// Parses scenario text with overrides and runs it.

@@ -7,8 +7,31 @@ pub struct ScenarioError {
 }
 
 impl ScenarioError {
+    /// An error saying `message`, kept to one line: a line break or other
+    /// control character in it (from a key, a file name or a TOML parser
+    /// message quoting the text) is written as an escape.
     pub fn new(message: impl Into<String>) -> Self {
-        ScenarioError { message: message.into() }
+        ScenarioError { message: one_line(&message.into()) }
+    }
+}
+
+/// `text` with every character that could end a line or hide itself
+/// (controls, Unicode line and paragraph separators) escaped.
+fn one_line(text: &str) -> String {
+    let breaks = |c: char| c.is_control() || matches!(c, '\u{2028}' | '\u{2029}');
+    if !text.chars().any(breaks) {
+        return text.to_string();
+    }
+    text.chars().map(|c| if breaks(c) { c.escape_default().to_string() } else { c.to_string() }).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn messages_stay_on_one_line() {
+        let e = super::ScenarioError::new("a\nb\u{2028}c\u{85}d\u{c}e: unknown key");
+        assert_eq!(e.message, "a\\nb\\u{2028}c\\u{85}d\\u{c}e: unknown key");
+        assert_eq!(super::ScenarioError::new("network.nodes: ok").message, "network.nodes: ok");
     }
 }
 

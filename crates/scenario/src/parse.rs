@@ -2,7 +2,7 @@
 
 use crate::error::ScenarioError;
 use crate::scenario::Scenario;
-use crate::schema::{self, Kind, Schema};
+use crate::schema::{self, FamilySchema, Kind, Schema};
 use std::collections::BTreeMap;
 use toml::Value;
 
@@ -74,17 +74,24 @@ fn describe(v: &Value) -> String {
     }
 }
 
-fn check(schema: &Schema, p: &schema::Param, v: &Value) -> Result<Val, ScenarioError> {
+/// "one of "a", "b"" for a list of names.
+fn one_of(names: impl Iterator<Item = &'static str>) -> String {
+    names.map(|c| format!("\"{c}\"")).collect::<Vec<_>>().join(", ")
+}
+
+fn check(schema: &Schema, family: &FamilySchema, p: &schema::Param, v: &Value) -> Result<Val, ScenarioError> {
     let name = format!("{}.{}", p.section, p.key);
     match p.kind {
-        Kind::Protocol => match v {
-            Value::String(s) if schema.protocol(s).is_some() => Ok(Val::Str(s.clone())),
-            _ => Err(ScenarioError::new(format!(
-                "{name}: expected one of {}, got {}",
-                schema.protocols().iter().map(|c| format!("\"{}\"", c.name)).collect::<Vec<_>>().join(", "),
-                describe(v)
-            ))),
-        },
+        Kind::Protocol | Kind::Family => {
+            let names: Vec<&'static str> = match p.kind {
+                Kind::Protocol => family.protocols.iter().map(|p| p.name).collect(),
+                _ => schema.families().iter().map(|f| f.kind).collect(),
+            };
+            match v {
+                Value::String(s) if names.contains(&s.as_str()) => Ok(Val::Str(s.clone())),
+                _ => Err(ScenarioError::new(format!("{name}: expected one of {}, got {}", one_of(names.into_iter()), describe(v)))),
+            }
+        }
         Kind::Int { min, max } => match v {
             Value::Integer(i) if *i >= min && *i <= max => Ok(Val::Int(*i)),
             _ => Err(ScenarioError::new(format!("{name}: expected an integer in {min}..{max}, got {}", describe(v)))),
@@ -107,11 +114,7 @@ fn check(schema: &Schema, p: &schema::Param, v: &Value) -> Result<Val, ScenarioE
         },
         Kind::Choice(choices) => match v {
             Value::String(s) if choices.contains(&s.as_str()) => Ok(Val::Str(s.clone())),
-            _ => Err(ScenarioError::new(format!(
-                "{name}: expected one of {}, got {}",
-                choices.iter().map(|c| format!("\"{c}\"")).collect::<Vec<_>>().join(", "),
-                describe(v)
-            ))),
+            _ => Err(ScenarioError::new(format!("{name}: expected one of {}, got {}", one_of(choices.iter().copied()), describe(v)))),
         },
     }
 }
@@ -139,23 +142,50 @@ pub(crate) fn from_table(schema: &Schema, mut table: toml::Table, overrides: &Ov
             other => return Err(ScenarioError::new(format!("{section}: expected a table, got {}", describe(other)))),
         }
     }
+    let family = family_of(schema, &table)?;
+    let sections = schema.sections(family);
     let mut values = Values::new();
     for (section, content) in &table {
-        if !schema.sections().contains(&section.as_str()) {
+        if !sections.contains(&section.as_str()) {
+            let owners: Vec<&str> = schema.families().iter().filter(|f| schema.sections(f).contains(&section.as_str())).map(|f| f.kind).collect();
+            let whose = if owners.is_empty() { String::new() } else { format!("; [{section}] is a section of network.kind = {}", one_of(owners.into_iter())) };
             return Err(ScenarioError::new(format!(
-                "{section}: unknown section (expected one of {})",
-                schema.sections().iter().map(|s| format!("[{s}]")).collect::<Vec<_>>().join(", ")
+                "{section}: unknown section for network.kind = \"{}\" (expected one of {}{whose})",
+                family.kind,
+                sections.iter().map(|s| format!("[{s}]")).collect::<Vec<_>>().join(", ")
             )));
         }
         let Value::Table(t) = content else {
             return Err(ScenarioError::new(format!("{section}: expected a table [{section}], got {}", describe(content))));
         };
         for (key, v) in t {
-            let p = schema.find(section, key).ok_or_else(|| ScenarioError::new(format!("{section}.{key}: unknown key")))?;
-            values.insert((p.section, p.key), check(schema, p, v)?);
+            let Some(p) = schema.find(family, section, key) else {
+                let owners = schema.owners(section, key);
+                return Err(ScenarioError::new(if owners.is_empty() {
+                    format!("{section}.{key}: unknown key")
+                } else {
+                    format!("{section}.{key}: not a key of network.kind = \"{}\" (it is one of network.kind = {})", family.kind, one_of(owners.into_iter()))
+                }));
+            };
+            values.insert((p.section, p.key), check(schema, family, &p, v)?);
         }
     }
-    Scenario::from_values(schema, &values)
+    Scenario::from_values(schema, family, &values)
+}
+
+/// The family a table names in `network.kind` (checked), or the default one.
+fn family_of<'a>(schema: &'a Schema, table: &toml::Table) -> Result<&'a FamilySchema, ScenarioError> {
+    let kind = match table.get("network") {
+        Some(Value::Table(t)) => t.get("kind"),
+        _ => None,
+    };
+    let Some(v) = kind else { return Ok(schema.family(schema.default_kind()).expect("the default family is registered")) };
+    let p = schema::CORE.iter().find(|p| p.section == "network" && p.key == "kind").expect("a core key");
+    let any = &schema.families()[0];
+    match check(schema, any, p, v)? {
+        Val::Str(k) => Ok(schema.family(&k).expect("checked against the families")),
+        _ => unreachable!("a family is named by a string"),
+    }
 }
 
 #[cfg(test)]
@@ -174,7 +204,7 @@ mod tests {
     fn empty_file_gives_defaults() {
         let s = parse("", &[]).unwrap();
         assert_eq!(s.network.nodes, 8);
-        assert_eq!(s.node.responder_input_queue_packets, 5);
+        assert_eq!(s.section("node").int("queue"), 5);
         assert_eq!(s.run.ci_rel_halfwidth, None);
     }
 
@@ -192,7 +222,23 @@ mod tests {
         assert_eq!(err("[network]\nprotocol = \"token\""), "network.protocol: expected one of \"sci\", \"toy\", got \"token\"");
         assert_eq!(err("[toy]\nlevel = 11"), "toy.level: expected an integer in 0..10, got 11");
         assert_eq!(err("[toy]\nlevell = 1"), "toy.levell: unknown key");
-        assert!(err("[ppq]\naging_ns = 1").starts_with("ppq: unknown section (expected one of [network], [node], [traffic], [run], [toy])"));
+        assert!(err("[ppq]\naging_ns = 1").starts_with("ppq: unknown section for network.kind = \"sci-ring\" (expected one of [network], [node], [traffic], [run], [toy])"));
+    }
+
+    /// A key or section of another family names whose it is; the family's
+    /// own keys and sections are accepted only with it.
+    #[test]
+    fn families_have_their_own_keys() {
+        assert_eq!(err("[network]\nkind = \"mesh\"\nprotocol = \"sci\""), "network.protocol: not a key of network.kind = \"mesh\" (it is one of network.kind = \"sci-ring\")");
+        assert_eq!(err("[network]\nkind = \"mesh\"\n[toy]\nlevel = 1"), "toy: unknown section for network.kind = \"mesh\" (expected one of [network], [node], [traffic], [run], [mesh]; [toy] is a section of network.kind = \"sci-ring\")");
+        assert_eq!(err("[mesh]\nwidth = 2"), "mesh: unknown section for network.kind = \"sci-ring\" (expected one of [network], [node], [traffic], [run], [toy]; [mesh] is a section of network.kind = \"mesh\")");
+        assert_eq!(err("[network]\nkind = \"banyan\""), "network.kind: expected one of \"sci-ring\", \"mesh\", got \"banyan\"");
+        assert_eq!(err("[network]\nkind = 3"), "network.kind: expected one of \"sci-ring\", \"mesh\", got 3");
+        let s = parse("[network]\nkind = \"mesh\"\n[mesh]\nwidth = 8", &[]).unwrap();
+        assert_eq!((s.network.kind, s.section("mesh").int("width")), ("mesh", 8));
+        // The family is named by an override as well as by the file.
+        let o = vec![("network.kind".to_string(), "mesh".to_string())];
+        assert_eq!(parse("[mesh]\nwidth = 2", &o).unwrap().section("mesh").int("width"), 2);
     }
 
     #[test]
@@ -217,8 +263,6 @@ mod tests {
     fn cross_key_checks() {
         let e = err("[network]\nnodes = 4\n[traffic]\nhotspot_node = 4");
         assert_eq!(e, "traffic.hotspot_node: expected a node index in 0..3 (network.nodes = 4), got 4");
-        let e = err("[network]\nkind = \"banyan\"");
-        assert!(e.starts_with("network.kind: \"banyan\" is not implemented in this build"), "{e}");
         // A protocol's own check runs whichever protocol the scenario picks.
         let e = err("[toy]\nlevel = 8");
         assert_eq!(e, "toy.level: expected less than network.nodes (8), got 8");
@@ -231,13 +275,13 @@ mod tests {
     #[test]
     fn protocol_sections_fill_defaults_and_derive_as_zero() {
         let s = parse("[network]\nprotocol = \"toy\"\n[toy]\nmode = \"b\"", &[]).unwrap();
-        assert_eq!(s.network.protocol, "toy");
+        assert_eq!(s.section("network").str("protocol"), "toy");
         let toy = s.section("toy");
         assert_eq!((toy.int("level"), toy.float("rate_ns"), toy.str("mode"), toy.bool("on")), (3, 0.0, "b", false));
         let o = vec![("toy.rate_ns".to_string(), "7".to_string())];
         assert_eq!(parse("", &o).unwrap().section("toy").float("rate_ns"), 7.0);
-        // A protocol's section is written beside the core ones, in schema order.
+        // A protocol's section is written beside the core ones.
         let json = parse("", &[]).unwrap().to_json();
-        assert!(json.ends_with(r#","toy":{"level":3,"rate_ns":0.0,"mode":"a","on":false}}"#), "{json}");
+        assert!(json.contains(r#""toy":{"level":3,"mode":"a","on":false,"rate_ns":0.0}"#), "{json}");
     }
 }

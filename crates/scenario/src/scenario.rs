@@ -1,39 +1,12 @@
-//! The typed, validated scenario every model receives.
+//! The typed, validated scenario every model receives: the core keys as
+//! fields, and its family's keys (and its protocols' sections) by section.
 
 use crate::error::ScenarioError;
 use crate::parse::{Val, Values};
-use crate::schema::{Default, Kind, Schema, IMPLEMENTED_KINDS};
-use serde::ser::{SerializeMap, Serializer};
+use crate::schema::{Default, FamilySchema, Kind, Param, Schema, CORE};
 use serde::Serialize;
+use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum NetworkKind {
-    SciRing,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum BandwidthAllocation {
-    GoBits,
-    None,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum QueueAllocation {
-    Ab,
-    None,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Transaction {
-    Read64,
-    Write64,
-    Move64,
-}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -52,32 +25,13 @@ pub enum Destinations {
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Network {
-    pub kind: NetworkKind,
+    /// A network family the schema registers.
+    pub kind: &'static str,
     pub nodes: u32,
-    /// A protocol the schema registers (`Schema::protocols`).
-    pub protocol: &'static str,
-    pub link_delay_ns: f64,
-    pub node_delay_cycles: u32,
-    pub cycle_ns: f64,
-    pub idle_symbols_between_packets: u32,
-    /// 0 = derived by the model from its packet sizes.
-    pub bypass_fifo_symbols: u32,
-    pub bandwidth_allocation: BandwidthAllocation,
-    pub queue_allocation: QueueAllocation,
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Node {
-    pub input_queue_packets: u32,
-    pub requestor_input_queue_packets: u32,
-    pub responder_input_queue_packets: u32,
-    pub output_queue_packets: u32,
-    pub iqst_ns: f64,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Traffic {
-    pub transaction: Transaction,
     pub arrivals: Arrivals,
     pub load_mbps_per_node: f64,
     pub priorities: u32,
@@ -97,7 +51,7 @@ pub struct Run {
     pub batches: u32,
 }
 
-/// The keys of one protocol's own section, every default filled.
+/// The keys of one section a family or protocol owns, every default filled.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Section {
     pub name: &'static str,
@@ -125,6 +79,15 @@ impl Section {
         }
     }
 
+    /// An integer key without a default value: `None` when absent.
+    pub fn opt_int(&self, key: &str) -> Option<i64> {
+        match self.get(key) {
+            Some(Val::Int(i)) => Some(*i),
+            None => None,
+            _ => self.wrong(key, "an integer"),
+        }
+    }
+
     /// A number key's value (a derived key absent from the file: 0).
     pub fn float(&self, key: &str) -> f64 {
         match self.get(key) {
@@ -142,7 +105,7 @@ impl Section {
         }
     }
 
-    /// A choice key's value.
+    /// A choice key's value (or a protocol's name).
     pub fn str(&self, key: &str) -> &str {
         match self.get(key) {
             Some(Val::Str(s)) => s,
@@ -158,57 +121,33 @@ impl Section {
     }
 }
 
-impl Serialize for Section {
-    fn serialize<S: Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
-        let mut m = ser.serialize_map(Some(self.values.len()))?;
-        for (k, v) in &self.values {
-            m.serialize_entry(k, v)?;
-        }
-        m.end()
-    }
-}
-
-/// Every protocol's section, in the schema's order. They serialise as
-/// sections of the scenario beside the core ones.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ProtocolSections(Vec<Section>);
-
-impl Serialize for ProtocolSections {
-    fn serialize<S: Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
-        let mut m = ser.serialize_map(Some(self.0.len()))?;
-        for s in &self.0 {
-            m.serialize_entry(s.name, s)?;
-        }
-        m.end()
-    }
-}
-
 /// One validated simulation point, every default filled in.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Scenario {
     pub network: Network,
-    pub node: Node,
     pub traffic: Traffic,
     pub run: Run,
-    /// Each registered protocol's own section, whichever protocol runs.
-    #[serde(flatten)]
-    pub protocols: ProtocolSections,
+    /// The keys of its family, by section (those in the core sections
+    /// first), then each of the family's protocols' sections, whichever
+    /// protocol runs.
+    sections: Vec<Section>,
 }
 
-struct Get<'a>(&'a Schema, &'a Values);
+struct Get<'a>(&'a Values);
 
 impl Get<'_> {
+    /// A core key's value, as written or its default.
     fn raw(&self, section: &'static str, key: &'static str) -> Option<Val> {
-        if let Some(v) = self.1.get(&(section, key)) {
+        if let Some(v) = self.0.get(&(section, key)) {
             return Some(v.clone());
         }
-        let p = self.0.find(section, key).expect("key in schema");
+        let p = CORE.iter().find(|p| p.section == section && p.key == key).expect("a core key");
         default_of(p)
     }
-    fn int(&self, s: &'static str, k: &'static str) -> Option<i64> {
+    fn int(&self, s: &'static str, k: &'static str) -> i64 {
         match self.raw(s, k) {
-            Some(Val::Int(i)) => Some(i),
-            _ => None,
+            Some(Val::Int(i)) => i,
+            _ => unreachable!("{s}.{k} is an integer with a default"),
         }
     }
     fn float(&self, s: &'static str, k: &'static str) -> Option<f64> {
@@ -226,7 +165,7 @@ impl Get<'_> {
     }
 }
 
-fn default_of(p: &crate::schema::Param) -> Option<Val> {
+fn default_of(p: &Param) -> Option<Val> {
     match p.default {
         Default::Int(i) => Some(Val::Int(i)),
         Default::Float(f) => Some(Val::Float(f)),
@@ -236,16 +175,17 @@ fn default_of(p: &crate::schema::Param) -> Option<Val> {
     }
 }
 
-/// A protocol section's keys: as written, else their defaults; a derived
-/// key absent reads as 0 (its model's "derive").
-fn protocol_section(schema: &Schema, name: &'static str, values: &Values) -> Section {
-    let keys = schema.params().iter().filter(|p| p.section == name);
+/// A family or protocol section's keys: as written, else their defaults;
+/// an absent derived key that accepts 0 reads as 0 (its model's "derive").
+fn section(name: &'static str, keys: &[Param], values: &Values) -> Section {
     let values = keys
+        .iter()
+        .filter(|p| p.section == name)
         .map(|p| {
             let v = values.get(&(p.section, p.key)).cloned().or_else(|| default_of(p));
             let v = match (v, p.default, p.kind) {
-                (None, Default::Derived(_), Kind::Int { .. }) => Some(Val::Int(0)),
-                (None, Default::Derived(_), Kind::Float { .. }) => Some(Val::Float(0.0)),
+                (None, Default::Derived(_), Kind::Int { min: 0, .. }) => Some(Val::Int(0)),
+                (None, Default::Derived(_), Kind::Float { min, .. }) if min == 0.0 => Some(Val::Float(0.0)),
                 (v, _, _) => v,
             };
             (p.key, v)
@@ -255,80 +195,39 @@ fn protocol_section(schema: &Schema, name: &'static str, values: &Values) -> Sec
 }
 
 impl Scenario {
-    pub(crate) fn from_values(schema: &Schema, values: &Values) -> Result<Scenario, ScenarioError> {
-        debug_assert!(values.keys().all(|(s, k)| schema.find(s, k).is_some()));
-        let g = Get(schema, values);
-        let kind = g.string("network", "kind");
-        if !IMPLEMENTED_KINDS.contains(&kind.as_str()) {
-            return Err(ScenarioError::new(format!(
-                "network.kind: \"{kind}\" is not implemented in this build (available: {})",
-                IMPLEMENTED_KINDS.join(", ")
-            )));
-        }
-        let protocol = g.string("network", "protocol");
-        let protocol = schema.protocol(&protocol).expect("network.protocol was checked against the schema").name;
-        let nodes = g.int("network", "nodes").unwrap() as u32;
-        let hotspot_node = g.int("traffic", "hotspot_node").unwrap() as u32;
+    pub(crate) fn from_values(schema: &Schema, family: &FamilySchema, values: &Values) -> Result<Scenario, ScenarioError> {
+        let g = Get(values);
+        let nodes = g.int("network", "nodes") as u32;
+        let hotspot_node = g.int("traffic", "hotspot_node") as u32;
         if hotspot_node >= nodes {
             return Err(ScenarioError::new(format!(
                 "traffic.hotspot_node: expected a node index in 0..{} (network.nodes = {nodes}), got {hotspot_node}",
                 nodes - 1
             )));
         }
-        let input_q = g.int("node", "input_queue_packets").unwrap() as u32;
-        let network = Network {
-            kind: NetworkKind::SciRing,
-            nodes,
-            protocol,
-            link_delay_ns: g.float("network", "link_delay_ns").unwrap(),
-            node_delay_cycles: g.int("network", "node_delay_cycles").unwrap() as u32,
-            cycle_ns: g.float("network", "cycle_ns").unwrap(),
-            idle_symbols_between_packets: g.int("network", "idle_symbols_between_packets").unwrap() as u32,
-            bypass_fifo_symbols: g.int("network", "bypass_fifo_symbols").unwrap_or(0) as u32,
-            bandwidth_allocation: match g.string("network", "bandwidth_allocation").as_str() {
-                "go-bits" => BandwidthAllocation::GoBits,
-                _ => BandwidthAllocation::None,
-            },
-            queue_allocation: match g.string("network", "queue_allocation").as_str() {
-                "ab" => QueueAllocation::Ab,
-                _ => QueueAllocation::None,
-            },
-        };
-        let node = Node {
-            input_queue_packets: input_q,
-            requestor_input_queue_packets: g.int("node", "requestor_input_queue_packets").map(|v| v as u32).unwrap_or(input_q),
-            responder_input_queue_packets: g.int("node", "responder_input_queue_packets").map(|v| v as u32).unwrap_or(input_q),
-            output_queue_packets: g.int("node", "output_queue_packets").unwrap() as u32,
-            iqst_ns: g.float("node", "iqst_ns").unwrap(),
-        };
         let traffic = Traffic {
-            transaction: match g.string("traffic", "transaction").as_str() {
-                "read64" => Transaction::Read64,
-                "write64" => Transaction::Write64,
-                _ => Transaction::Move64,
-            },
             arrivals: match g.string("traffic", "arrivals").as_str() {
                 "poisson" => Arrivals::Poisson,
                 _ => Arrivals::Deterministic,
             },
-            load_mbps_per_node: g.float("traffic", "load_mbps_per_node").unwrap(),
-            priorities: g.int("traffic", "priorities").unwrap() as u32,
+            load_mbps_per_node: g.float("traffic", "load_mbps_per_node").expect("a default"),
+            priorities: g.int("traffic", "priorities") as u32,
             destinations: match g.string("traffic", "destinations").as_str() {
                 "uniform" => Destinations::Uniform,
                 "hotspot" => Destinations::Hotspot,
                 _ => Destinations::Local,
             },
             hotspot_node,
-            hotspot_fraction: g.float("traffic", "hotspot_fraction").unwrap(),
+            hotspot_fraction: g.float("traffic", "hotspot_fraction").expect("a default"),
         };
         let run = Run {
-            seed: g.int("run", "seed").unwrap() as u64,
-            warmup_ns: g.float("run", "warmup_ns").unwrap(),
-            measure_transactions: g.int("run", "measure_transactions").unwrap() as u64,
+            seed: g.int("run", "seed") as u64,
+            warmup_ns: g.float("run", "warmup_ns").expect("a default"),
+            measure_transactions: g.int("run", "measure_transactions") as u64,
             ci_rel_halfwidth: g.float("run", "ci_rel_halfwidth"),
-            max_sim_time_ns: g.float("run", "max_sim_time_ns").unwrap(),
-            max_backlog_transactions: g.int("run", "max_backlog_transactions").unwrap() as u64,
-            batches: g.int("run", "batches").unwrap() as u32,
+            max_sim_time_ns: g.float("run", "max_sim_time_ns").expect("a default"),
+            max_backlog_transactions: g.int("run", "max_backlog_transactions") as u64,
+            batches: g.int("run", "batches") as u32,
         };
         if run.warmup_ns >= run.max_sim_time_ns {
             // The run would end before measuring anything.
@@ -340,32 +239,62 @@ impl Scenario {
         if !run.batches.is_multiple_of(2) {
             return Err(ScenarioError::new(format!("run.batches: expected an even integer, got {}", run.batches)));
         }
-        let sections = schema.protocols().iter().filter(|p| !p.params.is_empty());
-        let protocols = ProtocolSections(sections.map(|p| protocol_section(schema, p.name, values)).collect());
-        let scenario = Scenario { network, node, traffic, run, protocols };
-        for p in schema.protocols() {
+        let mut sections: Vec<Section> = Vec::new();
+        for name in schema.sections(family) {
+            if family.params.iter().any(|p| p.section == name) {
+                sections.push(section(name, family.params, values));
+            }
+        }
+        for p in family.protocols.iter().filter(|p| !p.params.is_empty()) {
+            sections.push(section(p.name, p.params, values));
+        }
+        let scenario = Scenario { network: Network { kind: family.kind, nodes }, traffic, run, sections };
+        (family.validate)(&scenario).map_err(ScenarioError::new)?;
+        for p in family.protocols {
             (p.validate)(&scenario).map_err(ScenarioError::new)?;
         }
         Ok(scenario)
     }
 
-    /// Protocol `name`'s own section. Panics if the schema has no such
-    /// section: a protocol reads only its own.
+    /// The keys the scenario's family (or one of its protocols) has in
+    /// section `name`. Panics if it has none there: a model reads only its
+    /// family's keys.
     pub fn section(&self, name: &str) -> &Section {
-        match self.protocols.0.iter().find(|s| s.name == name) {
+        match self.sections.iter().find(|s| s.name == name) {
             Some(s) => s,
-            None => panic!("the scenario's schema has no section [{name}]"),
+            None => panic!("network.kind = {:?} has no keys in section [{name}]", self.network.kind),
         }
     }
 
-    /// The scenario with every default filled, as canonical JSON.
+    /// The scenario as one JSON value: a map per section, the core keys
+    /// beside the family's, absent optional keys as null.
+    fn to_value(&self) -> Value {
+        let as_map = |v: Value| match v {
+            Value::Object(m) => m,
+            _ => unreachable!("a struct serialises as a map"),
+        };
+        let mut root = Map::new();
+        root.insert("network".into(), Value::Object(as_map(serde_json::to_value(&self.network).expect("serialises"))));
+        root.insert("traffic".into(), Value::Object(as_map(serde_json::to_value(&self.traffic).expect("serialises"))));
+        root.insert("run".into(), Value::Object(as_map(serde_json::to_value(&self.run).expect("serialises"))));
+        for s in &self.sections {
+            let m = root.entry(s.name).or_insert_with(|| Value::Object(Map::new()));
+            let Value::Object(m) = m else { unreachable!("sections are maps") };
+            for (k, v) in &s.values {
+                m.insert(k.to_string(), serde_json::to_value(v).expect("serialises"));
+            }
+        }
+        Value::Object(root)
+    }
+
+    /// The scenario with every default filled, as canonical JSON (keys sorted).
     pub fn to_json(&self) -> String {
-        serde_json::to_string(self).expect("scenario serialises")
+        self.to_value().to_string()
     }
 
     /// The scenario as a TOML file that reproduces it exactly.
     pub fn to_toml(&self) -> String {
-        let mut v = serde_json::to_value(self).expect("scenario serialises");
+        let mut v = self.to_value();
         // `None` options become JSON null, which TOML cannot hold: drop them.
         if let Some(sections) = v.as_object_mut() {
             for s in sections.values_mut() {
@@ -393,18 +322,29 @@ mod tests {
 
     #[test]
     fn toml_round_trip_keeps_hash() {
-        let s = load("[traffic]\nload_mbps_per_node = 75\n[run]\nci_rel_halfwidth = 0.05", &[]).unwrap();
+        let s = load("[traffic]\nload_mbps_per_node = 75\n[run]\nci_rel_halfwidth = 0.05\n[node]\nqueue = 7", &[]).unwrap();
         let again = load(&s.to_toml(), &[]).unwrap();
         assert_eq!(s, again);
         assert_eq!(s.hash(), again.hash());
         let other = load("[traffic]\nload_mbps_per_node = 76", &[]).unwrap();
         assert_ne!(s.hash(), other.hash());
+        let mesh = load("[network]\nkind = \"mesh\"\n[mesh]\nwidth = 8", &[]).unwrap();
+        assert_eq!(load(&mesh.to_toml(), &[]).unwrap(), mesh);
     }
 
     #[test]
     fn writing_a_default_explicitly_does_not_change_the_hash() {
         let a = load("", &[]).unwrap();
-        let b = load("[network]\nnodes = 8", &[]).unwrap();
+        let b = load("[network]\nnodes = 8\nkind = \"sci-ring\"", &[]).unwrap();
         assert_eq!(a.hash(), b.hash());
+    }
+
+    /// A derived key that cannot be 0 stays absent (its model derives it).
+    #[test]
+    fn derived_keys_are_absent_or_zero() {
+        let s = load("", &[]).unwrap();
+        assert_eq!(s.section("node").opt_int("other_queue"), None);
+        assert_eq!(s.section("toy").float("rate_ns"), 0.0);
+        assert!(!s.to_toml().contains("other_queue"), "{}", s.to_toml());
     }
 }

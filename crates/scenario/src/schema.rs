@@ -1,10 +1,14 @@
 //! Every scenario key: its type, range, default and meaning.
 //!
-//! The core table [`CORE`] holds the keys every network family reads; a
-//! model adds its protocols, each with its own `[section]` of keys
-//! ([`ProtocolSchema`]), and [`Schema::new`] joins them into the contract one
-//! build accepts. That one table validates files, fills defaults and
-//! generates the reference `docs/scenario.md` (`ringlet params --markdown`).
+//! The core table [`CORE`] holds the keys every network family reads. Each
+//! family registers its own ([`FamilySchema`]): keys in the core sections
+//! (an SCI ring's `network.protocol`, `node.iqst_ns`) or in sections of its
+//! own, and its protocols, each with a `[section]` of keys
+//! ([`ProtocolSchema`]). [`Schema::new`] joins them into the contract one
+//! build accepts; a scenario is checked against the core keys plus those of
+//! the family its `network.kind` names. That one table validates files,
+//! fills defaults and generates the reference `docs/scenario.md`
+//! (`ringlet params --markdown`).
 
 use crate::scenario::Scenario;
 
@@ -19,8 +23,10 @@ pub enum Kind {
     Choice(&'static [&'static str]),
     /// `true` or `false`.
     Bool,
-    /// The name of a protocol the schema registers (`network.protocol`).
+    /// The name of one of the scenario's family's protocols (`network.protocol`).
     Protocol,
+    /// The name of a registered network family (`network.kind`).
+    Family,
 }
 
 /// A default value, or none (the key is optional and absent means "off").
@@ -32,8 +38,8 @@ pub enum Default {
     Bool(bool),
     /// No default: absent means the feature is off.
     None,
-    /// Derived from other keys; the text says how. In a protocol's section
-    /// an absent derived key reads as 0, which its model takes as "derive".
+    /// Derived from other keys; the text says how. An absent derived key
+    /// that accepts 0 reads as 0, which its model takes as "derive".
     Derived(&'static str),
 }
 
@@ -55,58 +61,39 @@ pub struct ProtocolSchema {
     pub doc: &'static str,
     /// The keys of section `[name]` (empty: the protocol has no section).
     pub params: &'static [Param],
-    /// Checks across the keys of its section and the core ones, when a
-    /// scenario is loaded; every protocol's section is checked, whichever
-    /// protocol the scenario runs, as key ranges are.
+    /// Checks across the keys of its section and the others, when a
+    /// scenario is loaded; every protocol of the family is checked,
+    /// whichever one the scenario runs, as key ranges are.
+    pub validate: fn(&Scenario) -> Result<(), String>,
+}
+
+/// What a network family adds to the contract: its value of
+/// `network.kind`, a line on what it is, its keys and its protocols.
+#[derive(Clone, Copy)]
+pub struct FamilySchema {
+    pub kind: &'static str,
+    pub doc: &'static str,
+    /// Its keys, in the core sections or in sections of its own.
+    pub params: &'static [Param],
+    /// The protocols `network.protocol` may name (none: the family has no such key).
+    pub protocols: &'static [ProtocolSchema],
+    /// Checks across its keys and the core ones, when a scenario of this family is loaded.
     pub validate: fn(&Scenario) -> Result<(), String>,
 }
 
 /// The sections every scenario has, in the order they are written.
 pub const CORE_SECTIONS: &[&str] = &["network", "node", "traffic", "run"];
 
-/// Network families recognised by the contract, and those this build can run.
-pub const NETWORK_KINDS: &[&str] = &["sci-ring", "gigaring", "sci-switch", "banyan"];
-pub const IMPLEMENTED_KINDS: &[&str] = &["sci-ring"];
-
 const INF: f64 = f64::INFINITY;
 
-/// The keys every scenario has.
+/// The keys every scenario has, whatever its family.
 pub const CORE: &[Param] = &[
     // [network]
-    Param { section: "network", key: "kind", kind: Kind::Choice(NETWORK_KINDS), default: Default::Str("sci-ring"),
-        doc: "Network family. This build runs `sci-ring`." },
+    Param { section: "network", key: "kind", kind: Kind::Family, default: Default::Str("sci-ring"),
+        doc: "Network family (see Network families below); a family's own keys are listed with it." },
     Param { section: "network", key: "nodes", kind: Kind::Int { min: 2, max: 4096 }, default: Default::Int(8),
-        doc: "Number of nodes on the ring (seed 003 Table 1: 8)." },
-    Param { section: "network", key: "protocol", kind: Kind::Protocol, default: Default::Str("sci"),
-        doc: "Ring protocol (see Protocols below); a protocol's own keys are in its section." },
-    Param { section: "network", key: "link_delay_ns", kind: Kind::Float { min: 0.0, max: 1e6 }, default: Default::Float(0.0),
-        doc: "Propagation delay of every link, ns (Table 1: ideal, 0)." },
-    Param { section: "network", key: "node_delay_cycles", kind: Kind::Int { min: 1, max: 1000 }, default: Default::Int(1),
-        doc: "Bypass latency of a node, in symbol cycles (Table 1: 1)." },
-    Param { section: "network", key: "cycle_ns", kind: Kind::Float { min: 0.001, max: 1e3 }, default: Default::Float(2.0),
-        doc: "Symbol time, ns: one 16-bit symbol per cycle (1 GB/s links: 2 ns)." },
-    Param { section: "network", key: "idle_symbols_between_packets", kind: Kind::Int { min: 0, max: 64 }, default: Default::Int(1),
-        doc: "Idle symbols that follow every packet on a link (IEEE 1596: at least one; carries the go bits)." },
-    Param { section: "network", key: "bypass_fifo_symbols", kind: Kind::Int { min: 0, max: 1_000_000 }, default: Default::Derived("longest send packet + separator idles"),
-        doc: "Bypass FIFO capacity in symbols; must hold the longest send packet and its idles. 0 = derived." },
-    Param { section: "network", key: "bandwidth_allocation", kind: Kind::Choice(&["go-bits", "none"]), default: Default::Str("go-bits"),
-        doc: "Base SCI bandwidth allocation (go-bit fairness). `none` leaves only the register-insertion rule." },
-    Param { section: "network", key: "queue_allocation", kind: Kind::Choice(&["ab", "none"]), default: Default::Str("ab"),
-        doc: "Base SCI queue allocation: `ab` reserves input-queue space for busied packets in A/B phases; `none` retries without reservation." },
-    // [node]
-    Param { section: "node", key: "input_queue_packets", kind: Kind::Int { min: 1, max: 1_000_000 }, default: Default::Int(5),
-        doc: "Requestor and responder input queue size, packets (Table 1: 5)." },
-    Param { section: "node", key: "requestor_input_queue_packets", kind: Kind::Int { min: 1, max: 1_000_000 }, default: Default::Derived("input_queue_packets"),
-        doc: "Requestor input queue (responses arrive here), packets." },
-    Param { section: "node", key: "responder_input_queue_packets", kind: Kind::Int { min: 1, max: 1_000_000 }, default: Default::Derived("input_queue_packets"),
-        doc: "Responder input queue (requests arrive here), packets." },
-    Param { section: "node", key: "output_queue_packets", kind: Kind::Int { min: 1, max: 1_000_000 }, default: Default::Int(5),
-        doc: "Request and response output queue size, packets, counting sent packets that await their echo." },
-    Param { section: "node", key: "iqst_ns", kind: Kind::Float { min: 0.0, max: 1e9 }, default: Default::Float(100.0),
-        doc: "Input queue service time: time to remove and service one packet from an input queue, ns." },
+        doc: "Number of end nodes: the agents that source and sink traffic (seed 003 Table 1: 8)." },
     // [traffic]
-    Param { section: "traffic", key: "transaction", kind: Kind::Choice(&["read64", "write64", "move64"]), default: Default::Str("read64"),
-        doc: "Transaction type (Table 1: read64)." },
     Param { section: "traffic", key: "arrivals", kind: Kind::Choice(&["poisson", "deterministic"]), default: Default::Str("poisson"),
         doc: "Transaction arrival process per node and priority." },
     Param { section: "traffic", key: "load_mbps_per_node", kind: Kind::Float { min: 0.0, max: INF }, default: Default::Float(50.0),
@@ -114,7 +101,7 @@ pub const CORE: &[Param] = &[
     Param { section: "traffic", key: "priorities", kind: Kind::Int { min: 1, max: 256 }, default: Default::Int(1),
         doc: "Number of priority levels in use; each offers `load_mbps_per_node`." },
     Param { section: "traffic", key: "destinations", kind: Kind::Choice(&["uniform", "hotspot", "local"]), default: Default::Str("uniform"),
-        doc: "Destination pattern: uniform over the other nodes, hot-spot, or local (downstream neighbour)." },
+        doc: "Destination pattern: uniform over the other nodes, hot-spot, or local (the next node downstream)." },
     Param { section: "traffic", key: "hotspot_node", kind: Kind::Int { min: 0, max: 4095 }, default: Default::Int(0),
         doc: "The hot-spot node (destinations = \"hotspot\")." },
     Param { section: "traffic", key: "hotspot_fraction", kind: Kind::Float { min: 0.0, max: 1.0 }, default: Default::Float(0.5),
@@ -136,111 +123,163 @@ pub const CORE: &[Param] = &[
         doc: "Batch-means batches the measurement is divided into (95% CIs use them)." },
 ];
 
-/// The contract of one build: the core keys plus its protocols' sections.
+/// The contract of one build: the core keys plus its families'.
 pub struct Schema {
-    params: Vec<Param>,
-    sections: Vec<&'static str>,
-    protocols: Vec<ProtocolSchema>,
+    families: Vec<FamilySchema>,
 }
 
 impl Schema {
-    /// The core keys plus `protocols`, in the order given (the first is
-    /// listed first in the reference). Panics on a protocol whose keys are
-    /// not in its own section, a name given twice, or no protocol by the
-    /// name `network.protocol` defaults to: registration errors.
-    pub fn new(protocols: &[ProtocolSchema]) -> Schema {
-        let mut params = CORE.to_vec();
+    /// The core keys plus `families`, in the order given (the first is
+    /// listed first in the reference). Panics on a registration error: a
+    /// family or protocol named twice, a protocol key outside the
+    /// protocol's section, a family key that is also a core key, a section
+    /// named like a protocol, no family by the name `network.kind`
+    /// defaults to, or a family with a `network.protocol` key whose default
+    /// names none of its protocols.
+    pub fn new(families: &[FamilySchema]) -> Schema {
+        for (i, f) in families.iter().enumerate() {
+            assert!(!families[..i].iter().any(|g| g.kind == f.kind), "network family {:?} registered twice", f.kind);
+            for (j, p) in f.protocols.iter().enumerate() {
+                assert!(!f.protocols[..j].iter().any(|q| q.name == p.name), "{}: protocol {:?} registered twice", f.kind, p.name);
+                assert!(!CORE_SECTIONS.contains(&p.name), "{}: protocol {:?} would take a core section's name", f.kind, p.name);
+                for k in p.params {
+                    assert_eq!(k.section, p.name, "{}: protocol {:?}: key {}.{} outside its section", f.kind, p.name, k.section, k.key);
+                }
+            }
+            for k in f.params {
+                assert!(!CORE.iter().any(|c| c.section == k.section && c.key == k.key), "{}: key {}.{} is a core key", f.kind, k.section, k.key);
+                assert!(f.protocols.iter().all(|p| p.name != k.section), "{}: key {}.{} in a protocol's section", f.kind, k.section, k.key);
+                if let (Kind::Protocol, Default::Str(name)) = (k.kind, k.default) {
+                    assert!(f.protocols.iter().any(|p| p.name == name), "{}: no protocol registered as {name:?}, network.protocol's default", f.kind);
+                }
+            }
+        }
+        let schema = Schema { families: families.to_vec() };
+        let default = schema.default_kind();
+        assert!(schema.family(default).is_some(), "no network family registered as {default:?}, network.kind's default");
+        schema
+    }
+
+    pub fn families(&self) -> &[FamilySchema] {
+        &self.families
+    }
+
+    /// The family called `kind`.
+    pub fn family(&self, kind: &str) -> Option<&FamilySchema> {
+        self.families.iter().find(|f| f.kind == kind)
+    }
+
+    /// The family a scenario that does not name one runs.
+    pub fn default_kind(&self) -> &'static str {
+        match CORE[0].default {
+            Default::Str(kind) => kind,
+            _ => unreachable!("network.kind defaults to a name"),
+        }
+    }
+
+    /// Every key a scenario of `family` accepts: the core keys, the
+    /// family's own, then each of its protocols' sections.
+    pub fn params(&self, family: &FamilySchema) -> Vec<Param> {
+        let mut keys = CORE.to_vec();
+        keys.extend_from_slice(family.params);
+        for p in family.protocols {
+            keys.extend_from_slice(p.params);
+        }
+        keys
+    }
+
+    /// The sections a scenario of `family` may have, in the order they are written.
+    pub fn sections(&self, family: &FamilySchema) -> Vec<&'static str> {
         let mut sections = CORE_SECTIONS.to_vec();
-        for (i, p) in protocols.iter().enumerate() {
-            assert!(!protocols[..i].iter().any(|q| q.name == p.name), "protocol {:?} registered twice", p.name);
-            assert!(!sections.contains(&p.name), "protocol {:?} would take a core section's name", p.name);
-            for k in p.params {
-                assert_eq!(k.section, p.name, "protocol {:?}: key {}.{} outside its section", p.name, k.section, k.key);
-            }
-            if !p.params.is_empty() {
-                sections.push(p.name);
-                params.extend_from_slice(p.params);
+        for k in family.params.iter().chain(family.protocols.iter().flat_map(|p| p.params)) {
+            if !sections.contains(&k.section) {
+                sections.push(k.section);
             }
         }
-        let default = CORE.iter().find(|p| p.section == "network" && p.key == "protocol").map(|p| p.default);
-        if let Some(Default::Str(name)) = default {
-            assert!(protocols.iter().any(|p| p.name == name), "no protocol registered as {name:?}, network.protocol's default");
-        }
-        Schema { params, sections, protocols: protocols.to_vec() }
+        sections
     }
 
-    /// Every key, core first, then each protocol's section.
-    pub fn params(&self) -> &[Param] {
-        &self.params
+    /// Key `section.key` of a scenario of `family`.
+    pub fn find(&self, family: &FamilySchema, section: &str, key: &str) -> Option<Param> {
+        let found = |ps: &[Param]| ps.iter().find(|p| p.section == section && p.key == key).copied();
+        found(CORE).or_else(|| found(family.params)).or_else(|| family.protocols.iter().find_map(|p| found(p.params)))
     }
 
-    /// Section names, in the order they are written.
-    pub fn sections(&self) -> &[&'static str] {
-        &self.sections
-    }
-
-    pub fn protocols(&self) -> &[ProtocolSchema] {
-        &self.protocols
-    }
-
-    /// The protocol called `name`.
-    pub fn protocol(&self, name: &str) -> Option<&ProtocolSchema> {
-        self.protocols.iter().find(|p| p.name == name)
-    }
-
-    /// Looks a key up by section and name.
-    pub fn find(&self, section: &str, key: &str) -> Option<&Param> {
-        self.params.iter().find(|p| p.section == section && p.key == key)
+    /// The other families that have key `section.key` (to say whose it is).
+    pub fn owners(&self, section: &str, key: &str) -> Vec<&'static str> {
+        let has = |f: &FamilySchema| self.find(f, section, key).is_some();
+        self.families.iter().filter(|f| has(f)).map(|f| f.kind).collect()
     }
 
     /// The scenario reference as Markdown: the core sections, the
-    /// protocols, then each protocol's section.
+    /// families, then each family's keys, protocols and their sections.
     pub fn markdown(&self) -> String {
         let mut out = String::from(
-            "# Scenario reference\n\nGenerated by `ringlet params --markdown` from the core keys (`crates/scenario/src/schema.rs`) and each protocol's own (`crates/sci-ring/src/protocol/`); do not edit by hand.\n",
+            "# Scenario reference\n\nGenerated by `ringlet params --markdown` from the core keys (`crates/scenario/src/schema.rs`), each network family's and each protocol's own; do not edit by hand.\n",
         );
-        for section in CORE_SECTIONS {
-            out.push_str(&format!("\n## [{section}]\n\n"));
-            self.key_table(section, &mut out);
+        for section in CORE_SECTIONS.iter().filter(|s| CORE.iter().any(|p| p.section == **s)) {
+            out.push_str(&format!("\n## [{section}]\n\nEvery scenario has these keys, whatever its network family.\n\n"));
+            key_table(CORE.iter().filter(|p| p.section == *section), &self.families[0], &self.families, &mut out);
         }
-        out.push_str("\n## Protocols\n\n| `network.protocol` | what it is | own keys |\n|---|---|---|\n");
-        for p in &self.protocols {
-            let section = if p.params.is_empty() { "(none)".to_string() } else { format!("[{}]", p.name) };
-            out.push_str(&format!("| `{}` | {} | {} |\n", p.name, p.doc, section));
+        out.push_str("\n## Network families\n\n| `network.kind` | what it is |\n|---|---|\n");
+        for f in &self.families {
+            out.push_str(&format!("| `{}` | {} |\n", f.kind, f.doc));
         }
-        for p in self.protocols.iter().filter(|p| !p.params.is_empty()) {
-            out.push_str(&format!("\n## [{}]\n\nRead when `network.protocol = \"{}\"`.\n\n", p.name, p.name));
-            self.key_table(p.name, &mut out);
+        for f in &self.families {
+            out.push_str(&format!("\n## network.kind = \"{}\"\n\nRead when `network.kind = \"{}\"`, besides the core keys.\n", f.kind, f.kind));
+            for section in self.sections(f) {
+                let keys: Vec<&Param> = f.params.iter().filter(|p| p.section == section).collect();
+                if !keys.is_empty() {
+                    out.push_str(&format!("\n### [{section}]\n\n"));
+                    key_table(keys.into_iter(), f, &self.families, &mut out);
+                }
+            }
+            if !f.protocols.is_empty() {
+                out.push_str("\n### Protocols\n\n| `network.protocol` | what it is | own keys |\n|---|---|---|\n");
+                for p in f.protocols {
+                    let section = if p.params.is_empty() { "(none)".to_string() } else { format!("[{}]", p.name) };
+                    out.push_str(&format!("| `{}` | {} | {} |\n", p.name, p.doc, section));
+                }
+            }
+            for p in f.protocols.iter().filter(|p| !p.params.is_empty()) {
+                out.push_str(&format!("\n### [{}]\n\nRead when `network.protocol = \"{}\"`.\n\n", p.name, p.name));
+                key_table(p.params.iter(), f, &self.families, &mut out);
+            }
         }
         out
     }
+}
 
-    fn key_table(&self, section: &str, out: &mut String) {
-        out.push_str("| key | accepts | default | meaning |\n|---|---|---|---|\n");
-        for p in self.params.iter().filter(|p| p.section == section) {
-            let accepts = match p.kind {
-                Kind::Int { min, max } => format!("integer {min}..{max}"),
-                Kind::Float { min, max } if max.is_infinite() => format!("number >= {min}"),
-                Kind::Float { min, max } => format!("number {min}..{max}"),
-                Kind::Bool => "`true` \\| `false`".to_string(),
-                Kind::Choice(c) => c.iter().map(|s| format!("`{s}`")).collect::<Vec<_>>().join(" \\| "),
-                Kind::Protocol => self.protocols.iter().map(|p| format!("`{}`", p.name)).collect::<Vec<_>>().join(" \\| "),
-            };
-            let default = match p.default {
-                Default::Int(v) => v.to_string(),
-                Default::Float(v) => v.to_string(),
-                Default::Str(s) => format!("`\"{s}\"`"),
-                Default::Bool(b) => format!("`{b}`"),
-                Default::None => "(off)".to_string(),
-                Default::Derived(d) => format!("= {d}"),
-            };
-            out.push_str(&format!("| `{}` | {} | {} | {} |\n", p.key, accepts, default, p.doc));
-        }
+/// A Markdown table of `keys` (`family` names what `network.protocol` accepts).
+fn key_table<'a>(keys: impl Iterator<Item = &'a Param>, family: &FamilySchema, families: &[FamilySchema], out: &mut String) {
+    let names = |it: &mut dyn Iterator<Item = &'static str>| it.map(|s| format!("`{s}`")).collect::<Vec<_>>().join(" \\| ");
+    out.push_str("| key | accepts | default | meaning |\n|---|---|---|---|\n");
+    for p in keys {
+        let accepts = match p.kind {
+            Kind::Int { min, max } => format!("integer {min}..{max}"),
+            Kind::Float { min, max } if max.is_infinite() => format!("number >= {min}"),
+            Kind::Float { min, max } => format!("number {min}..{max}"),
+            Kind::Bool => "`true` \\| `false`".to_string(),
+            Kind::Choice(c) => names(&mut c.iter().copied()),
+            Kind::Protocol => names(&mut family.protocols.iter().map(|p| p.name)),
+            Kind::Family => names(&mut families.iter().map(|f| f.kind)),
+        };
+        let default = match p.default {
+            Default::Int(v) => v.to_string(),
+            Default::Float(v) => v.to_string(),
+            Default::Str(s) => format!("`\"{s}\"`"),
+            Default::Bool(b) => format!("`{b}`"),
+            Default::None => "(off)".to_string(),
+            Default::Derived(d) => format!("= {d}"),
+        };
+        out.push_str(&format!("| `{}` | {} | {} | {} |\n", p.key, accepts, default, p.doc));
     }
 }
 
-/// A schema with two protocols for this crate's tests: `plain`, and `toy`
-/// with a section of its own and a cross-key check.
+/// A schema for this crate's tests: the family `ring`, with a key of its
+/// own in `[network]` and two protocols, `plain`, and `toy` with a section
+/// of its own and a cross-key check; and the family `mesh`, with a section
+/// of its own.
 #[cfg(test)]
 pub(crate) fn test_schema() -> Schema {
     const TOY: &[Param] = &[
@@ -248,6 +287,16 @@ pub(crate) fn test_schema() -> Schema {
         Param { section: "toy", key: "rate_ns", kind: Kind::Float { min: 0.0, max: 1e6 }, default: Default::Derived("from the ring"), doc: "A rate; 0 = derived." },
         Param { section: "toy", key: "mode", kind: Kind::Choice(&["a", "b"]), default: Default::Str("a"), doc: "A mode." },
         Param { section: "toy", key: "on", kind: Kind::Bool, default: Default::Bool(false), doc: "A switch." },
+    ];
+    const RING: &[Param] = &[
+        Param { section: "network", key: "protocol", kind: Kind::Protocol, default: Default::Str("sci"), doc: "The protocol." },
+        Param { section: "node", key: "queue", kind: Kind::Int { min: 1, max: 100 }, default: Default::Int(5), doc: "A queue." },
+        Param { section: "node", key: "other_queue", kind: Kind::Int { min: 1, max: 100 }, default: Default::Derived("queue"), doc: "Another queue." },
+    ];
+    const MESH: &[Param] = &[Param { section: "mesh", key: "width", kind: Kind::Int { min: 1, max: 64 }, default: Default::Int(4), doc: "Width." }];
+    const PROTOCOLS: &[ProtocolSchema] = &[
+        ProtocolSchema { name: "sci", doc: "base", params: &[], validate: |_| Ok(()) },
+        ProtocolSchema { name: "toy", doc: "a toy", params: TOY, validate: level_below_nodes },
     ];
     fn level_below_nodes(s: &Scenario) -> Result<(), String> {
         let level = s.section("toy").int("level");
@@ -257,7 +306,7 @@ pub(crate) fn test_schema() -> Schema {
         Ok(())
     }
     Schema::new(&[
-        ProtocolSchema { name: "sci", doc: "base", params: &[], validate: |_| Ok(()) },
-        ProtocolSchema { name: "toy", doc: "a toy", params: TOY, validate: level_below_nodes },
+        FamilySchema { kind: "sci-ring", doc: "a ring", params: RING, protocols: PROTOCOLS, validate: |_| Ok(()) },
+        FamilySchema { kind: "mesh", doc: "a mesh", params: MESH, protocols: &[], validate: |_| Ok(()) },
     ])
 }

@@ -1,26 +1,63 @@
 //! # ringlet-sci
 //!
 //! The SCI register-insertion ring family (IEEE 1596; seed 003 section 2.1
-//! and Figure 1): the ring's builder and parameters, base SCI's flow
-//! control and the three real-time protocols, on the shared fabric
-//! (`ringlet-fabric`). See `docs/model-sci.md` and `docs/model-rt.md`.
+//! and Figure 1): its scenario keys, the ring's builder and parameters,
+//! base SCI's flow control and the three real-time protocols, on the
+//! shared fabric (`ringlet-fabric`). See `docs/model-sci.md` and
+//! `docs/model-rt.md`.
 
+pub mod keys;
 pub mod params;
 pub mod protocol;
 pub mod ring;
 
+use keys::Settings;
 use protocol::{Registration, REGISTRY, SCHEMAS};
-use ringlet_fabric::family::{Mode, Outcome};
+use ringlet_fabric::family::{Family, Mode, Outcome, Workload};
 use ringlet_fabric::Report;
-use ringlet_scenario::schema::Schema;
+use ringlet_scenario::schema::{FamilySchema, Schema};
 use ringlet_scenario::{Scenario, ScenarioError};
 use std::sync::OnceLock;
 
-/// The scenario contract of the SCI ring: the core keys plus every
-/// registered protocol's section.
+/// The SCI ring as a network family.
+pub const FAMILY: Family = Family {
+    schema: FamilySchema {
+        kind: "sci-ring",
+        doc: "SCI register-insertion ring (IEEE 1596; seed 003): one ringlet of `network.nodes` nodes, base SCI or a real-time protocol.",
+        params: keys::PARAMS,
+        protocols: SCHEMAS,
+        validate: |_| Ok(()),
+    },
+    check,
+    run: simulate_with,
+    workloads: WORKLOADS,
+};
+
+/// SPEC section 7's reference workload (DFC at saturation), base SCI on the
+/// same ring for comparison, and a 64-node ring.
+pub const WORKLOADS: &[Workload] = &[
+    Workload {
+        name: "reference-8node",
+        description: "8-node ring, DFC, read64, uniform, Poisson, 150 MB/s per node, IQST 100 ns (saturation)",
+        scenario: "[network]\nnodes = 8\nprotocol = \"dfc\"\n[node]\niqst_ns = 100.0\n[traffic]\nload_mbps_per_node = 150.0\n[run]\nmeasure_transactions = 200000\n",
+    },
+    Workload {
+        name: "sci-8node",
+        description: "8-node ring, base SCI, read64, uniform, Poisson, 150 MB/s per node, IQST 100 ns (saturation)",
+        scenario: "[network]\nnodes = 8\nprotocol = \"sci\"\n[node]\niqst_ns = 100.0\n[traffic]\nload_mbps_per_node = 150.0\n[run]\nmeasure_transactions = 200000\n",
+    },
+    Workload {
+        name: "ring-64node",
+        description: "64-node ring, base SCI, read64, uniform, Poisson, 20 MB/s per node, IQST 100 ns",
+        scenario: "[network]\nnodes = 64\nprotocol = \"sci\"\n[node]\niqst_ns = 100.0\n[traffic]\nload_mbps_per_node = 20.0\n[run]\nmeasure_transactions = 100000\n",
+    },
+];
+
+/// The scenario contract with the SCI ring as its only family (for this
+/// crate's tests and tools; the front crate's registry joins every family).
 pub fn schema() -> &'static Schema {
     static SCHEMA: OnceLock<Schema> = OnceLock::new();
-    SCHEMA.get_or_init(|| Schema::new(SCHEMAS))
+    SCHEMA.get_or_init(|| Schema::new(&[FAMILY.schema]))
 }
 
 /// Parses and validates scenario text against [`schema`].
@@ -29,15 +66,15 @@ pub fn load_str(text: &str, overrides: &[(String, String)]) -> Result<Scenario, 
 }
 
 /// The protocol a (validated) scenario runs.
-fn registration(s: &Scenario) -> &'static Registration {
-    let name = s.network.protocol;
-    REGISTRY.iter().find(|r| r.schema.name == name).expect("the schema admits only registered protocols")
+fn registration(k: &Settings) -> &'static Registration {
+    REGISTRY.iter().find(|r| r.schema.name == k.protocol).expect("the schema admits only registered protocols")
 }
 
 /// Checks the parameters only the model can check, without running.
 pub fn check(s: &Scenario) -> Result<(), String> {
-    let p = params::params(s)?;
-    (registration(s).check)(&ring::topology(s)?, &p, s)
+    let k = Settings::of(s);
+    let p = params::params(&k)?;
+    (registration(&k).check)(&ring::topology(s, &k), &p, s)
 }
 
 /// Runs one SCI ring scenario. Fails only for parameter combinations the
@@ -48,6 +85,7 @@ pub fn simulate(s: &Scenario) -> Result<Report, String> {
 
 /// Runs one SCI ring scenario in `mode`.
 pub fn simulate_with(s: &Scenario, mode: Mode<'_>) -> Result<Outcome, String> {
-    let p = params::params(s)?;
-    (registration(s).run)(s, ring::topology(s)?, p, mode)
+    let k = Settings::of(s);
+    let p = params::params(&k)?;
+    (registration(&k).run)(s, ring::topology(s, &k), p, mode)
 }

@@ -2,6 +2,7 @@
 //! `k` being agent `k` with ring interface `k`, every hop the link delay
 //! plus one node's bypass delay (seed 003 Figure 1, Table 1).
 
+use crate::keys::Settings;
 use crate::params;
 use crate::protocol::Registered;
 use ringlet_engine::time::ns_to_ps;
@@ -11,10 +12,10 @@ use ringlet_fabric::protocol::RingletView;
 use ringlet_fabric::topology::{Topology, TopologyBuilder};
 use ringlet_scenario::Scenario;
 
-/// The ring of scenario `s`.
-pub fn topology(s: &Scenario) -> Result<Topology, String> {
-    let hop = ns_to_ps(s.network.link_delay_ns) + s.network.node_delay_cycles as Time * params::cycle(s);
-    Ok(ring_of(s.network.nodes as usize, hop))
+/// The ring of scenario `s` (with settings `k`).
+pub fn topology(s: &Scenario, k: &Settings) -> Topology {
+    let hop = ns_to_ps(k.link_delay_ns) + k.node_delay_cycles as Time * params::cycle(k);
+    ring_of(s.network.nodes as usize, hop)
 }
 
 /// A ring of `nodes` end nodes with hops of `hop`.

@@ -6,6 +6,8 @@ use ringlet_fabric::params::Params;
 use ringlet_fabric::protocol::RingProtocol;
 use ringlet_fabric::trace::{TraceKind, TraceRecord};
 use ringlet_fabric::Fabric;
+use ringlet_fabric::topology::Topology;
+use ringlet_sci::keys::Settings;
 use ringlet_sci::protocol::sci::BaseSci;
 use ringlet_sci::protocol::Registered;
 use ringlet_scenario::Scenario;
@@ -18,14 +20,19 @@ pub fn setup(nodes: u32, extra: &[&str]) -> (Scenario, Params) {
     );
     let overrides: Vec<_> = extra.iter().map(|e| ringlet_scenario::parse_override(e).expect("KEY=VALUE")).collect();
     let s = ringlet_sci::load_str(&text, &overrides).expect("valid scenario");
-    let p = ringlet_sci::params::params(&s).expect("valid params");
+    let p = ringlet_sci::params::params(&Settings::of(&s)).expect("valid params");
     (s, p)
+}
+
+/// The ring of scenario `s`.
+pub fn topology(s: &Scenario) -> Topology {
+    ringlet_sci::ring::topology(s, &Settings::of(s))
 }
 
 /// A hand-built ring of `nodes` running protocol `P`, with `extra` settings.
 pub fn ring_with<P: Registered>(nodes: u32, extra: &[&str]) -> Fabric<P> {
     let (s, p) = setup(nodes, extra);
-    let t = ringlet_sci::ring::topology(&s).expect("a ring");
+    let t = topology(&s);
     let protocols = ringlet_sci::ring::instances::<P>(&t, &p, &s).expect("valid protocol settings");
     Fabric::hand_built(&s, t, p, protocols)
 }

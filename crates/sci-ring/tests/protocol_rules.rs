@@ -24,7 +24,7 @@ struct Bench {
 impl Bench {
     fn new(n: u32) -> Bench {
         let (s, p) = setup(n, &["network.protocol=\"dfc\"", "traffic.priorities=256"]);
-        let t = ringlet_sci::ring::topology(&s).unwrap();
+        let t = topology(&s);
         Bench {
             dfc: Dfc::build(&t.view(0), &p, &s).unwrap(),
             nodes: (0..n as u16).map(|i| Iface::new(&t, i, &p, 256, 0)).collect(),
@@ -244,7 +244,7 @@ fn ppq_preempts_a_lower_priority_packet_in_the_bypass_queue() {
 #[test]
 fn ppq_aging_and_inheritance() {
     let (s, p) = setup(4, &["network.protocol=\"ppq\"", "traffic.priorities=4", "ppq.starvation=\"aging\"", "ppq.aging_ns=100"]);
-    let t = ringlet_sci::ring::topology(&s).unwrap();
+    let t = topology(&s);
     let aging = Ppq::build(&t.view(0), &p, &s).unwrap();
     let pk = Packet::new(PacketKind::Request, 0, 0, 2, 0, 8, 0).on(0, 2);
     assert_eq!(aging.bypass_priority(&pk, 99 * NS), 0);
@@ -253,7 +253,7 @@ fn ppq_aging_and_inheritance() {
     assert_eq!(aging.bypass_priority(&pk, 10_000 * NS), 3);
 
     let (s, p) = setup(4, &["network.protocol=\"ppq\"", "traffic.priorities=4", "ppq.starvation=\"inheritance\"", "node.output_queue_packets=2"]);
-    let t = ringlet_sci::ring::topology(&s).unwrap();
+    let t = topology(&s);
     let mut inherit = Ppq::build(&t.view(0), &p, &s).unwrap();
     let mut node = Iface::new(&t, 0, &p, 4, 0);
     let mut slab = Slab::with_capacity(4);

@@ -7,8 +7,9 @@ use ringlet_fabric::family::Mode;
 use ringlet_fabric::packet::Packet;
 use ringlet_fabric::params::Params;
 use ringlet_fabric::protocol::{Admission, Effects, Permit, ProtoCounters, QueueView, RingProtocol, RingletView, Rules};
+use ringlet_sci::keys::Settings;
 use ringlet_sci::protocol::{Registered, Registration, REGISTRY};
-use ringlet_scenario::schema::{Default, Kind, Param, Schema};
+use ringlet_scenario::schema::{Default, FamilySchema, Kind, Param, ProtocolSchema, Schema};
 use ringlet_scenario::Scenario;
 
 /// Every registered protocol is a value of `network.protocol`, each section
@@ -16,9 +17,10 @@ use ringlet_scenario::Scenario;
 #[test]
 fn registered_protocols_make_the_contract_and_run() {
     let schema = ringlet_sci::schema();
-    let names: Vec<&str> = schema.protocols().iter().map(|p| p.name).collect();
+    let family = schema.family("sci-ring").unwrap();
+    let names: Vec<&str> = family.protocols.iter().map(|p| p.name).collect();
     assert_eq!(names, ["sci", "ppq", "train", "dfc"]);
-    assert_eq!(schema.sections(), ["network", "node", "traffic", "run", "ppq", "train", "dfc"]);
+    assert_eq!(schema.sections(family), ["network", "node", "traffic", "run", "ppq", "train", "dfc"]);
     for r in REGISTRY {
         let o = vec![
             ("network.protocol".to_string(), r.schema.name.to_string()),
@@ -27,7 +29,7 @@ fn registered_protocols_make_the_contract_and_run() {
             ("run.warmup_ns".to_string(), "1000".to_string()),
         ];
         let s = ringlet_sci::load_str("", &o).unwrap();
-        assert_eq!(s.network.protocol, r.schema.name);
+        assert_eq!(s.section("network").str("protocol"), r.schema.name);
         ringlet_sci::check(&s).unwrap();
         let report = ringlet_sci::simulate(&s).unwrap();
         assert_eq!(report.stopped_by, "transactions", "{}", r.schema.name);
@@ -116,7 +118,8 @@ impl RingProtocol for Greedy {
 #[test]
 fn a_protocol_plugs_in_by_its_registration_alone() {
     let regs = [Registration::of::<ringlet_sci::protocol::sci::BaseSci>(), Registration::of::<Greedy>()];
-    let schema = Schema::new(&regs.iter().map(|r| r.schema).collect::<Vec<_>>());
+    const PROTOCOLS: &[ProtocolSchema] = &[Registration::of::<ringlet_sci::protocol::sci::BaseSci>().schema, Registration::of::<Greedy>().schema];
+    let schema = Schema::new(&[FamilySchema { protocols: PROTOCOLS, ..ringlet_sci::FAMILY.schema }]);
     let text = "[network]\nnodes = 4\nprotocol = \"greedy\"\n[node]\niqst_ns = 1000\n[greedy]\nholdoff_ns = 50\n\
                 [traffic]\nload_mbps_per_node = 150\n[run]\nmeasure_transactions = 500\nwarmup_ns = 1000\n";
     let s = ringlet_scenario::load_str(&schema, text, &[]).unwrap();
@@ -131,8 +134,9 @@ fn a_protocol_plugs_in_by_its_registration_alone() {
     assert!(doc.contains("| `holdoff_ns` | number 0..1000000 | 0 | Wait before a busied packet is sent again, ns. |"), "{doc}");
 
     let greedy = &regs[1];
-    let p = ringlet_sci::params::params(&s).unwrap();
-    let t = ringlet_sci::ring::topology(&s).unwrap();
+    let k = Settings::of(&s);
+    let p = ringlet_sci::params::params(&k).unwrap();
+    let t = ringlet_sci::ring::topology(&s, &k);
     (greedy.check)(&t, &p, &s).unwrap();
     let outcome = (greedy.run)(&s, t, p, Mode::Plain).unwrap();
     let r = outcome.report;
@@ -146,12 +150,13 @@ fn a_protocol_plugs_in_by_its_registration_alone() {
 #[should_panic(expected = "outside its section")]
 fn a_key_outside_the_protocols_section_is_a_registration_error() {
     const STRAY: &[Param] = &[Param { section: "node", key: "x", kind: Kind::Bool, default: Default::Bool(false), doc: "x" }];
-    let stray = ringlet_scenario::schema::ProtocolSchema { name: "stray", doc: "x", params: STRAY, validate: |_| Ok(()) };
-    Schema::new(&[stray]);
+    const STRAYS: &[ProtocolSchema] = &[ProtocolSchema { name: "stray", doc: "x", params: STRAY, validate: |_| Ok(()) }];
+    Schema::new(&[FamilySchema { protocols: STRAYS, ..ringlet_sci::FAMILY.schema }]);
 }
 
 #[test]
 #[should_panic(expected = "no protocol registered as \"sci\", network.protocol's default")]
 fn a_schema_without_the_default_protocol_is_a_registration_error() {
-    Schema::new(&[Registration::of::<Greedy>().schema]);
+    const GREEDY: &[ProtocolSchema] = &[Registration::of::<Greedy>().schema];
+    Schema::new(&[FamilySchema { protocols: GREEDY, ..ringlet_sci::FAMILY.schema }]);
 }

@@ -90,8 +90,9 @@ fn run<P: RingProtocol>(
     let base = format!("[network]\nnodes = 8\nprotocol = \"{protocol}\"\n[run]\nmeasure_transactions = 4000\n");
     let overrides: Vec<_> = settings.iter().map(|e| ringlet_scenario::parse_override(e).expect("KEY=VALUE")).collect();
     let s = ringlet_sci::load_str(&base, &overrides).expect("valid scenario");
-    let p = ringlet_sci::params::params(&s).expect("valid params");
-    let t = ringlet_sci::ring::topology(&s).expect("a ring");
+    let k = ringlet_sci::keys::Settings::of(&s);
+    let p = ringlet_sci::params::params(&k).expect("valid params");
+    let t = ringlet_sci::ring::topology(&s, &k);
     let proto = Counted { inner: make(&t.view(0), &p, &s), epoch, quiet, asked: 0, blocked_calls: 0 };
     let mut ring = Fabric::new(&s, t, p, vec![proto]);
     ring.run_until(Time::MAX);

@@ -26,7 +26,8 @@ use ringlet_engine::Time;
 use ringlet_fabric::packet::{Packet, Phase};
 use ringlet_fabric::params::Params;
 use ringlet_fabric::protocol::{Admission, Effects, Permit, ProtoCounters, QueueView, RingProtocol, RingletView, Rules};
-use ringlet_scenario::{BandwidthAllocation, QueueAllocation as QueueAllocationKey, Scenario};
+use crate::keys::Settings;
+use ringlet_scenario::Scenario;
 use std::collections::VecDeque;
 
 /// The go-bit bandwidth allocation. Within priority levels (PPQ uses it that
@@ -300,8 +301,8 @@ impl Registered for BaseSci {
     const DOC: &'static str = "Base SCI (IEEE 1596, seed 003 section 2.1): go-bit bandwidth allocation and A/B queue allocation over FIFO queues, switched by `network.bandwidth_allocation` and `network.queue_allocation`.";
 
     fn build(view: &RingletView, _p: &Params, s: &Scenario) -> Result<Self, String> {
-        let go_bits = s.network.bandwidth_allocation == BandwidthAllocation::GoBits;
-        Ok(BaseSci::new(view, go_bits, s.network.queue_allocation == QueueAllocationKey::Ab))
+        let k = Settings::of(s);
+        Ok(BaseSci::new(view, k.go_bits, k.ab_queue_allocation))
     }
 }
 

@@ -1,0 +1,94 @@
+//! The SCI ring's scenario keys (beside the core ones), and the settings
+//! the model reads from them.
+
+use ringlet_scenario::schema::{Default, Kind, Param};
+use ringlet_scenario::Scenario;
+
+/// The keys of `network.kind = "sci-ring"`.
+pub const PARAMS: &[Param] = &[
+    // [network]
+    Param { section: "network", key: "protocol", kind: Kind::Protocol, default: Default::Str("sci"),
+        doc: "Ring protocol (see Protocols below); a protocol's own keys are in its section." },
+    Param { section: "network", key: "link_delay_ns", kind: Kind::Float { min: 0.0, max: 1e6 }, default: Default::Float(0.0),
+        doc: "Propagation delay of every link, ns (Table 1: ideal, 0)." },
+    Param { section: "network", key: "node_delay_cycles", kind: Kind::Int { min: 1, max: 1000 }, default: Default::Int(1),
+        doc: "Bypass latency of a node, in symbol cycles (Table 1: 1)." },
+    Param { section: "network", key: "cycle_ns", kind: Kind::Float { min: 0.001, max: 1e3 }, default: Default::Float(2.0),
+        doc: "Symbol time, ns: one 16-bit symbol per cycle (1 GB/s links: 2 ns)." },
+    Param { section: "network", key: "idle_symbols_between_packets", kind: Kind::Int { min: 0, max: 64 }, default: Default::Int(1),
+        doc: "Idle symbols that follow every packet on a link (IEEE 1596: at least one; carries the go bits)." },
+    Param { section: "network", key: "bypass_fifo_symbols", kind: Kind::Int { min: 0, max: 1_000_000 }, default: Default::Derived("longest send packet + separator idles"),
+        doc: "Bypass FIFO capacity in symbols; must hold the longest send packet and its idles. 0 = derived." },
+    Param { section: "network", key: "bandwidth_allocation", kind: Kind::Choice(&["go-bits", "none"]), default: Default::Str("go-bits"),
+        doc: "Base SCI bandwidth allocation (go-bit fairness). `none` leaves only the register-insertion rule." },
+    Param { section: "network", key: "queue_allocation", kind: Kind::Choice(&["ab", "none"]), default: Default::Str("ab"),
+        doc: "Base SCI queue allocation: `ab` reserves input-queue space for busied packets in A/B phases; `none` retries without reservation." },
+    // [node]
+    Param { section: "node", key: "input_queue_packets", kind: Kind::Int { min: 1, max: 1_000_000 }, default: Default::Int(5),
+        doc: "Requestor and responder input queue size, packets (Table 1: 5)." },
+    Param { section: "node", key: "requestor_input_queue_packets", kind: Kind::Int { min: 1, max: 1_000_000 }, default: Default::Derived("input_queue_packets"),
+        doc: "Requestor input queue (responses arrive here), packets." },
+    Param { section: "node", key: "responder_input_queue_packets", kind: Kind::Int { min: 1, max: 1_000_000 }, default: Default::Derived("input_queue_packets"),
+        doc: "Responder input queue (requests arrive here), packets." },
+    Param { section: "node", key: "output_queue_packets", kind: Kind::Int { min: 1, max: 1_000_000 }, default: Default::Int(5),
+        doc: "Request and response output queue size, packets, counting sent packets that await their echo." },
+    Param { section: "node", key: "iqst_ns", kind: Kind::Float { min: 0.0, max: 1e9 }, default: Default::Float(100.0),
+        doc: "Input queue service time: time to remove and service one packet from an input queue, ns." },
+    // [traffic]
+    Param { section: "traffic", key: "transaction", kind: Kind::Choice(&["read64", "write64", "move64"]), default: Default::Str("read64"),
+        doc: "Transaction type (Table 1: read64)." },
+];
+
+/// The transactions an SCI ring carries (64 data bytes each).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Transaction {
+    Read64,
+    Write64,
+    Move64,
+}
+
+/// What the SCI ring model reads from a scenario, every derived value filled.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Settings {
+    pub protocol: String,
+    pub link_delay_ns: f64,
+    pub node_delay_cycles: u32,
+    pub cycle_ns: f64,
+    pub idle_symbols_between_packets: u32,
+    /// 0 = derived from the packet sizes.
+    pub bypass_fifo_symbols: u32,
+    pub go_bits: bool,
+    pub ab_queue_allocation: bool,
+    pub requestor_input_queue_packets: u32,
+    pub responder_input_queue_packets: u32,
+    pub output_queue_packets: u32,
+    pub iqst_ns: f64,
+    pub transaction: Transaction,
+}
+
+impl Settings {
+    pub fn of(s: &Scenario) -> Settings {
+        let (net, node) = (s.section("network"), s.section("node"));
+        let input = node.int("input_queue_packets") as u32;
+        let queue = |key| node.opt_int(key).map_or(input, |q| q as u32);
+        Settings {
+            protocol: net.str("protocol").to_string(),
+            link_delay_ns: net.float("link_delay_ns"),
+            node_delay_cycles: net.int("node_delay_cycles") as u32,
+            cycle_ns: net.float("cycle_ns"),
+            idle_symbols_between_packets: net.int("idle_symbols_between_packets") as u32,
+            bypass_fifo_symbols: net.int("bypass_fifo_symbols") as u32,
+            go_bits: net.str("bandwidth_allocation") == "go-bits",
+            ab_queue_allocation: net.str("queue_allocation") == "ab",
+            requestor_input_queue_packets: queue("requestor_input_queue_packets"),
+            responder_input_queue_packets: queue("responder_input_queue_packets"),
+            output_queue_packets: node.int("output_queue_packets") as u32,
+            iqst_ns: node.float("iqst_ns"),
+            transaction: match s.section("traffic").str("transaction") {
+                "read64" => Transaction::Read64,
+                "write64" => Transaction::Write64,
+                _ => Transaction::Move64,
+            },
+        }
+    }
+}
