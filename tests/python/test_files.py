@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from ringlet._files import check_out_file, in_place, write_atomic, write_together
+from ringlet.files import check_out_file, in_place, write_atomic, write_together
 
 
 class Refused(Exception):

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 from ringlet import ScenarioError
-from ringlet.grid import is_axis, parse_axis, parse_range, parse_sets, split_set
+from ringlet.runs.grid import is_axis, parse_axis, parse_range, parse_sets, split_set
 
 K = "traffic.load_mbps_per_node"
 

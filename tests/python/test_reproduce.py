@@ -18,11 +18,12 @@ import pytest
 
 import ringlet
 from ringlet._core import version as ringlet_core_version
-from ringlet.reproduce import _draw_all, plan, run_study
-from ringlet.store import Store
+from ringlet.study.reproduce import _draw_all, plan, run_study
+from ringlet.runs.store import Store
 from ringlet.study import STUDIES_DIR, StudyError, available_studies, load_study, parse_study
-from ringlet.sweep import columns, points
-from ringlet.validation import COLUMNS
+from ringlet.runs.grid import points
+from ringlet.runs.table import columns
+from ringlet.study.validation import COLUMNS
 
 from conftest import one_error_line
 
@@ -333,7 +334,7 @@ def test_api_out_that_cannot_be_a_directory_fails_before_running(tmp_path, monke
     """An ``out`` that is a file (or under one), or that holds a directory where an
     output goes, is a StudyError naming the path, before any point runs."""
     study = write_study(tmp_path / "tiny")
-    monkeypatch.setattr(sys.modules["ringlet.reproduce"], "_run_all",
+    monkeypatch.setattr(sys.modules["ringlet.study.reproduce"], "_run_all",
                         lambda *a, **k: pytest.fail("points ran"))
     blocker = tmp_path / "a-file"
     blocker.write_text("not a directory")

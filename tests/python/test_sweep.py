@@ -12,7 +12,7 @@ from ringlet import Scenario, ScenarioError
 
 from conftest import SMALL_TOML
 
-sweep_module = sys.modules["ringlet.sweep"]
+sweep_module = sys.modules["ringlet.runs.sweep"]
 
 LOAD = "traffic.load_mbps_per_node"
 PRIOS = "traffic.priorities"

@@ -21,7 +21,7 @@ import numbers
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Mapping, Optional, Union
 
-from .sweep import PRIORITY_FIELDS, PROVENANCE_FIELDS, TOTAL_FIELDS
+from ..runs.table import NUMERIC_FIELDS, PROVENANCE_FIELDS, TOTAL_FIELDS, UNITS
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -32,22 +32,13 @@ AGGS = ("max", "min", "mean")
 #: Columns that hold one value per point (repeated on every priority row).
 POINT_COLUMNS = frozenset(TOTAL_FIELDS) | frozenset(PROVENANCE_FIELDS)
 #: Numeric result columns a study may plot or read a value from.
-NUMERIC_COLUMNS = tuple(PRIORITY_FIELDS) + tuple(c for c in TOTAL_FIELDS if c != "stopped_by")
+NUMERIC_COLUMNS = tuple(NUMERIC_FIELDS)
 
 Where = tuple[tuple[str, tuple[Any, ...]], ...]
 
 
 class ExtractError(ValueError):
     """A value cannot be read from the data (no matching rows, ambiguous rows)."""
-
-
-def column_unit(column: str) -> str:
-    """The unit of a sweep-table column: ``MB/s`` (SI), ``ns``, or ``""`` for counts."""
-    if "_mbps" in column:
-        return "MB/s"
-    if "latency_ns" in column:
-        return "ns"
-    return ""
 
 
 def is_number(value: Any) -> bool:
@@ -113,7 +104,7 @@ class Pick:
 
     @property
     def unit(self) -> str:
-        return column_unit(self.column)
+        return UNITS[self.column]  # the schema's: MB/s (SI), ns, or "" for counts
 
     def picks(self) -> tuple["Pick", ...]:
         return (self,)
