@@ -318,6 +318,33 @@ def test_api_only_and_quick(tmp_path):
     assert "quick run" in (out / "validation.md").read_text()
 
 
+def test_outputs_replace_the_last_ones_all_together(tmp_path, monkeypatch):
+    """Figures and validation are written through the one policy for result files: when
+    one cannot be written, every file of the last reproduction stays as it was."""
+    study = write_study(tmp_path / "tiny")
+    out = tmp_path / "out"
+    ringlet.reproduce(study, out, jobs=1, progress=False)
+    before = {p.name: p.read_bytes() for p in out.iterdir() if p.name != "results.sqlite"}
+    real = os.replace
+
+    def refuse(src, dst):
+        if Path(dst).name == "validation.md" and str(src).endswith(".tmp"):
+            raise OSError(28, "No space left on device")
+        real(src, dst)
+
+    monkeypatch.setattr(os, "replace", refuse)
+    with pytest.raises(StudyError, match=r"^--out .*validation\.md: cannot write: No space left on device$"):
+        ringlet.reproduce(study, out, jobs=1, quick=True, progress=False)  # (quick: other figures, other numbers)
+    assert {p.name: p.read_bytes() for p in out.iterdir() if p.name != "results.sqlite"} == before
+
+
+@pytest.mark.parametrize("written", ['"10,20"', '"10:20:10"'])
+def test_a_grid_axis_is_read_as_set_reads_it(tmp_path, written):
+    axis = '"traffic.load_mbps_per_node" = '
+    folder = write_study(tmp_path / "t", STUDY_TOML.replace(f"{axis}[10, 20]", f"{axis}{written}", 1))
+    assert load_study(folder).figure("figA").grid["traffic.load_mbps_per_node"] == [10, 20]
+
+
 def test_api_errors(tmp_path):
     study = write_study(tmp_path / "tiny")
     with pytest.raises(StudyError, match="unknown figure.*available: figA, figB, figC"):
@@ -432,6 +459,8 @@ def test_cli_list(cli, tmp_path):
     ('y = "throughput_mbps"', 'y = "throughput"', "plot.y 'throughput' is not a result column"),
     ('op = "<"', 'op = "=="', "op must be one of"),
     ('"traffic.load_mbps_per_node" = [20, 30]', '"traffic.load_mbps_per_node" = "30:20:5"', "STOP (20) is below START"),
+    ('"traffic.load_mbps_per_node" = [20, 30]', '"traffic.load_mbps_per_node" = 20', "a single value belongs in fixed"),
+    ('"traffic.load_mbps_per_node" = [20, 30]', '"traffic.load_mbps_per_node" = "20"', "a single value belongs in fixed"),
 ])
 def test_bad_study_files_name_the_problem(tmp_path, old, new, message):
     assert old in STUDY_TOML
