@@ -26,6 +26,7 @@ from ringlet.runs.table import columns
 from ringlet.study.validation import COLUMNS
 
 from conftest import one_error_line
+from test_files import refuse_rename
 
 BASE_TOML = """\
 [network]
@@ -325,14 +326,7 @@ def test_outputs_replace_the_last_ones_all_together(tmp_path, monkeypatch):
     out = tmp_path / "out"
     ringlet.reproduce(study, out, jobs=1, progress=False)
     before = {p.name: p.read_bytes() for p in out.iterdir() if p.name != "results.sqlite"}
-    real = os.replace
-
-    def refuse(src, dst):
-        if Path(dst).name == "validation.md" and str(src).endswith(".tmp"):
-            raise OSError(28, "No space left on device")
-        real(src, dst)
-
-    monkeypatch.setattr(os, "replace", refuse)
+    refuse_rename(monkeypatch, "validation.md")
     with pytest.raises(StudyError, match=r"^--out .*validation\.md: cannot write: No space left on device$"):
         ringlet.reproduce(study, out, jobs=1, quick=True, progress=False)  # (quick: other figures, other numbers)
     assert {p.name: p.read_bytes() for p in out.iterdir() if p.name != "results.sqlite"} == before

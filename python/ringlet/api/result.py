@@ -20,6 +20,11 @@ def _frame(rows: list[dict[str, Any]], columns: list[str]) -> "pd.DataFrame":
     return frame.reindex(columns=columns + extra)
 
 
+def _table_property(name: str, doc: str) -> property:
+    """The report table ``name`` as a property of :class:`Result`."""
+    return property(lambda self: self._table(name), doc=doc)
+
+
 class Result:
     """One run's figures, exactly as the Rust core reported them.
 
@@ -58,30 +63,11 @@ class Result:
         # (Tables the core does not have yet give an empty frame: their properties exist already.)
         return _frame(self._raw.get(name) or [], schema.names(schema.table(name) or []))
 
-    @property
-    def per_priority(self) -> "pd.DataFrame":
-        """One row per priority level."""
-        return self._table("per_priority")
-
-    @property
-    def per_link(self) -> "pd.DataFrame":
-        """One row per link (the link leaving ``from_node``): utilisation."""
-        return self._table("per_link")
-
-    @property
-    def per_node(self) -> "pd.DataFrame":
-        """One row per node."""
-        return self._table("per_node")
-
-    @property
-    def per_ringlet(self) -> "pd.DataFrame":
-        """One row per ringlet (ring) of the network."""
-        return self._table("per_ringlet")
-
-    @property
-    def per_class(self) -> "pd.DataFrame":
-        """One row per traffic class."""
-        return self._table("per_class")
+    per_priority = _table_property("per_priority", "One row per priority level.")
+    per_link = _table_property("per_link", "One row per link (the link leaving ``from_node``): utilisation.")
+    per_node = _table_property("per_node", "One row per node.")
+    per_ringlet = _table_property("per_ringlet", "One row per ringlet (ring) of the network.")
+    per_class = _table_property("per_class", "One row per traffic class.")
 
     @property
     def counters(self) -> dict[str, int]:
