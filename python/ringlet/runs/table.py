@@ -33,6 +33,9 @@ NUMERIC_FIELDS = [*PRIORITY_FIELDS, *(c for c, figure in TOTAL_FIELDS.items() if
 #: Figures that are text (why a run stopped), the same on every row of a point.
 TEXT_FIELDS = [c for c in TOTAL_FIELDS if c not in NUMERIC_FIELDS]
 
+#: Columns that hold one value per point (repeated on every priority row).
+POINT_FIELDS = frozenset(TOTAL_FIELDS) | frozenset(PROVENANCE_FIELDS)
+
 
 def _units() -> dict[str, str]:
     per_priority = {c["name"]: c["unit"] for c in schema.table("per_priority") or []}

@@ -21,18 +21,13 @@ import numbers
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Mapping, Optional, Union
 
-from ..runs.table import NUMERIC_FIELDS, PROVENANCE_FIELDS, TOTAL_FIELDS, UNITS
+from ..runs.table import NUMERIC_FIELDS, POINT_FIELDS, UNITS
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
 STATS = ("max", "min", "mean", "at_min_x", "at_max_x", "at_x")
 AGGS = ("max", "min", "mean")
-
-#: Columns that hold one value per point (repeated on every priority row).
-POINT_COLUMNS = frozenset(TOTAL_FIELDS) | frozenset(PROVENANCE_FIELDS)
-#: Numeric result columns a study may plot or read a value from.
-NUMERIC_COLUMNS = tuple(NUMERIC_FIELDS)
 
 Where = tuple[tuple[str, tuple[Any, ...]], ...]
 
@@ -111,7 +106,7 @@ class Pick:
 
     def evaluate(self, frame: "pd.DataFrame", x_column: str) -> float:
         rows = filter_rows(frame, self.where)
-        if self.column in POINT_COLUMNS:  # one value per point, not one per priority row
+        if self.column in POINT_FIELDS:  # one value per point, not one per priority row
             rows = rows.drop_duplicates("point")
         rows = rows[rows[self.column].notna()]
         if rows.empty:
@@ -195,8 +190,8 @@ def _parse_pick(spec: Any, context: str) -> Pick:
     if stat not in STATS:
         raise ValueError(f"{context}: stat must be one of {', '.join(STATS)}, got {stat!r}")
     column = spec.get("column")
-    if column not in NUMERIC_COLUMNS:
-        raise ValueError(f"{context}: column must be one of {', '.join(NUMERIC_COLUMNS)}, got {column!r}")
+    if column not in NUMERIC_FIELDS:
+        raise ValueError(f"{context}: column must be one of {', '.join(NUMERIC_FIELDS)}, got {column!r}")
     x = spec.get("x")
     if stat == "at_x" and not is_finite_number(x):
         raise ValueError(f"{context}: stat = \"at_x\" needs a finite number x")

@@ -24,7 +24,8 @@ from ..api.literal import to_literal
 from ..api.overrides import check_key
 from ..api.scenario import Override, Scenario
 from ..runs.grid import is_axis, parse_axis
-from .extract import NUMERIC_COLUMNS, Value, is_finite_number, is_number, parse_value, parse_where, same_value
+from ..runs.table import NUMERIC_FIELDS
+from .extract import Value, is_finite_number, is_number, parse_value, parse_where, same_value
 
 #: Where the studies shipped with ringlet are (installed with the package).
 STUDIES_DIR = Path(__file__).resolve().parent.parent / "studies"
@@ -410,8 +411,8 @@ def _check_columns(fig: Figure, owner: Figure, where: str) -> None:
     plot = fig.plot
     if plot.x not in keys:
         raise StudyError(f"{context}: plot.x {plot.x!r} is not a swept key ({', '.join(keys)})")
-    if plot.y not in NUMERIC_COLUMNS:
-        raise StudyError(f"{context}: plot.y {plot.y!r} is not a result column ({', '.join(NUMERIC_COLUMNS)})")
+    if plot.y not in NUMERIC_FIELDS:
+        raise StudyError(f"{context}: plot.y {plot.y!r} is not a result column ({', '.join(NUMERIC_FIELDS)})")
     for role in ("series", "panel"):
         column = getattr(plot, role)
         if column is not None and column not in selectable:

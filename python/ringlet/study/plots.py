@@ -10,7 +10,8 @@ from __future__ import annotations
 import io
 from typing import TYPE_CHECKING, Any, Optional, Sequence
 
-from .extract import POINT_COLUMNS, Pick, filter_rows, same_value
+from ..runs.table import POINT_FIELDS
+from .extract import Pick, filter_rows, same_value
 from .format import Figure, PlotSpec, Quote
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -48,7 +49,7 @@ def _subset(frame: "pd.DataFrame", plot: PlotSpec, panel: Any, series: Any) -> "
     if plot.series is not None:
         where.append((plot.series, (series,)))
     rows = filter_rows(frame, tuple(where))
-    if plot.y in POINT_COLUMNS:
+    if plot.y in POINT_FIELDS:
         rows = rows.drop_duplicates("point")
     return rows.sort_values(plot.x, kind="stable")
 
