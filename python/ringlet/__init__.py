@@ -7,16 +7,21 @@
 >>> table = ringlet.reproduce("sci-rt", "results/sci-rt")           # doctest: +SKIP
 >>> ringlet.report("results/sci-rt", "report.html")                 # doctest: +SKIP
 >>> ringlet.trace(s, "trace.json", to_ns=20_000)                     # doctest: +SKIP
+
+The package is laid out by job: ``api`` (Scenario, Result, the report schema),
+``runs`` (grids, sweeps, executors, the results store, traces), ``study``
+(studies and ``reproduce``), ``report`` (the HTML report), ``files`` (how
+result files are written) and ``cli`` (the ``ringlet`` command).
 """
 
 from . import _core
-from .errors import ScenarioError
+from .api.errors import ScenarioError
+from .api.result import Result
+from .api.scenario import Scenario
 from .report import report
-from .reproduce import reproduce
-from .result import Result
-from .scenario import Scenario
-from .sweep import SweepError, sweep
-from .trace import trace
+from .runs.sweep import SweepError, sweep
+from .runs.trace import trace
+from .study.reproduce import reproduce
 
 __version__: str = _core.version()
 

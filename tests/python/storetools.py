@@ -28,7 +28,7 @@ LONG_POINTS = 40
 GATED_CLI = """
 import os, sys, time
 from ringlet import cli
-sweep = sys.modules["ringlet.sweep"]
+sweep = sys.modules["ringlet.runs.sweep"]
 real = sweep._run_point
 gate = sys.argv.pop(1)
 def gated(text, overrides):

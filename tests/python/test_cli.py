@@ -204,7 +204,7 @@ def test_bench_stops_on_an_error_in_its_progress_callback():
 
 
 def test_bench_range_spans_the_slowest_and_fastest_repeat():
-    from ringlet._render import hops_range
+    from ringlet.cli.render import hops_range
 
     w = {"packet_hops": 4_000_000, "wall_s_all": [0.5, 0.4, 0.8]}
     assert hops_range(w) == "5.00-10.00"
@@ -362,7 +362,7 @@ def test_ctrl_c_before_any_point_finished_says_nothing_was_kept(small_file, tmp_
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(sys.modules["ringlet.sweep"], "run_sweep", interrupted)
+    monkeypatch.setattr(sys.modules["ringlet.runs.sweep"], "run_sweep", interrupted)
     out = tmp_path / "out"
     assert cli_module.main(["sweep", str(small_file), "--set", f"{LOAD}=1,2", "--out", str(out)]) == 130
     err = capsys.readouterr().err

@@ -19,8 +19,8 @@ import pytest
 
 import ringlet
 from ringlet import Scenario
-from ringlet.executors import ExecutorError, LocalExecutor
-from ringlet.sweep import _run_point
+from ringlet.runs.executors import ExecutorError, LocalExecutor
+from ringlet.runs.sweep import _run_point
 
 from conftest import SMALL_TOML, one_error_line, run_cli
 from storetools import (LONG_POINTS, LONG_SETS, OPEN_POINTS, SHORT_POINTS, SHORT_SETS, children, cmdline, count_rows,
@@ -114,7 +114,7 @@ def test_worker_killed_mid_sweep_loses_and_duplicates_nothing(tmp_path):
 CRASHING_CLI = """
 import os, signal, sys
 from ringlet import cli
-sweep = sys.modules["ringlet.sweep"]
+sweep = sys.modules["ringlet.runs.sweep"]
 real = sweep._run_point
 def crashing(text, overrides):
     if ("traffic.load_mbps_per_node", "30") in overrides and ("traffic.priorities", "2") in overrides:
@@ -273,7 +273,7 @@ def test_a_ctrl_c_anywhere_in_a_local_sweep_leaves_no_pool_behind(small):
              for v in (10, 20, 30)]
     files = tuple(os.path.join(*parts) for parts in
                   (("concurrent", "futures", "_base.py"), ("concurrent", "futures", "process.py"),
-                   ("ringlet", "executors.py")))
+                   ("ringlet", "runs", "executors.py")))
 
     def sweep() -> None:
         with LocalExecutor(2) as ex:

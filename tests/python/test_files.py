@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from ringlet._files import check_out_file, in_place, write_atomic, write_together
+from ringlet.files import check_out_file, in_place, write_atomic, write_together
 
 
 class Refused(Exception):
@@ -140,6 +140,16 @@ def refuse_unlink(monkeypatch, name: str) -> None:
     monkeypatch.setattr(os, "unlink", refusing)
 
 
+def refuse_rename(monkeypatch, name: str) -> None:
+    """Renaming a temporary file onto a file called ``name`` fails with "No space left on device"."""
+    real = os.replace
+    def refusing(src, dst):
+        if Path(dst).name == name and str(src).endswith(".tmp"):
+            raise OSError(28, "No space left on device")
+        real(src, dst)
+    monkeypatch.setattr(os, "replace", refusing)
+
+
 def test_files_written_together_replace_the_old_ones_and_drop_the_stale(tmp_path):
     (tmp_path / "a.csv").write_text("old a")
     (tmp_path / "stale.csv").write_text("old stale")
@@ -152,12 +162,7 @@ def test_a_failed_rename_of_the_second_file_puts_the_first_back(tmp_path, monkey
     (tmp_path / "a.csv").write_text("old a")
     (tmp_path / "b.parquet").write_text("old b")
     (tmp_path / "stale.csv").write_text("old stale")
-    real = os.replace
-    def refuse_b(src, dst):
-        if Path(dst).name == "b.parquet" and str(src).endswith(".tmp"):
-            raise OSError(28, "No space left on device")
-        real(src, dst)
-    monkeypatch.setattr(os, "replace", refuse_b)
+    refuse_rename(monkeypatch, "b.parquet")
     with pytest.raises(Refused, match=r"--out .*b\.parquet: cannot write: No space left on device"):
         write_together([(tmp_path / "a.csv", "new a"), (tmp_path / "b.parquet", "new b")], Refused,
                        remove=[tmp_path / "stale.csv"])

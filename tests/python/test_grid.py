@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+import numpy as np
 import pytest
 from hypothesis import given, strategies as st
 
 from ringlet import ScenarioError
-from ringlet.grid import is_axis, parse_axis, parse_range, parse_sets, split_set
+from ringlet.runs.grid import is_axis, parse_axis, parse_range, parse_sets, split_set
 
 K = "traffic.load_mbps_per_node"
 
@@ -101,6 +102,16 @@ def test_axis_forms():
     assert is_axis("1:5:1") and is_axis("a,b") and not is_axis("120") and not is_axis('"a:b"')
     with pytest.raises(ScenarioError, match="empty value"):
         parse_axis(K, "1,,2")
+
+
+def test_one_parser_for_python_values_too():
+    """``ringlet.sweep`` grids and study files go through the same parser as ``--set``."""
+    assert parse_axis(K, range(10, 31, 10)) == [10, 20, 30]
+    assert parse_axis(K, np.array([1.5, 2.5])) == [1.5, 2.5] and type(parse_axis(K, np.array([1]))[0]) is int
+    assert parse_axis(K, 5) == [5] and parse_axis("network.protocol", "sci") == ["sci"]
+    assert parse_axis(K, "10:30:10") == [10, 20, 30] and parse_axis("network.protocol", "sci,dfc") == ["sci", "dfc"]
+    with pytest.raises(ScenarioError, match=f"^{K}: no values to sweep$"):
+        parse_axis(K, [])
 
 
 def test_parse_sets_splits_fixed_and_axes():

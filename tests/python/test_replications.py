@@ -13,12 +13,13 @@ import pytest
 import ringlet
 from ringlet import Scenario
 from ringlet import _core
-from ringlet.sweep import REPLICATED_FIELDS, aggregate_columns, replication_columns, replication_seed
+from ringlet.runs.replications import REPLICATED_FIELDS, aggregate_columns, replication_seed
+from ringlet.runs.table import replication_columns
 
 from conftest import SMALL_TOML, run_cli
 from storetools import SHORT_SETS, sweep_args
 
-sweep_module = sys.modules["ringlet.sweep"]
+sweep_module = sys.modules["ringlet.runs.sweep"]
 LOAD = "traffic.load_mbps_per_node"
 GRID = {LOAD: [10, 60], "traffic.priorities": [1, 2]}
 T_975_2 = 4.303  # Student t, 97.5% quantile, 2 degrees of freedom (the 3-decimal table value)

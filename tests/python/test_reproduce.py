@@ -18,13 +18,15 @@ import pytest
 
 import ringlet
 from ringlet._core import version as ringlet_core_version
-from ringlet.reproduce import _draw_all, plan, run_study
-from ringlet.store import Store
+from ringlet.study.reproduce import _draw_all, plan, run_study
+from ringlet.runs.store import Store
 from ringlet.study import STUDIES_DIR, StudyError, available_studies, load_study, parse_study
-from ringlet.sweep import columns, points
-from ringlet.validation import COLUMNS
+from ringlet.runs.grid import points
+from ringlet.runs.table import columns
+from ringlet.study.validation import COLUMNS
 
 from conftest import one_error_line
+from test_files import refuse_rename
 
 BASE_TOML = """\
 [network]
@@ -317,6 +319,26 @@ def test_api_only_and_quick(tmp_path):
     assert "quick run" in (out / "validation.md").read_text()
 
 
+def test_outputs_replace_the_last_ones_all_together(tmp_path, monkeypatch):
+    """Figures and validation are written through the one policy for result files: when
+    one cannot be written, every file of the last reproduction stays as it was."""
+    study = write_study(tmp_path / "tiny")
+    out = tmp_path / "out"
+    ringlet.reproduce(study, out, jobs=1, progress=False)
+    before = {p.name: p.read_bytes() for p in out.iterdir() if p.name != "results.sqlite"}
+    refuse_rename(monkeypatch, "validation.md")
+    with pytest.raises(StudyError, match=r"^--out .*validation\.md: cannot write: No space left on device$"):
+        ringlet.reproduce(study, out, jobs=1, quick=True, progress=False)  # (quick: other figures, other numbers)
+    assert {p.name: p.read_bytes() for p in out.iterdir() if p.name != "results.sqlite"} == before
+
+
+@pytest.mark.parametrize("written", ['"10,20"', '"10:20:10"'])
+def test_a_grid_axis_is_read_as_set_reads_it(tmp_path, written):
+    axis = '"traffic.load_mbps_per_node" = '
+    folder = write_study(tmp_path / "t", STUDY_TOML.replace(f"{axis}[10, 20]", f"{axis}{written}", 1))
+    assert load_study(folder).figure("figA").grid["traffic.load_mbps_per_node"] == [10, 20]
+
+
 def test_api_errors(tmp_path):
     study = write_study(tmp_path / "tiny")
     with pytest.raises(StudyError, match="unknown figure.*available: figA, figB, figC"):
@@ -333,7 +355,7 @@ def test_api_out_that_cannot_be_a_directory_fails_before_running(tmp_path, monke
     """An ``out`` that is a file (or under one), or that holds a directory where an
     output goes, is a StudyError naming the path, before any point runs."""
     study = write_study(tmp_path / "tiny")
-    monkeypatch.setattr(sys.modules["ringlet.reproduce"], "_run_all",
+    monkeypatch.setattr(sys.modules["ringlet.study.reproduce"], "_run_all",
                         lambda *a, **k: pytest.fail("points ran"))
     blocker = tmp_path / "a-file"
     blocker.write_text("not a directory")
@@ -431,6 +453,8 @@ def test_cli_list(cli, tmp_path):
     ('y = "throughput_mbps"', 'y = "throughput"', "plot.y 'throughput' is not a result column"),
     ('op = "<"', 'op = "=="', "op must be one of"),
     ('"traffic.load_mbps_per_node" = [20, 30]', '"traffic.load_mbps_per_node" = "30:20:5"', "STOP (20) is below START"),
+    ('"traffic.load_mbps_per_node" = [20, 30]', '"traffic.load_mbps_per_node" = 20', "a single value belongs in fixed"),
+    ('"traffic.load_mbps_per_node" = [20, 30]', '"traffic.load_mbps_per_node" = "20"', "a single value belongs in fixed"),
 ])
 def test_bad_study_files_name_the_problem(tmp_path, old, new, message):
     assert old in STUDY_TOML

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pandas as pd
 import pytest
 
 from ringlet import Result, Scenario, ScenarioError
@@ -127,3 +128,25 @@ def test_a_protocols_own_checks_come_before_running(small, protocol, key, bad, m
 def test_a_run_ends_before_its_warm_up_is_refused(small):
     with pytest.raises(ScenarioError, match=r"^run\.warmup_ns: expected less than run\.max_sim_time_ns"):
         small.set("run.max_sim_time_ns", small.get("run.warmup_ns"))
+
+
+def test_tables_have_the_cores_columns(small):
+    """Every table's columns come from the core's schema, whether or not the result holds the table."""
+    from ringlet.api import schema
+
+    r = small.run()
+    for name in schema.report_schema()["tables"]:
+        columns = schema.names(schema.table(name))
+        frame = r.table(name)
+        assert list(frame.columns[:len(columns)]) == columns and len(frame) == len(r.raw[name])
+    pd.testing.assert_frame_equal(r.table("per_priority"), r.per_priority)
+    for name in ("per_node", "per_ringlet", "per_class"):  # tables the core adds: empty until it reports them
+        frame = getattr(r, name)
+        columns = schema.names(schema.table(name) or [])
+        assert list(frame.columns[:len(columns)]) == columns and len(frame) == len(r.raw.get(name) or [])
+    raw = r.raw
+    del raw["per_link"]
+    missing = Result(json.dumps(raw)).per_link
+    assert missing.empty and list(missing.columns) == schema.names(schema.table("per_link"))
+    with pytest.raises(KeyError, match="per_prority: not a report table"):
+        r.table("per_prority")

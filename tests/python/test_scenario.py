@@ -11,7 +11,7 @@ from hypothesis import given, strategies as st
 
 import ringlet
 from ringlet import Scenario, ScenarioError
-from ringlet._literal import from_literal, to_literal
+from ringlet.api.literal import from_literal, to_literal
 
 
 def test_load_fills_defaults(base_path):

@@ -20,13 +20,13 @@ import pytest
 
 import ringlet
 from ringlet import Scenario
-from ringlet.store import FORMAT, Store, StoreError
+from ringlet.runs.store import FORMAT, Store, StoreError
 
 from conftest import BASE, SMALL_TOML, one_error_line, run_cli
 from storetools import (LONG_POINTS, LONG_SETS, OPEN_POINTS, SHORT_POINTS, SHORT_SETS, children, count_rows, kill_all,
                         popen_gated_cli, store_rows, sweep_args, wait_for_rows, wait_gone)
 
-sweep_module = sys.modules["ringlet.sweep"]
+sweep_module = sys.modules["ringlet.runs.sweep"]
 LOAD = "traffic.load_mbps_per_node"
 
 
@@ -124,12 +124,12 @@ def test_interrupted_sweep_resumes_and_equals_an_uninterrupted_one(tmp_path, ref
 
 def test_ctrl_c_while_the_tables_are_written_keeps_every_point(tmp_path, monkeypatch, capsys):
     """After the last point, only the tables are left to do: the message says the same command writes them."""
-    from ringlet import cli
+    from ringlet import cli, files
 
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(cli._files, "write_together", interrupted)
+    monkeypatch.setattr(files, "write_together", interrupted)
     out = tmp_path / "out"
     assert cli.main(sweep_args(out, SHORT_SETS, "--processes", "1")) == 130
     err = capsys.readouterr().err
@@ -382,8 +382,8 @@ def test_rerun_is_bit_identical_and_detects_a_changed_result(tmp_path, short_sto
 FAILING_CLI = """
 import sys
 from ringlet import cli
-from ringlet.errors import ScenarioError
-sweep = sys.modules["ringlet.sweep"]
+from ringlet.api.errors import ScenarioError
+sweep = sys.modules["ringlet.runs.sweep"]
 real = sweep._run_point
 def failing(text, overrides):
     if ("traffic.load_mbps_per_node", "30") in overrides:

@@ -10,9 +10,9 @@ import pytest
 import ringlet
 from ringlet import Scenario, ScenarioError
 
-from conftest import SMALL_TOML
+from conftest import SMALL_TOML, run_cli
 
-sweep_module = sys.modules["ringlet.sweep"]
+sweep_module = sys.modules["ringlet.runs.sweep"]
 
 LOAD = "traffic.load_mbps_per_node"
 PRIOS = "traffic.priorities"
@@ -149,3 +149,56 @@ def test_points_that_stop_early_are_warned_of(small, recwarn):
 def test_no_warning_when_every_point_measures_its_transactions(small, recwarn):
     ringlet.sweep(small, {LOAD: [10]}, processes=1)
     assert not [w for w in recwarn if issubclass(w.category, UserWarning)]
+
+
+# -- out=: the tables ringlet sweep --out writes -------------------------------------
+
+
+def test_out_writes_the_tables_the_cli_writes(small, small_file, tmp_path):
+    """``ringlet.sweep(..., out=DIR)`` and ``ringlet sweep --out DIR`` write the same files, by the same code."""
+    grid = {LOAD: [10, 30]}
+    api_out, cli_out = tmp_path / "api", tmp_path / "cli"
+    returned = ringlet.sweep(small, grid, processes=1, replications=2, out=api_out)
+    p = run_cli(["sweep", small_file, "--set", f"{LOAD}=10,30", "--set", "run.measure_transactions=2000",
+                 "--replications", "2", "--processes", "1", "--out", cli_out])
+    assert p.returncode == 0, p.stderr
+    names = ["results.sqlite", "sweep-replications.csv", "sweep-replications.parquet", "sweep.csv", "sweep.parquet"]
+    assert sorted(x.name for x in api_out.iterdir()) == sorted(x.name for x in cli_out.iterdir()) == names
+    for name in ("sweep.csv", "sweep-replications.csv"):
+        assert (api_out / name).read_bytes() == (cli_out / name).read_bytes()
+    for name in ("sweep.parquet", "sweep-replications.parquet"):
+        pd.testing.assert_frame_equal(pd.read_parquet(api_out / name), pd.read_parquet(cli_out / name))
+    pd.testing.assert_frame_equal(pd.read_parquet(api_out / "sweep.parquet"), returned)
+    # Again with one replication: the plain table, the stale per-replication tables removed, nothing computed.
+    plain = ringlet.sweep(small, grid, processes=1, out=api_out)
+    assert sorted(x.name for x in api_out.iterdir()) == ["results.sqlite", "sweep.csv", "sweep.parquet"]
+    pd.testing.assert_frame_equal(pd.read_csv(api_out / "sweep.csv"), plain)
+
+
+def test_out_is_checked_before_anything_runs(small, tmp_path, monkeypatch):
+    monkeypatch.setattr(sweep_module, "_run_point", lambda *a: pytest.fail("a point ran"))
+    with pytest.raises(ValueError, match=r"^store and out: give one of them"):
+        ringlet.sweep(small, {LOAD: [10]}, store=tmp_path / "s", out=tmp_path / "o")
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a directory")
+    with pytest.raises(ScenarioError) as e:
+        ringlet.sweep(small, {LOAD: [10]}, out=blocker)
+    assert str(e.value) == f"--out {blocker}: exists and is not a directory"
+    (tmp_path / "o" / "sweep.parquet").mkdir(parents=True)
+    with pytest.raises(ScenarioError, match=r"sweep\.parquet exists and is a directory$"):
+        ringlet.sweep(small, {LOAD: [10]}, out=tmp_path / "o")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a-file", "o"]
+
+
+def test_a_failed_point_writes_no_table(small, tmp_path, monkeypatch):
+    real = sweep_module._run_point
+
+    def failing(text, overrides):
+        if (LOAD, "30") in overrides:
+            raise ScenarioError("model says no")
+        return real(text, overrides)
+
+    monkeypatch.setattr(sweep_module, "_run_point", failing)
+    with pytest.raises(sweep_module.SweepError):
+        ringlet.sweep(small, {LOAD: [10, 30]}, processes=1, out=tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["results.sqlite"]

@@ -13,10 +13,9 @@ import math
 import os
 from pathlib import Path
 
-from .. import _core
+from .. import _core, files
 from .errors import ReportError
-from .._files import check_out_file, write_atomic
-from .html import Page, _e, render_page
+from .html import Page, escape, render_page
 from .reproduction import is_reproduction, reproduce_sections
 from .store import read_store
 from .sweep import plan_plots, sweep_sections
@@ -44,8 +43,8 @@ def build(folder: "str | os.PathLike[str]", tolerance_pct: float = DEFAULT_TOLER
     kinds = " and ".join(k for k, present in (("sweep", sweep), ("reproduction", repro)) if present)
     name = d.resolve().name or str(d)
     page = Page(title=f"ringlet {kinds}: {name}")
-    page.intro.append(f"<p>Results in <code>{_e(d)}</code>, written by ringlet; this page by ringlet "
-                      f"{_e(_core.version())}.</p>")
+    page.intro.append(f"<p>Results in <code>{escape(d)}</code>, written by ringlet; this page by ringlet "
+                      f"{escape(_core.version())}.</p>")
     if sweep:
         sweep_sections(d, page)
     if repro:
@@ -73,9 +72,9 @@ def report(folder: "str | os.PathLike[str]", out: "str | os.PathLike[str]",
     if isinstance(tolerance_pct, bool) or not isinstance(tolerance_pct, (int, float)) \
             or not math.isfinite(tolerance_pct) or tolerance_pct < 0:
         raise ReportError(f"tolerance: expected a number >= 0, got {tolerance_pct!r}")
-    out = check_out_file(out, ReportError)
+    out = files.check_out_file(out, ReportError)
     text, _ = build(folder, tolerance_pct)
-    write_atomic(out, text, ReportError)
+    files.write_atomic(out, text, ReportError)
     return out
 
 

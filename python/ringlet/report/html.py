@@ -22,12 +22,12 @@ from .. import _core
 CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
 
 
-def _e(value: Any) -> str:
+def escape(value: Any) -> str:
     """Escapes any value for HTML text or a quoted attribute."""
     return html.escape(str(value), quote=True)
 
 
-def _missing(x: Any) -> bool:
+def is_missing(x: Any) -> bool:
     if x is None:
         return True
     try:
@@ -36,9 +36,9 @@ def _missing(x: Any) -> bool:
         return False
 
 
-def _num(x: Any, digits: int = 5) -> str:
+def number(x: Any, digits: int = 5) -> str:
     """A number for a table: integers whole, floats to ``digits`` significant digits."""
-    if _missing(x):
+    if is_missing(x):
         return "–"
     if isinstance(x, bool) or getattr(getattr(x, "dtype", None), "kind", "") == "b":
         return str(bool(x))
@@ -55,17 +55,17 @@ def _num(x: Any, digits: int = 5) -> str:
     return f"{f:.{digits}g}"
 
 
-def _anchor(prefix: str, name: str) -> str:
+def anchor(prefix: str, name: str) -> str:
     """An HTML id from any text."""
     return prefix + re.sub(r"[^A-Za-z0-9_.-]", "_", name)
 
 
-def _table(header: Sequence[str], rows: Iterable[Sequence[str]], numeric: Sequence[bool] = (),
+def html_table(header: Sequence[str], rows: Iterable[Sequence[str]], numeric: Sequence[bool] = (),
            cls: str = "") -> str:
     """An HTML table; cells are already-escaped HTML."""
     align = list(numeric) + [False] * (len(header) - len(numeric))
-    out = [f'<table class="{_e(cls)}">' if cls else "<table>", "<thead><tr>"]
-    out += [f'<th{" class=num" if a else ""}>{_e(h)}</th>' for h, a in zip(header, align)]
+    out = [f'<table class="{escape(cls)}">' if cls else "<table>", "<thead><tr>"]
+    out += [f'<th{" class=num" if a else ""}>{escape(h)}</th>' for h, a in zip(header, align)]
     out.append("</tr></thead><tbody>")
     for row in rows:
         out.append("<tr>" + "".join(f'<td{" class=num" if a else ""}>{c}</td>' for c, a in zip(row, align))
@@ -74,9 +74,9 @@ def _table(header: Sequence[str], rows: Iterable[Sequence[str]], numeric: Sequen
     return "".join(out)
 
 
-def _img(data: bytes, mime: str, alt: str) -> str:
+def img(data: bytes, mime: str, alt: str) -> str:
     uri = f"data:{mime};base64,{base64.b64encode(data).decode('ascii')}"
-    return f'<img src="{uri}" alt="{_e(alt)}">'
+    return f'<img src="{uri}" alt="{escape(alt)}">'
 
 
 @dataclass
@@ -118,8 +118,8 @@ nav ul { columns: 2; }
 
 def render_page(page: Page) -> str:
     """The page's HTML."""
-    nav = "".join(f'<li><a href="#{_e(s.id)}">{_e(s.title)}</a></li>' for s in page.sections)
-    body = "".join(f'<section id="{_e(s.id)}"><h2>{_e(s.title)}</h2>{s.html}</section>' for s in page.sections)
+    nav = "".join(f'<li><a href="#{escape(s.id)}">{escape(s.title)}</a></li>' for s in page.sections)
+    body = "".join(f'<section id="{escape(s.id)}"><h2>{escape(s.title)}</h2>{s.html}</section>' for s in page.sections)
     sources = []
     for p in page.sources:
         try:
@@ -127,16 +127,16 @@ def render_page(page: Page) -> str:
             size = p.stat().st_size
         except OSError:
             continue
-        sources.append([f"<code>{_e(p.name)}</code>", _e(f"{size:,}"), f"<code>{_e(digest)}</code>"])
-    files = _table(["file", "bytes", "sha256 (first 16 hex digits)"], sources, [False, True, False])
+        sources.append([f"<code>{escape(p.name)}</code>", escape(f"{size:,}"), f"<code>{escape(digest)}</code>"])
+    files = html_table(["file", "bytes", "sha256 (first 16 hex digits)"], sources, [False, True, False])
     return (
         "<!DOCTYPE html>\n"
         '<html lang="en"><head><meta charset="utf-8">'
-        f'<meta http-equiv="Content-Security-Policy" content="{_e(CSP)}">'
+        f'<meta http-equiv="Content-Security-Policy" content="{escape(CSP)}">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f'<meta name="generator" content="ringlet {_e(_core.version())}">'
-        f"<title>{_e(page.title)}</title><style>{STYLE}</style></head>\n<body>"
-        f"<h1>{_e(page.title)}</h1>" + "".join(page.intro) + f"<nav><ul>{nav}</ul></nav>\n{body}"
+        f'<meta name="generator" content="ringlet {escape(_core.version())}">'
+        f"<title>{escape(page.title)}</title><style>{STYLE}</style></head>\n<body>"
+        f"<h1>{escape(page.title)}</h1>" + "".join(page.intro) + f"<nav><ul>{nav}</ul></nav>\n{body}"
         f'<section id="sources"><h2>Source files</h2><p>The files this page was made from, in the folder '
         f"above; the page itself needs no other file and no network.</p>{files}</section>"
         "</body></html>\n"

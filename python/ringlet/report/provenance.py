@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Optional, Sequence
 
-from .html import _e, _num, _table
+from ..runs.table import TEXT_FIELDS
+from .html import escape, html_table, number
 from .store import StoredRun
-from .tables import _is_numeric
+from .tables import is_numeric
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -30,26 +31,26 @@ def _toml_details(runs: Optional[list[StoredRun]], version: Any) -> str:
         + (f", ringlet {r.ringlet_version}" if r.ringlet_version else "")
         + (f", finished {r.finished_at}" if r.finished_at else "")
         for r in runs)
-    body = f"<pre>{_e(scenario)}</pre>" if scenario else '<p class="muted">no scenario stored</p>'
-    return (f'<details><summary>scenario TOML</summary><p class="muted">{_e(records)}</p>{body}</details>')
+    body = f"<pre>{escape(scenario)}</pre>" if scenario else '<p class="muted">no scenario stored</p>'
+    return (f'<details><summary>scenario TOML</summary><p class="muted">{escape(records)}</p>{body}</details>')
 
 
-def _provenance_table(frame: "pd.DataFrame", keys: Sequence[str],
+def provenance_table(frame: "pd.DataFrame", keys: Sequence[str],
                       store: Optional[dict[tuple[str, int], list[StoredRun]]]) -> str:
     """One row per point: its swept values, headline figures and provenance (and stored TOML)."""
     points = frame.drop_duplicates("point")
     header = ["point", *keys]
     extra = [c for c in ("total_throughput_mbps", "total_latency_ns_mean", "stopped_by") if c in frame.columns]
     header += extra + ["scenario_hash", "seed", "ringlet_version"]
-    numeric = [True] + [_is_numeric(frame[k]) for k in keys] + [c != "stopped_by" for c in extra]
+    numeric = [True] + [is_numeric(frame[k]) for k in keys] + [c not in TEXT_FIELDS for c in extra]
     numeric += [False, True, False]
     if store is not None:
         header.append("scenario (results store)")
     rows = []
     for _, r in points.iterrows():
-        cells = [_e(_num(r["point"]))] + [_e(_num(r[k])) for k in keys] + [_e(_num(r[c])) for c in extra]
-        cells += [f"<code>{_e(r['scenario_hash'])}</code>", _e(_num(r["seed"])), _e(r["ringlet_version"])]
+        cells = [escape(number(r[c])) for c in ("point", *keys, *extra)]
+        cells += [f"<code>{escape(r['scenario_hash'])}</code>", escape(number(r["seed"])), escape(r["ringlet_version"])]
         if store is not None:
             cells.append(_toml_details(store.get((str(r["scenario_hash"]), _seed(r["seed"]))), r["ringlet_version"]))
         rows.append(cells)
-    return _table(header, rows, numeric, cls="provenance")
+    return html_table(header, rows, numeric, cls="provenance")

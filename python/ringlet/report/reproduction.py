@@ -7,11 +7,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional
 from xml.etree import ElementTree
 
+from ..runs.store import FILENAME
 from .errors import ReportError
-from .html import Page, Section, _anchor, _e, _img, _missing, _num, _table
-from .provenance import _provenance_table
-from .store import STORE_NAME, _store_for
-from .tables import _read_table, check_sweep_table
+from .html import Page, Section, anchor, escape, html_table, img, is_missing, number
+from .provenance import provenance_table
+from .store import store_for
+from .tables import check_sweep_table, read_table
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -109,7 +110,7 @@ def validation_html(table: "pd.DataFrame", tolerance_pct: float, known: set[str]
 
     def link(figure: Any) -> str:
         name = str(figure)
-        return f'<a href="#{_anchor("fig-", name)}">{_e(name)}</a>' if name in known else _e(name)
+        return f'<a href="#{anchor("fig-", name)}">{escape(name)}</a>' if name in known else escape(name)
 
     out = []
     kinds = table["kind"].astype(str)
@@ -118,19 +119,19 @@ def validation_html(table: "pd.DataFrame", tolerance_pct: float, known: set[str]
         rows, agree = [], 0
         for _, r in quotes.iterrows():
             pct = g(r, "difference_pct")
-            ok = None if _missing(pct) or _missing(g(r, "ringlet_value")) else abs(float(pct)) <= tolerance_pct
+            ok = None if is_missing(pct) or is_missing(g(r, "ringlet_value")) else abs(float(pct)) <= tolerance_pct
             agree += ok is True
-            unit = "" if _missing(g(r, "unit")) else str(g(r, "unit"))
-            ringlet = (_e(f"{_num(g(r, 'ringlet_value'), 4)} {unit}") if not _missing(g(r, "ringlet_value"))
-                       else "– " + _e(g(r, "note") or ""))
-            diff = "–" if _missing(pct) else _e(f"{float(g(r, 'difference')):+.4g} ({float(pct):+.1f}%)")
-            seed = "" if _missing(g(r, "seed_value")) else f"{_num(g(r, 'seed_value'), 4)} {g(r, 'seed_unit')}"
-            rows.append([link(g(r, "figure")), _e(g(r, "quote_id")), _e(g(r, "description")), _e(seed),
-                         _e(f"{_num(g(r, 'seed_value_si'), 4)} {unit}"), ringlet, diff, _verdict(ok)])
-        out.append(f"<h3>Quoted numbers</h3><p>{agree} of {len(quotes)} within ±{_num(tolerance_pct)}% of the "
+            unit = "" if is_missing(g(r, "unit")) else str(g(r, "unit"))
+            ringlet = (escape(f"{number(g(r, 'ringlet_value'), 4)} {unit}") if not is_missing(g(r, "ringlet_value"))
+                       else "– " + escape(g(r, "note") or ""))
+            diff = "–" if is_missing(pct) else escape(f"{float(g(r, 'difference')):+.4g} ({float(pct):+.1f}%)")
+            seed = "" if is_missing(g(r, "seed_value")) else f"{number(g(r, 'seed_value'), 4)} {g(r, 'seed_unit')}"
+            rows.append([link(g(r, "figure")), escape(g(r, "quote_id")), escape(g(r, "description")), escape(seed),
+                         escape(f"{number(g(r, 'seed_value_si'), 4)} {unit}"), ringlet, diff, _verdict(ok)])
+        out.append(f"<h3>Quoted numbers</h3><p>{agree} of {len(quotes)} within ±{number(tolerance_pct)}% of the "
                    "seed's value (in SI units: the seed's MiB/s × 1.048576, µs × 1000); "
                    "difference = ringlet − seed.</p>")
-        out.append(_table(["figure", "quote", "what the seed says", "seed", "seed (SI)", "ringlet", "difference",
+        out.append(html_table(["figure", "quote", "what the seed says", "seed", "seed (SI)", "ringlet", "difference",
                            "verdict"], rows, [False, False, False, True, True, True, True, False], cls="validation"))
     findings = table[kinds == "finding"]
     if len(findings):
@@ -138,13 +139,13 @@ def validation_html(table: "pd.DataFrame", tolerance_pct: float, known: set[str]
         for _, r in findings.iterrows():
             ok = _holds(g(r, "holds"))
             agree += ok is True
-            unit = "" if _missing(g(r, "unit")) else str(g(r, "unit"))
-            ringlet = (_e(f"{_num(g(r, 'ringlet_value'), 4)} {unit}") if not _missing(g(r, "ringlet_value"))
-                       else "– " + _e(g(r, "note") or ""))
-            rows.append([link(g(r, "figure")), _e(g(r, "finding_id")), _e(g(r, "description")), ringlet,
-                         _e(f"{_num(g(r, 'compared_to'), 4)} {unit}"), _verdict(ok)])
+            unit = "" if is_missing(g(r, "unit")) else str(g(r, "unit"))
+            ringlet = (escape(f"{number(g(r, 'ringlet_value'), 4)} {unit}") if not is_missing(g(r, "ringlet_value"))
+                       else "– " + escape(g(r, "note") or ""))
+            rows.append([link(g(r, "figure")), escape(g(r, "finding_id")), escape(g(r, "description")), ringlet,
+                         escape(f"{number(g(r, 'compared_to'), 4)} {unit}"), _verdict(ok)])
         out.append(f"<h3>Findings</h3><p>{agree} of {len(findings)} of the seed's claims hold in ringlet.</p>")
-        out.append(_table(["figure", "finding", "claim", "ringlet", "compared to", "verdict"], rows,
+        out.append(html_table(["figure", "finding", "claim", "ringlet", "compared to", "verdict"], rows,
                           [False, False, False, True, True, False], cls="validation"))
     return "".join(out) or "<p>No quotes or findings.</p>"
 
@@ -157,7 +158,7 @@ def reproduce_sections(folder: Path, page: Page, tolerance_pct: float) -> None:
     validation: Optional[pd.DataFrame] = None
     vpath = folder / "validation.csv"
     if vpath.is_file():
-        validation = _read_table(vpath)
+        validation = read_table(vpath)
         for column in ("kind", "figure", "description"):
             if column not in validation.columns:
                 raise ReportError(f"{vpath}: damaged or not a validation table: no column {column!r}")
@@ -175,7 +176,7 @@ def reproduce_sections(folder: Path, page: Page, tolerance_pct: float) -> None:
         frame, keys = None, []
         csv = folder / f"{fid}.csv"
         if csv.is_file():
-            frame = _read_table(csv)
+            frame = read_table(csv)
             keys = check_sweep_table(frame, csv)
             page.sources.append(csv)
         title, description, image = "", "", ""
@@ -185,15 +186,15 @@ def reproduce_sections(folder: Path, page: Page, tolerance_pct: float) -> None:
             meta = _svg_info(data)
             if meta is not None:
                 title, description = meta
-                image = _img(data, "image/svg+xml", title or fid)
+                image = img(data, "image/svg+xml", title or fid)
                 page.sources.append(svg)
         if not image and png.is_file():
             data = png.read_bytes()
             if data.startswith(PNG_SIGNATURE):
-                image = _img(data, "image/png", fid)
+                image = img(data, "image/png", fid)
                 page.sources.append(png)
         if not image:
-            image = f'<p class="miss">{_e(fid)}: the figure\'s SVG/PNG file is damaged; it is not shown.</p>'
+            image = f'<p class="miss">{escape(fid)}: the figure\'s SVG/PNG file is damaged; it is not shown.</p>'
         if fid in shipped:
             title = title or shipped[fid][0]
             description = description or shipped[fid][1]
@@ -207,21 +208,21 @@ def reproduce_sections(folder: Path, page: Page, tolerance_pct: float) -> None:
             versions.update(str(v) for v in frame["ringlet_version"])
     if validation is not None and "ringlet_version" in validation.columns:
         versions.update(str(v) for v in validation["ringlet_version"].dropna())
-    store = _store_for(folder, [f for *_, f, _ in figures if f is not None])
+    store = store_for(folder, [f for *_, f, _ in figures if f is not None])
     if store is not None:
-        page.sources.append(folder / STORE_NAME)
+        page.sources.append(folder / FILENAME)
 
     head = []
     if info.get("title"):
-        head.append(f"<p><strong>{_e(info['title'])}</strong></p>")
+        head.append(f"<p><strong>{escape(info['title'])}</strong></p>")
     if info.get("name"):
-        head.append(f"<p>Study <code>{_e(info['name'])}</code>.</p>")
+        head.append(f"<p>Study <code>{escape(info['name'])}</code>.</p>")
     if info.get("source"):
-        head.append(f"<p>Source: {_e(info['source'])}</p>")
-    head.append(f"<p>{len(figures)} figures; ringlet {_e(', '.join(sorted(versions)) or 'unknown')}.</p>")
+        head.append(f"<p>Source: {escape(info['source'])}</p>")
+    head.append(f"<p>{len(figures)} figures; ringlet {escape(', '.join(sorted(versions)) or 'unknown')}.</p>")
     if quick:
         head.append('<p class="banner">Quick run: fewer transactions per point, a smoke test, not a result.</p>')
-    contents = "".join(f'<li><a href="#{_anchor("fig-", fid)}">{_e(fid)}</a>: {_e(title)}</li>'
+    contents = "".join(f'<li><a href="#{anchor("fig-", fid)}">{escape(fid)}</a>: {escape(title)}</li>'
                        for fid, title, *_ in figures)
     if contents:
         head.append(f"<ul>{contents}</ul>")
@@ -233,17 +234,17 @@ def reproduce_sections(folder: Path, page: Page, tolerance_pct: float) -> None:
 
     blocks = []
     for fid, title, description, image, frame, keys in figures:
-        block = [f'<section class="figure" id="{_anchor("fig-", fid)}"><h3>{_e(fid)}: {_e(title)}</h3>',
-                 f'<figure class="plot">{image}<figcaption>{_e(title)}'
-                 + (f": {_e(description)}" if description else "") + "</figcaption></figure>"]
+        block = [f'<section class="figure" id="{anchor("fig-", fid)}"><h3>{escape(fid)}: {escape(title)}</h3>',
+                 f'<figure class="plot">{image}<figcaption>{escape(title)}'
+                 + (f": {escape(description)}" if description else "") + "</figcaption></figure>"]
         if frame is not None:
             n = frame["point"].nunique()
             versions_f = ", ".join(sorted({str(v) for v in frame["ringlet_version"]}))
-            block.append(f"<details><summary>Points and provenance ({n} points, ringlet {_e(versions_f)}, "
-                         f"from {_e(fid)}.csv)</summary>"
-                         f'<div class="scroll">{_provenance_table(frame, keys, store)}</div></details>')
+            block.append(f"<details><summary>Points and provenance ({n} points, ringlet {escape(versions_f)}, "
+                         f"from {escape(fid)}.csv)</summary>"
+                         f'<div class="scroll">{provenance_table(frame, keys, store)}</div></details>')
         else:
-            block.append(f'<p class="muted">No {_e(fid)}.csv: no provenance for this figure.</p>')
+            block.append(f'<p class="muted">No {escape(fid)}.csv: no provenance for this figure.</p>')
         block.append("</section>")
         blocks.append("".join(block))
     page.sections.append(Section("figures", "Figures", "".join(blocks) or "<p>No figures.</p>"))

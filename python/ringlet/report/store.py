@@ -7,15 +7,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Optional
 
-from ..store import row_damage
-from .errors import ReportError, _first_line
+from ..runs.store import FILENAME, FORMAT, row_damage
+from .errors import ReportError, first_line
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
-#: The results store's file name in a sweep folder, and the format it declares.
-STORE_NAME = "results.sqlite"
-STORE_FORMAT = "ringlet-results/1"
 
 
 @dataclass
@@ -38,15 +35,15 @@ def read_store(path: Path, hashes: Iterable[str]) -> dict[tuple[str, int], list[
     try:
         con = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
     except sqlite3.Error as e:
-        raise ReportError(f"{path}: cannot open the results store: {_first_line(e)}") from None
+        raise ReportError(f"{path}: cannot open the results store: {first_line(e)}") from None
     try:
         try:
             row = con.execute("SELECT value FROM meta WHERE key = 'format'").fetchone()
         except sqlite3.Error as e:
-            raise ReportError(f"{path}: not a ringlet results store: {_first_line(e)}") from None
-        if row is None or row[0] != STORE_FORMAT:
+            raise ReportError(f"{path}: not a ringlet results store: {first_line(e)}") from None
+        if row is None or row[0] != FORMAT:
             found = "none" if row is None else repr(row[0])
-            raise ReportError(f"{path}: not a ringlet results store: format {found}, expected {STORE_FORMAT!r}")
+            raise ReportError(f"{path}: not a ringlet results store: format {found}, expected {FORMAT!r}")
         runs: dict[tuple[str, int], list[StoredRun]] = {}
         try:
             # Every row is checked as `ringlet results` checks it: a page must
@@ -67,14 +64,14 @@ def read_store(path: Path, hashes: Iterable[str]) -> dict[tuple[str, int], list[
                         continue
                     runs.setdefault(key, []).append(StoredRun(rid, version, replication, scenario, finished))
         except sqlite3.Error as e:
-            raise ReportError(f"{path}: damaged results store: {_first_line(e)}") from None
+            raise ReportError(f"{path}: damaged results store: {first_line(e)}") from None
         return runs
     finally:
         con.close()
 
 
-def _store_for(folder: Path, frames: Iterable["pd.DataFrame"]) -> Optional[dict[tuple[str, int], list[StoredRun]]]:
-    path = folder / STORE_NAME
+def store_for(folder: Path, frames: Iterable["pd.DataFrame"]) -> Optional[dict[tuple[str, int], list[StoredRun]]]:
+    path = folder / FILENAME
     if not path.is_file():
         return None
     hashes: set[str] = set()

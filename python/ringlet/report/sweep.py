@@ -6,10 +6,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional, Sequence
 
-from .html import Page, Section, _e, _img, _num, _table
-from .provenance import _provenance_table
-from .store import STORE_NAME, _store_for
-from .tables import PROVENANCE, _is_numeric, _read_table, check_sweep_table
+from ..runs.store import FILENAME
+from ..runs.table import PROVENANCE_FIELDS, TEXT_FIELDS
+from .html import Page, Section, escape, html_table, img, number
+from .provenance import provenance_table
+from .store import store_for
+from .tables import check_sweep_table, is_numeric, read_table
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -19,7 +21,7 @@ MAX_LINES = 10
 
 
 def _label_value(x: Any) -> str:
-    return _num(x) if isinstance(x, (int, float)) or hasattr(x, "dtype") else str(x)
+    return number(x) if isinstance(x, (int, float)) or hasattr(x, "dtype") else str(x)
 
 
 @dataclass
@@ -45,7 +47,7 @@ def plan_plots(frame: "pd.DataFrame", keys: Sequence[str]) -> Optional[PlotPlan]
     """
     if frame["point"].nunique() < 2:
         return None
-    numeric_keys = [k for k in keys if _is_numeric(frame[k])]
+    numeric_keys = [k for k in keys if is_numeric(frame[k])]
     if numeric_keys:
         x, categorical = numeric_keys[0], False
     elif keys:
@@ -145,26 +147,27 @@ def sweep_sections(folder: Path, page: Page) -> None:
     path = folder / "sweep.csv"
     if not path.is_file():
         path = folder / "sweep.parquet"
-    frame = _read_table(path)
+    frame = read_table(path)
     keys = check_sweep_table(frame, path)
     page.sources.append(path)
-    store = _store_for(folder, [frame])
+    store = store_for(folder, [frame])
     if store is not None:
-        page.sources.append(folder / STORE_NAME)
+        page.sources.append(folder / FILENAME)
     n_points = frame["point"].nunique()
     versions = ", ".join(sorted({str(v) for v in frame["ringlet_version"]}))
-    seeds = ", ".join(_num(s) for s in sorted(set(frame["seed"].tolist())))
+    seeds = ", ".join(number(s) for s in sorted(set(frame["seed"].tolist())))
     axes = "".join(
-        f"<li><code>{_e(k)}</code>: {_e(', '.join(_label_value(v) for v in dict.fromkeys(frame[k].tolist())))}</li>"
+        f"<li><code>{escape(k)}</code>: "
+        f"{escape(', '.join(_label_value(v) for v in dict.fromkeys(frame[k].tolist())))}</li>"
         for k in keys)
     summary = [
         f"<p>{n_points} points, {len(frame)} rows (one per point and priority), from "
-        f"<code>{_e(path.name)}</code>. ringlet {_e(versions)}; seed {_e(seeds)}.</p>",
+        f"<code>{escape(path.name)}</code>. ringlet {escape(versions)}; seed {escape(seeds)}.</p>",
         f"<p>Swept keys:</p><ul>{axes}</ul>" if keys else "<p>No swept keys.</p>",
     ]
     if "stopped_by" in frame.columns:
         counts = frame.drop_duplicates("point")["stopped_by"].astype(str).value_counts()
-        summary.append("<p>Runs stopped by: " + _e(", ".join(f"{k} ({v})" for k, v in counts.items())) + "</p>")
+        summary.append("<p>Runs stopped by: " + escape(", ".join(f"{k} ({v})" for k, v in counts.items())) + "</p>")
     page.sections.append(Section("sweep", "Sweep", "".join(summary)))
 
     pp = plan_plots(frame, keys)
@@ -179,25 +182,26 @@ def sweep_sections(folder: Path, page: Page) -> None:
             if column not in frame.columns:
                 continue
             svg = sweep_plot_svg(frame, pp, column, f"{title} vs {pp.x}")
-            plots += (f'<figure class="plot">{_img(svg, "image/svg+xml", f"{title} vs {pp.x}")}'
-                      f"<figcaption>{_e(title)} vs <code>{_e(pp.x)}</code>. {_e(caption.strip())}</figcaption></figure>")
+            plots += (f'<figure class="plot">{img(svg, "image/svg+xml", f"{title} vs {pp.x}")}'
+                      f"<figcaption>{escape(title)} vs <code>{escape(pp.x)}</code>. {escape(caption.strip())}"
+                      "</figcaption></figure>")
         plots = f'<div class="plots">{plots}</div>'
     page.sections.append(Section("sweep-plots", "Plots", plots))
 
-    shown = [c for c in frame.columns if c not in PROVENANCE]
-    numeric = [c != "stopped_by" and (c not in keys or _is_numeric(frame[c])) for c in shown]
-    rows = ([_e(_num(v)) for v in r] for r in frame[shown].itertuples(index=False, name=None))
+    shown = [c for c in frame.columns if c not in PROVENANCE_FIELDS]
+    numeric = [c not in TEXT_FIELDS and (c not in keys or is_numeric(frame[c])) for c in shown]
+    rows = ([escape(number(v)) for v in r] for r in frame[shown].itertuples(index=False, name=None))
     page.sections.append(Section(
         "sweep-table", "Results",
         "<p>Every row of the sweep table (throughput in MB/s, latency in ns); each point's provenance "
         'is in the <a href="#sweep-provenance">next section</a>.</p>'
-        f'<div class="scroll">{_table(shown, rows, numeric)}</div>'))
+        f'<div class="scroll">{html_table(shown, rows, numeric)}</div>'))
 
     note = ("Each point's full scenario (every default filled in) comes from the results store "
-            f"<code>{STORE_NAME}</code>, opened read-only: it re-runs the point exactly "
+            f"<code>{FILENAME}</code>, opened read-only: it re-runs the point exactly "
             "(<code>ringlet run</code> on the TOML)." if store is not None else
-            f"No results store (<code>{STORE_NAME}</code>) in the folder: the scenario hash and seed "
+            f"No results store (<code>{FILENAME}</code>) in the folder: the scenario hash and seed "
             "identify each point; re-running the sweep's command gives the same hashes.")
     page.sections.append(Section(
         "sweep-provenance", "Points and provenance",
-        f"<p>{note}</p>" f'<div class="scroll">{_provenance_table(frame, keys, store)}</div>'))
+        f"<p>{note}</p>" f'<div class="scroll">{provenance_table(frame, keys, store)}</div>'))

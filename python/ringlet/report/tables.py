@@ -5,18 +5,17 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .errors import ReportError, _first_line
+from ..runs.table import PROVENANCE_FIELDS, TEXT_FIELDS
+from .errors import ReportError, first_line
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
 #: Columns every sweep table (and every figure CSV) must have.
-REQUIRED_COLUMNS = ("point", "priority", "throughput_mbps", "latency_ns_mean",
-                    "scenario_hash", "seed", "ringlet_version")
-PROVENANCE = ("scenario_hash", "seed", "ringlet_version")
+REQUIRED_COLUMNS = ("point", "priority", "throughput_mbps", "latency_ns_mean", *PROVENANCE_FIELDS)
 
 
-def _read_table(path: Path) -> "pd.DataFrame":
+def read_table(path: Path) -> "pd.DataFrame":
     """A CSV or Parquet file as a DataFrame; a damaged file raises :class:`ReportError`."""
     import pandas as pd
 
@@ -27,9 +26,9 @@ def _read_table(path: Path) -> "pd.DataFrame":
     except pd.errors.EmptyDataError:
         raise ReportError(f"{path}: damaged: the file is empty") from None
     except (ValueError, OSError, UnicodeError, pd.errors.ParserError) as e:  # pyarrow's errors are ValueError/OSError
-        raise ReportError(f"{path}: damaged: {_first_line(e)}") from None
+        raise ReportError(f"{path}: damaged: {first_line(e)}") from None
     except Exception as e:  # e.g. pyarrow.ArrowException from a corrupt Parquet footer
-        raise ReportError(f"{path}: damaged: {_first_line(e)}") from None
+        raise ReportError(f"{path}: damaged: {first_line(e)}") from None
 
 
 def check_sweep_table(frame: "pd.DataFrame", path: Path) -> list[str]:
@@ -55,12 +54,12 @@ def check_sweep_table(frame: "pd.DataFrame", path: Path) -> list[str]:
     def where(i: int) -> str:
         return f"line {i + line}" if line else f"row {i}"
 
-    for column in ("point", *PROVENANCE):
+    for column in ("point", *PROVENANCE_FIELDS):
         bad = frame[column].isna().to_numpy().nonzero()[0]
         if len(bad):
             raise ReportError(f"{path}: damaged: {where(int(bad[0]))} has no {column} (cut short?)")
-    numeric = ["point", "priority", "seed", *(c for c in names[stop + 1:] if c not in PROVENANCE
-                                              and c != "stopped_by")]
+    numeric = ["point", "priority", "seed", *(c for c in names[stop + 1:] if c not in PROVENANCE_FIELDS
+                                              and c not in TEXT_FIELDS)]
     for column in numeric:
         values = frame[column]
         if pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_bool_dtype(values):
@@ -74,7 +73,7 @@ def check_sweep_table(frame: "pd.DataFrame", path: Path) -> list[str]:
     return keys
 
 
-def _is_numeric(values: "pd.Series") -> bool:
+def is_numeric(values: "pd.Series") -> bool:
     import pandas as pd
 
     if pd.api.types.is_bool_dtype(values):

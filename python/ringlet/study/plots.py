@@ -7,11 +7,12 @@ same data gives the same files.
 
 from __future__ import annotations
 
-from pathlib import Path
+import io
 from typing import TYPE_CHECKING, Any, Optional, Sequence
 
-from .extract import POINT_COLUMNS, Pick, filter_rows, same_value
-from .study import Figure, PlotSpec, Quote
+from ..runs.table import POINT_FIELDS
+from .extract import Pick, filter_rows, same_value
+from .format import Figure, PlotSpec, Quote
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -48,7 +49,7 @@ def _subset(frame: "pd.DataFrame", plot: PlotSpec, panel: Any, series: Any) -> "
     if plot.series is not None:
         where.append((plot.series, (series,)))
     rows = filter_rows(frame, tuple(where))
-    if plot.y in POINT_COLUMNS:
+    if plot.y in POINT_FIELDS:
         rows = rows.drop_duplicates("point")
     return rows.sort_values(plot.x, kind="stable")
 
@@ -104,8 +105,9 @@ def _place_labels(labels: list[SeedLabel], dpi: float) -> None:
             top = placed + 9.0
 
 
-def render(fig_spec: Figure, frame: "pd.DataFrame", png: Path, svg: Path, footer: str) -> None:
-    """Draws ``fig_spec`` from ``frame`` and writes it to ``png`` and ``svg``."""
+def render(fig_spec: Figure, frame: "pd.DataFrame", footer: str) -> tuple[bytes, bytes]:
+    """Draws ``fig_spec`` from ``frame``; returns the PNG and SVG files' bytes (which
+    the reproduction writes with its other outputs, all together)."""
     # The Agg canvas is used directly (no pyplot, no matplotlib.use): nothing
     # global changes for a caller that has its own backend, and no display is needed.
     import matplotlib
@@ -188,6 +190,8 @@ def render(fig_spec: Figure, frame: "pd.DataFrame", png: Path, svg: Path, footer
     # Fixed metadata: the same data gives byte-identical files. The title and
     # description make the files self-describing (`ringlet report` captions them).
     about = {"Title": fig_spec.title, **({"Description": fig_spec.description} if fig_spec.description else {})}
-    mfig.savefig(png, dpi=110, metadata={"Software": None, **about})
+    png, svg = io.BytesIO(), io.BytesIO()
+    mfig.savefig(png, format="png", dpi=110, metadata={"Software": None, **about})
     with matplotlib.rc_context({"svg.hashsalt": "ringlet", "svg.fonttype": "none"}):
-        mfig.savefig(svg, metadata={"Date": None, "Creator": None, **about})
+        mfig.savefig(svg, format="svg", metadata={"Date": None, "Creator": None, **about})
+    return png.getvalue(), svg.getvalue()

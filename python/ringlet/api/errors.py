@@ -4,7 +4,8 @@ from __future__ import annotations
 
 
 class ScenarioError(ValueError):
-    """A scenario, override or sweep grid is invalid.
+    """A scenario, override or sweep grid is invalid, or the output of a sweep or
+    a trace cannot be written there.
 
     The message is one line and names the offending key (or file, or
     ``--set`` argument) and the value, e.g.

@@ -1,24 +1,20 @@
-"""Rich renderings for the CLI: result and bench tables, the sweep progress bar."""
+"""Rich renderings for the CLI: a run's tables, the bench's, a results store's and a
+reproduction's validation."""
 
 from __future__ import annotations
 
-import contextlib
-import datetime
-import time
-from typing import Any, Callable, Iterator, Mapping, Optional
+import math
+from typing import TYPE_CHECKING, Any, Mapping, Optional
 
 from rich import box
-from rich.console import Console, Group
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
+from rich.console import Group
 from rich.table import Table
 from rich.text import Text
+
+from ..api import schema
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
 
 
 def _num(x: Any, digits: int = 1) -> str:
@@ -31,19 +27,6 @@ def _num(x: Any, digits: int = 1) -> str:
 
 def _with_ci(value: Any, ci: Any, digits: int = 1) -> str:
     return f"{_num(value, digits)} ± {_num(ci, digits)}"
-
-
-#: Counters shown under a run's tables: (label, key of the run's JSON "counters").
-COUNTERS = [
-    ("busy echoes", "busy_echoes"),
-    ("go-bit holds", "go_bit_holds"),
-    ("A/B reservations", "reservations"),
-    ("preemptions", "preemptions"),
-    ("control symbols", "control_symbols"),
-    ("tickets deleted", "tickets_deleted"),
-    ("flow-control holds", "flow_holds"),
-    ("inheritances", "inheritances"),
-]
 
 
 def result_view(r: Mapping[str, Any]) -> Group:
@@ -95,7 +78,7 @@ def result_view(r: Mapping[str, Any]) -> Group:
                           style="bold yellow"))
     # Counters that explain a result (SPEC section 4), only those that occurred.
     counters = r.get("counters", {})
-    explain = [(label, counters.get(key, 0)) for label, key in COUNTERS]
+    explain = [(label, counters.get(key, 0)) for key, label in schema.labelled_counters()]
     explain = [f"{label} {value:,}" for label, value in explain if value]
     if explain:
         parts.append(Text("counters: " + ", ".join(explain)))
@@ -141,68 +124,6 @@ def bench_view(report: Mapping[str, Any]) -> Table:
     return t
 
 
-def _tally(failed: int, from_store: int) -> str:
-    parts = ([f"{from_store} from store"] if from_store else []) + ([f"{failed} failed"] if failed else [])
-    return f"({', '.join(parts)})" if parts else ""
-
-
-@contextlib.contextmanager
-def progress_bar(total: int, unit: str = "points") -> Iterator[Callable[..., None]]:
-    """A sweep progress bar on stderr: done / total, how many came from the
-    results store and how many failed, elapsed time and time left.
-
-    Yields the ``(done, total, failed=0, from_store=0)`` callback that advances
-    it; ``done`` counts every finished run, failed and stored ones included.
-    On a terminal the bar is live; otherwise (a log file, a pipe) one line is
-    printed at the end. If the block fails, no bar is left behind: the error
-    is all the user sees.
-    """
-    console = Console(stderr=True)
-    if not console.is_terminal:
-        state = [0, 0, 0]
-        start = time.monotonic()
-
-        def note(done: int, _total: int, failed: int = 0, from_store: int = 0) -> None:
-            state[:] = [done, failed, from_store]
-
-        yield note
-        elapsed = datetime.timedelta(seconds=round(time.monotonic() - start))
-        tally = _tally(state[1], state[2])
-        console.print(f"sweep {state[0]}/{total} {unit} in {elapsed}" + (f" {tally}" if tally else ""))
-        return
-    bar = Progress(
-        TextColumn("sweep"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn(unit),
-        TextColumn("{task.fields[tally]}"),
-        TimeElapsedColumn(),
-        TextColumn("left"),
-        TimeRemainingColumn(),
-        console=console,
-    )
-    task = bar.add_task("sweep", total=total, tally="")
-    first = [True]
-
-    def update(done: int, _total: int, failed: int = 0, from_store: int = 0) -> None:
-        if first[0]:
-            # Runs found in the store are done at once: set them without a speed
-            # sample, so the time left is estimated from computed runs only.
-            bar.reset(task, total=total, completed=done, tally=_tally(failed, from_store))
-            first[0] = False
-        else:
-            bar.update(task, completed=done, tally=_tally(failed, from_store))
-
-    bar.start()
-    try:
-        yield update
-    except BaseException:
-        bar.live.transient = True
-        raise
-    finally:
-        bar.stop()
-
-
 def store_view(store: Any, current: str, last: Optional[int] = None) -> Group:
     """What a results store holds: a line per ringlet version, then a table of each
     version's rows (this version's first; other versions' rows are never reused),
@@ -242,5 +163,34 @@ def store_view(store: Any, current: str, last: Optional[int] = None) -> Group:
             t.add_row(str(r.id), r.scenario_hash, str(r.seed), str(r.replication),
                       _num(res.get("throughput_mbps")), _num(res.get("latency_ns_mean"), 0),
                       *(str(r.values.get(k, "")) for k in keys))
+        parts.append(t)
+    return Group(*parts)
+
+
+def validation_view(table: "pd.DataFrame") -> Any:
+    """A rich summary of the validation table for the terminal: quotes, then findings."""
+    from ..study.validation import short_number
+
+    parts = []
+    quotes = table[table["kind"] == "quote"]
+    if len(quotes):
+        t = Table(title="seed's numbers beside ringlet's (SI units)", title_justify="left",
+                  box=box.SIMPLE_HEAD, show_edge=False)
+        for col, justify in (("figure", "left"), ("quote", "left"), ("seed", "right"),
+                             ("ringlet", "right"), ("unit", "left"), ("difference", "right")):
+            t.add_column(col, justify=justify, no_wrap=True)
+        for r in quotes.itertuples():
+            diff = "-" if math.isnan(r.difference_pct) else f"{r.difference_pct:+.1f}%"
+            t.add_row(r.figure, r.quote_id, short_number(r.seed_value_si), short_number(r.ringlet_value), r.unit,
+                      diff)
+        parts.append(t)
+    findings = table[table["kind"] == "finding"]
+    if len(findings):
+        t = Table(title="findings", title_justify="left", box=box.SIMPLE_HEAD, show_edge=False)
+        for col in ("figure", "finding", "holds"):
+            t.add_column(col, no_wrap=True)
+        for r in findings.itertuples():
+            holds = {True: "[green]yes[/]", False: "[red]no[/]"}.get(r.holds, "- (no data)")
+            t.add_row(r.figure, r.finding_id, holds)
         parts.append(t)
     return Group(*parts)

@@ -21,7 +21,7 @@ import numbers
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Mapping, Optional, Union
 
-from .sweep import PRIORITY_FIELDS, PROVENANCE_FIELDS, TOTAL_FIELDS
+from ..runs.table import NUMERIC_FIELDS, POINT_FIELDS, UNITS
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -29,25 +29,11 @@ if TYPE_CHECKING:  # pragma: no cover
 STATS = ("max", "min", "mean", "at_min_x", "at_max_x", "at_x")
 AGGS = ("max", "min", "mean")
 
-#: Columns that hold one value per point (repeated on every priority row).
-POINT_COLUMNS = frozenset(TOTAL_FIELDS) | frozenset(PROVENANCE_FIELDS)
-#: Numeric result columns a study may plot or read a value from.
-NUMERIC_COLUMNS = tuple(PRIORITY_FIELDS) + tuple(c for c in TOTAL_FIELDS if c != "stopped_by")
-
 Where = tuple[tuple[str, tuple[Any, ...]], ...]
 
 
 class ExtractError(ValueError):
     """A value cannot be read from the data (no matching rows, ambiguous rows)."""
-
-
-def column_unit(column: str) -> str:
-    """The unit of a sweep-table column: ``MB/s`` (SI), ``ns``, or ``""`` for counts."""
-    if "_mbps" in column:
-        return "MB/s"
-    if "latency_ns" in column:
-        return "ns"
-    return ""
 
 
 def is_number(value: Any) -> bool:
@@ -113,14 +99,14 @@ class Pick:
 
     @property
     def unit(self) -> str:
-        return column_unit(self.column)
+        return UNITS[self.column]  # the schema's: MB/s (SI), ns, or "" for counts
 
     def picks(self) -> tuple["Pick", ...]:
         return (self,)
 
     def evaluate(self, frame: "pd.DataFrame", x_column: str) -> float:
         rows = filter_rows(frame, self.where)
-        if self.column in POINT_COLUMNS:  # one value per point, not one per priority row
+        if self.column in POINT_FIELDS:  # one value per point, not one per priority row
             rows = rows.drop_duplicates("point")
         rows = rows[rows[self.column].notna()]
         if rows.empty:
@@ -204,8 +190,8 @@ def _parse_pick(spec: Any, context: str) -> Pick:
     if stat not in STATS:
         raise ValueError(f"{context}: stat must be one of {', '.join(STATS)}, got {stat!r}")
     column = spec.get("column")
-    if column not in NUMERIC_COLUMNS:
-        raise ValueError(f"{context}: column must be one of {', '.join(NUMERIC_COLUMNS)}, got {column!r}")
+    if column not in NUMERIC_FIELDS:
+        raise ValueError(f"{context}: column must be one of {', '.join(NUMERIC_FIELDS)}, got {column!r}")
     x = spec.get("x")
     if stat == "at_x" and not is_finite_number(x):
         raise ValueError(f"{context}: stat = \"at_x\" needs a finite number x")

@@ -11,9 +11,9 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
+from ..runs.table import early_points
 from .extract import ExtractError
-from .study import Figure, Finding, Quote, Study
-from .sweep import early_points
+from .format import Figure, Finding, Quote, Study
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -116,7 +116,8 @@ def early_stops_message(early: "pd.DataFrame") -> str:
     return f"{len(early)} point(s) stopped before measuring their transactions: {listed}; listed in validation.md"
 
 
-def _fmt(x: Any, digits: int = 4) -> str:
+def short_number(x: Any, digits: int = 4) -> str:
+    """``x`` to ``digits`` significant digits; a dash when there is none."""
     if x is None or (isinstance(x, float) and math.isnan(x)):
         return "–"
     return f"{x:.{digits}g}"
@@ -146,10 +147,10 @@ def to_markdown(table: "pd.DataFrame", study: Study, quick: bool, version: str, 
                   "|---|---|---|---:|---:|---:|---:|"]
         for r in quotes.itertuples():
             diff = "–" if math.isnan(r.difference_pct) else f"{r.difference:+.4g} ({r.difference_pct:+.1f}%)"
-            ringlet = f"{_fmt(r.ringlet_value)} {r.unit}" if not r.note else f"– ({_cell(r.note)})"
+            ringlet = f"{short_number(r.ringlet_value)} {r.unit}" if not r.note else f"– ({_cell(r.note)})"
             lines.append(
                 f"| {r.figure} | {r.quote_id} | {_cell(r.description)} | {r.seed_value:g} {r.seed_unit} "
-                f"| {_fmt(r.seed_value_si)} {r.unit} | {ringlet} | {diff} |"
+                f"| {short_number(r.seed_value_si)} {r.unit} | {ringlet} | {diff} |"
             )
         lines.append("")
     findings = table[table["kind"] == "finding"]
@@ -160,7 +161,7 @@ def to_markdown(table: "pd.DataFrame", study: Study, quick: bool, version: str, 
             holds = {True: "yes", False: "**no**"}.get(r.holds, f"– ({_cell(r.note)})")
             lines.append(
                 f"| {r.figure} | {r.finding_id} | {_cell(r.description)} | {holds} "
-                f"| {_fmt(r.ringlet_value)} {r.unit} | {_fmt(r.compared_to)} {r.unit} |"
+                f"| {short_number(r.ringlet_value)} {r.unit} | {short_number(r.compared_to)} {r.unit} |"
             )
         lines.append("")
     lines += ["## Points that stopped early", ""]
@@ -177,33 +178,3 @@ def to_markdown(table: "pd.DataFrame", study: Study, quick: bool, version: str, 
                          f"| {r.transactions:,} | {r.target_transactions:,} |")
         lines.append("")
     return "\n".join(lines)
-
-
-def validation_view(table: "pd.DataFrame") -> Any:
-    """A rich summary of the validation table for the terminal: quotes, then findings."""
-    from rich import box
-    from rich.console import Group
-    from rich.table import Table
-
-    parts = []
-    quotes = table[table["kind"] == "quote"]
-    if len(quotes):
-        t = Table(title="seed's numbers beside ringlet's (SI units)", title_justify="left",
-                  box=box.SIMPLE_HEAD, show_edge=False)
-        for col, justify in (("figure", "left"), ("quote", "left"), ("seed", "right"),
-                             ("ringlet", "right"), ("unit", "left"), ("difference", "right")):
-            t.add_column(col, justify=justify, no_wrap=True)
-        for r in quotes.itertuples():
-            diff = "-" if math.isnan(r.difference_pct) else f"{r.difference_pct:+.1f}%"
-            t.add_row(r.figure, r.quote_id, _fmt(r.seed_value_si), _fmt(r.ringlet_value), r.unit, diff)
-        parts.append(t)
-    findings = table[table["kind"] == "finding"]
-    if len(findings):
-        t = Table(title="findings", title_justify="left", box=box.SIMPLE_HEAD, show_edge=False)
-        for col in ("figure", "finding", "holds"):
-            t.add_column(col, no_wrap=True)
-        for r in findings.itertuples():
-            holds = {True: "[green]yes[/]", False: "[red]no[/]"}.get(r.holds, "- (no data)")
-            t.add_row(r.figure, r.finding_id, holds)
-        parts.append(t)
-    return Group(*parts)

@@ -22,7 +22,7 @@ from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Callable, Iterator, Optional, Sequence
 
-from .errors import ScenarioError
+from ..api.errors import ScenarioError
 
 #: The arguments of one call of the work function; for sweeps (scenario text, overrides).
 Item = tuple[Any, ...]
@@ -30,9 +30,6 @@ Item = tuple[Any, ...]
 Completion = tuple[int, Optional[str], Optional[str]]
 
 EXECUTORS = ("local", "dask")
-
-#: The most worker processes (``--processes``, ``--jobs``) one sweep starts on this machine.
-MAX_PROCESSES = 4096
 
 #: Seconds to wait for a Dask scheduler before giving up.
 CONNECT_TIMEOUT_S = 5

@@ -5,33 +5,24 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
+from . import schema
+
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
-#: Columns of :attr:`Result.per_priority` (the core's PriorityReport fields).
-PRIORITY_COLUMNS = [
-    "priority",
-    "throughput_mbps",
-    "offered_mbps",
-    "transactions",
-    "packets",
-    "latency_ns_mean",
-    "latency_ns_p50",
-    "latency_ns_p99",
-    "latency_ns_p999",
-    "latency_ns_max",
-]
-
-#: Columns of :attr:`Result.per_link` (the core's LinkReport fields).
-LINK_COLUMNS = ["link", "from_node", "to_node", "utilization", "send_utilization"]
-
 
 def _frame(rows: list[dict[str, Any]], columns: list[str]) -> "pd.DataFrame":
+    """``rows`` as a DataFrame whose columns are ``columns`` in order, then any others the rows have."""
     import pandas as pd  # imported lazily: the CLI's error paths stay fast
 
     frame = pd.DataFrame(rows)
     extra = [c for c in frame.columns if c not in columns]
     return frame.reindex(columns=columns + extra)
+
+
+def _table_property(name: str, doc: str) -> property:
+    """The report table ``name`` as a property of :class:`Result`."""
+    return property(lambda self: self._table(name), doc=doc)
 
 
 class Result:
@@ -58,15 +49,25 @@ class Result:
         retries, times, ``stopped_by``, ``wall_time_s``."""
         return {k: v for k, v in self._raw.items() if not isinstance(v, (dict, list))}
 
-    @property
-    def per_priority(self) -> "pd.DataFrame":
-        """One row per priority level."""
-        return _frame(self._raw.get("per_priority", []), PRIORITY_COLUMNS)
+    def table(self, name: str) -> "pd.DataFrame":
+        """The report table ``name`` (any table of :func:`ringlet.api.schema.table`), one
+        row per entry, the schema's columns first. A table the run did not report
+        has no rows. Raises :class:`KeyError` for a name that is neither a table of
+        the schema nor one in this result."""
+        if schema.table(name) is None and not isinstance(self._raw.get(name), list):
+            known = ", ".join(schema.report_schema()["tables"])
+            raise KeyError(f"{name}: not a report table (the core reports: {known})")
+        return self._table(name)
 
-    @property
-    def per_link(self) -> "pd.DataFrame":
-        """One row per link (the link leaving ``from_node``): utilisation."""
-        return _frame(self._raw.get("per_link", []), LINK_COLUMNS)
+    def _table(self, name: str) -> "pd.DataFrame":
+        # (Tables the core does not have yet give an empty frame: their properties exist already.)
+        return _frame(self._raw.get(name) or [], schema.names(schema.table(name) or []))
+
+    per_priority = _table_property("per_priority", "One row per priority level.")
+    per_link = _table_property("per_link", "One row per link (the link leaving ``from_node``): utilisation.")
+    per_node = _table_property("per_node", "One row per node.")
+    per_ringlet = _table_property("per_ringlet", "One row per ringlet (ring) of the network.")
+    per_class = _table_property("per_class", "One row per traffic class.")
 
     @property
     def counters(self) -> dict[str, int]:

@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Optional
 
+from .table import columns, replication_columns, rows as tidy_rows
+
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
@@ -92,7 +94,7 @@ def _now() -> str:
     return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
-def _result_key(text: str) -> Optional[Key]:
+def result_key(text: str) -> Optional[Key]:
     """The key a run's JSON carries in its provenance, or None if it carries none."""
     try:
         prov = json.loads(text).get("provenance")
@@ -113,7 +115,7 @@ def row_damage(conn: sqlite3.Connection) -> Optional[str]:
             prov = json.loads(result)["provenance"]
         except (ValueError, TypeError, KeyError):
             return f"row {rid}: stored result does not parse"
-        if not isinstance(prov, dict) or _result_key(result) != (h, seed, version):
+        if not isinstance(prov, dict) or result_key(result) != (h, seed, version):
             return f"row {rid}: the result's provenance disagrees with the row's key ({h}, seed {seed}, ringlet {version})"
         if prov.get("scenario") != scenario:
             return f"row {rid}: stored scenario is not the result's"
@@ -213,7 +215,7 @@ class Store:
     def _create(self) -> sqlite3.Connection:
         """Makes the store in a temporary file and links it into place: it appears complete or not at all."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        from . import _core
+        from .. import _core
 
         tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
         tmp.unlink(missing_ok=True)
@@ -307,7 +309,7 @@ class Store:
         A row already filed under ``key`` is kept as it is (same scenario and
         seed give the same result, so there is nothing to overwrite).
         """
-        got = _result_key(result)
+        got = result_key(result)
         if got != key:
             raise ValueError(f"result provenance {got} does not match the key {key}")
         scenario = json.loads(result)["provenance"]["scenario"]
@@ -338,8 +340,6 @@ class Store:
         the swept keys when the store holds more than replication 0.
         """
         import pandas as pd
-
-        from .sweep import columns, replication_columns, rows as tidy_rows
 
         stored = self.rows(version)
         keys: list[str] = []

@@ -1,10 +1,10 @@
-"""Studies: a published paper's figures, described as data (``study.toml``).
+"""The study format: a published paper's figures, described as data (``study.toml``).
 
 A study is a folder with a ``study.toml`` and the base scenario it names. The
 file lists figures: what to sweep, how to plot it, and the numbers the paper
-quotes, each with a recipe (see :mod:`ringlet.extract`) for reading ringlet's
+quotes, each with a recipe (see :mod:`ringlet.study.extract`) for reading ringlet's
 own value off the figure's data. Nothing here runs a simulation;
-:mod:`ringlet.reproduce` does. The format is documented in docs/studies.md.
+:mod:`ringlet.study.reproduce` does. The format is documented in docs/studies.md.
 
 Studies shipped with ringlet live in ``ringlet/studies/<name>/`` inside the
 package, so they install with it; any other folder can be given by path.
@@ -19,14 +19,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Optional, Sequence
 
-from ._literal import to_literal
-from .errors import ScenarioError
-from .extract import NUMERIC_COLUMNS, Value, is_finite_number, is_number, parse_value, parse_where, same_value
-from .grid import check_key, parse_range
-from .scenario import Override, Scenario
+from ..api.errors import ScenarioError
+from ..api.literal import to_literal
+from ..api.overrides import check_key
+from ..api.scenario import Override, Scenario
+from ..runs.grid import is_axis, parse_axis
+from ..runs.table import NUMERIC_FIELDS
+from .extract import Value, is_finite_number, is_number, parse_value, parse_where, same_value
 
 #: Where the studies shipped with ringlet are (installed with the package).
-STUDIES_DIR = Path(__file__).resolve().parent / "studies"
+STUDIES_DIR = Path(__file__).resolve().parent.parent / "studies"
 STUDY_FILE = "study.toml"
 
 #: The ``--quick`` reduction when a study does not give its own ``[study.quick]``.
@@ -248,20 +250,20 @@ def _overrides(spec: Mapping[str, Any], context: str) -> tuple[Override, ...]:
 
 
 def _axis(key: str, values: Any, context: str) -> list[Any]:
-    """A grid axis: a list of values or a ``"START:STOP:STEP"`` range (STOP included on grid)."""
-    if isinstance(values, str):
-        try:
-            return parse_range(key, values)
-        except ScenarioError as e:
-            raise StudyError(f"{context}: {e}") from None
-    if isinstance(values, list) and values:
-        for value in values:  # each a scenario value (NaN refused now, not when the points are planned)
-            _overrides({key: value}, context)
-        return values
-    raise StudyError(
-        f"{context}: {key} must be a non-empty list or a \"START:STOP:STEP\" range "
-        f"(a single value belongs in fixed)"
-    )
+    """A grid axis: a list of values, or a string with several (a ``"START:STOP:STEP"``
+    range, STOP included on the grid, or a comma list), read as ``--set`` reads them."""
+    if not (isinstance(values, list) and values) and not (isinstance(values, str) and is_axis(values)):
+        raise StudyError(
+            f"{context}: {key} must be a non-empty list or a \"START:STOP:STEP\" range "
+            f"(a single value belongs in fixed)"
+        )
+    try:
+        axis = parse_axis(key, values)
+    except ScenarioError as e:
+        raise StudyError(f"{context}: {e}") from None
+    for value in axis:  # each a scenario value (NaN refused now, not when the points are planned)
+        _overrides({key: value}, context)
+    return axis
 
 
 def _values_tuple(spec: Any, context: str, what: str) -> Optional[tuple[Any, ...]]:
@@ -409,8 +411,8 @@ def _check_columns(fig: Figure, owner: Figure, where: str) -> None:
     plot = fig.plot
     if plot.x not in keys:
         raise StudyError(f"{context}: plot.x {plot.x!r} is not a swept key ({', '.join(keys)})")
-    if plot.y not in NUMERIC_COLUMNS:
-        raise StudyError(f"{context}: plot.y {plot.y!r} is not a result column ({', '.join(NUMERIC_COLUMNS)})")
+    if plot.y not in NUMERIC_FIELDS:
+        raise StudyError(f"{context}: plot.y {plot.y!r} is not a result column ({', '.join(NUMERIC_FIELDS)})")
     for role in ("series", "panel"):
         column = getattr(plot, role)
         if column is not None and column not in selectable:
@@ -492,9 +494,3 @@ def max_priorities(study: Study, fig: Figure, quick: bool = False) -> int:
         return max(int(v) for v in owner.grid["traffic.priorities"])
     return int(study.scenario(owner, quick).get("traffic.priorities"))
 
-
-__all__ = [
-    "Study", "Figure", "PlotSpec", "Quote", "Finding", "StudyError",
-    "available_studies", "find_study", "load_study", "parse_study", "max_priorities",
-    "SEED_UNITS", "STUDIES_DIR",
-]

@@ -1,14 +1,16 @@
 """``reproduce``: run a study's figures, plot them and compare them with the paper.
 
-Every figure's grid is expanded and validated with :func:`ringlet.sweep.points`
+Every figure's grid is expanded and validated with :func:`ringlet.runs.grid.points`
 before anything runs. Points that several figures share (same canonical
 scenario, so the same simulation) run once. All points go through the sweep
-machinery's process pool together, under one progress bar, and each figure's
-table is the one ``ringlet.sweep`` would return for it.
+machinery (:func:`ringlet.runs.sweep.execute`) together, under one progress
+bar, and each figure's table is the one ``ringlet.sweep`` would return for it.
 
 Writes, per figure, ``<id>.csv``, ``<id>.png`` and ``<id>.svg``; for the
-study, ``validation.csv`` and ``validation.md``; and every point's run to the
-results store ``results.sqlite`` (see :mod:`ringlet.store`).
+study, ``validation.csv`` and ``validation.md``: all of them together, through
+the one policy for result files (:mod:`ringlet.files`), so a reproduction's
+outputs never mix with the last one's; and every point's run, as it finishes,
+to the results store ``results.sqlite`` (see :mod:`ringlet.runs.store`).
 """
 
 from __future__ import annotations
@@ -19,16 +21,19 @@ import time
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Optional, Sequence
 
-from . import _core
-from ._files import check_out_dir
-from .errors import ScenarioError
-from .executors import MAX_PROCESSES, LocalExecutor
-from .scenario import Override
-from .store import FILENAME, Store
-from .study import Figure, Study, StudyError, load_study, max_priorities
-from .sweep import PRIORITY_FIELDS, Progress, _check_int, _reporter, _run_all, columns, points, rows
+from .. import _core, files
+from ..api.errors import ScenarioError
+from ..api.scenario import Override
+from ..runs.executors import LocalExecutor
+from ..runs.grid import points
+from ..runs.limits import MAX_PROCESSES, check_count
+from ..runs.progress import Progress, Reporter, reporter
+from ..runs.store import FILENAME, Store
+from ..runs.sweep import execute, plan_runs
+from ..runs.table import PRIORITY_FIELDS, columns, rows
+from .format import Figure, Study, StudyError, load_study, max_priorities
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -144,21 +149,36 @@ def _frames(plan_: Plan, study: Study, results: list[dict[str, Any]]) -> dict[st
     return frames
 
 
+def _run_all(work: list[tuple[str, tuple[Override, ...]]], processes: int, report_to: Reporter, store: Store,
+             values: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Runs every ``(text, overrides)`` on local processes; results in order. Raises the first
+    failure's :class:`ScenarioError` once every other run has finished (and been stored).
+    ``values`` gives each item's swept values, kept with it in ``store``."""
+    runs = plan_runs([(text, ov, values[i]) for i, (text, ov) in enumerate(work)])
+    out = execute(runs, LocalExecutor(processes), report_to, store)
+    if out.failures:
+        raise ScenarioError(out.failures[min(out.failures)])
+    return out.results  # type: ignore[return-value]
+
+
 def _transactions(study: Study, fig: Figure, quick: bool) -> Any:
     return study.scenario(fig, quick).get("run.measure_transactions")
 
 
-def _draw_all(render: Any, drawings: list[tuple[Any, ...]], jobs: int) -> None:
-    """Draws the figures, on ``jobs`` processes: saving a figure as PNG and SVG
-    takes about a second, so a study's dozen figures are worth spreading. The
-    sweep's executor runs them, so a Ctrl-C here stops as cleanly as one
-    during the runs."""
+def _draw_all(render: Any, drawings: list[tuple[Any, ...]], jobs: int) -> list[Any]:
+    """Draws the figures, on ``jobs`` processes, and returns what ``render`` gave
+    for each, in order: saving a figure as PNG and SVG takes about a second, so
+    a study's dozen figures are worth spreading. The sweep's executor runs
+    them, so a Ctrl-C here stops as cleanly as one during the runs."""
+    drawn: list[Any] = [None] * len(drawings)
     with LocalExecutor(min(jobs, len(drawings)) or 1) as executor:
-        for i, _, error in executor.start(render, drawings):
+        for i, result, error in executor.start(render, drawings):
             if error is not None:
                 # Drawing is deterministic: again here, the error comes with its traceback.
                 render(*drawings[i])
                 raise RuntimeError(f"drawing figure {drawings[i][0].id} failed: {error}")
+            drawn[i] = result
+    return drawn
 
 
 def run_study(
@@ -178,41 +198,40 @@ def run_study(
     figures = study.select(split_ids(only))
     if jobs is None:
         jobs = min(os.cpu_count() or 1, MAX_PROCESSES)
-    _check_int("jobs", jobs, MAX_PROCESSES)
+    check_count("jobs", jobs, MAX_PROCESSES)
     # An ``out`` that cannot hold the outputs fails now, not after every point has run.
-    outputs = [f"{fig.id}.{ext}" for fig in figures for ext in ("csv", "png", "svg")]
-    out = check_out_dir(out, StudyError, [*outputs, "validation.csv", "validation.md"])
+    names = [f"{fig.id}.{ext}" for fig in figures for ext in ("csv", "png", "svg")]
+    out = files.check_out_dir(out, StudyError, [*names, "validation.csv", "validation.md"])
     the_plan = plan(study, figures, quick)
-    out.mkdir(parents=True, exist_ok=True)
+    files.make_dir(out, StudyError)
 
     # Points go into the results store under ``out`` as they finish: an interrupted
     # reproduction resumes, and a repeated one runs nothing.
     with Store(out / FILENAME) as store:
-        outputs = _run_all(the_plan.work, jobs, _reporter(progress, len(the_plan.work)), store=store,
-                           values=the_plan.swept_values())
-    results = [json.loads(text) for text in outputs]
+        texts = _run_all(the_plan.work, jobs, reporter(progress, len(the_plan.work)), store,
+                         the_plan.swept_values())
+    results = [json.loads(text) for text in texts]
     frames = _frames(the_plan, study, results)
     version = _core.version()
 
-    files: list[Path] = []
     drawings = []
     for fig in figures:
         frame = frames[fig.data_id]
-        csv, png, svg = (out / f"{fig.id}.{ext}" for ext in ("csv", "png", "svg"))
-        frame.to_csv(csv, index=False)
         footer = (f"ringlet {version} · study {study.name} · {len(frame['point'].unique())} points · "
                   f"{_transactions(study, fig, quick):,} transactions per point"
                   + (" · QUICK RUN (smoke test, not a result)" if quick else ""))
-        drawings.append((fig, frame, png, svg, footer))
-        files += [csv, png, svg]
-    _draw_all(render, drawings, jobs)
+        drawings.append((fig, frame, footer))
+    outputs: list[tuple[Path, bytes | str]] = []
+    for (fig, frame, _), (png, svg) in zip(drawings, _draw_all(render, drawings, jobs)):
+        outputs += [(out / f"{fig.id}.csv", files.table_bytes(frame, "csv")), (out / f"{fig.id}.png", png),
+                    (out / f"{fig.id}.svg", svg)]
     table = validation_table(figures, frames, quick, version)
-    table.to_csv(out / "validation.csv", index=False)
     early = early_stops(study, figures, frames, quick)
-    (out / "validation.md").write_text(to_markdown(table, study, quick, version, early), encoding="utf-8")
-    files += [out / "validation.csv", out / "validation.md"]
+    outputs += [(out / "validation.csv", files.table_bytes(table, "csv")),
+                (out / "validation.md", to_markdown(table, study, quick, version, early))]
+    files.write_together(outputs, StudyError)
     return Reproduction(
-        study=study, figures=figures, frames=frames, validation=table, files=files,
+        study=study, figures=figures, frames=frames, validation=table, files=[path for path, _ in outputs],
         points_requested=the_plan.requested, points_run=len(the_plan.work),
         wall_s=time.monotonic() - start, quick=quick, early_stops=early,
     )

@@ -6,10 +6,10 @@ import json
 import os
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Optional, Sequence
 
-from . import _core
-from ._literal import to_literal
+from .. import _core
 from .errors import ScenarioError
-from .grid import check_key, split_set
+from .literal import to_literal
+from .overrides import check_key, split_set
 
 if TYPE_CHECKING:  # pragma: no cover
     from .result import Result
@@ -172,7 +172,7 @@ class Scenario:
         from .result import Result
 
         if progress is True:
-            from ._run_progress import run_bar
+            from ..cli.progress import run_bar
 
             context = run_bar()
         elif callable(progress):

@@ -14,12 +14,11 @@ import os
 from pathlib import Path
 from typing import Any, Optional, Union
 
-from . import _core
-from ._files import check_out_file, write_atomic
-from ._literal import MAX_INT
-from .errors import ScenarioError
-from .result import Result
-from .scenario import Scenario
+from .. import _core, files
+from ..api.errors import ScenarioError
+from ..api.literal import MAX_INT
+from ..api.result import Result
+from ..api.scenario import Scenario
 
 #: Records kept by default: a file of a few tens of megabytes.
 DEFAULT_MAX_EVENTS = 200_000
@@ -58,12 +57,12 @@ def trace(
         scenario = Scenario.load(scenario)
     if isinstance(max_events, bool) or not isinstance(max_events, int) or not 1 <= max_events <= MAX_INT:
         raise ScenarioError(f"max_events: expected an integer in 1..{MAX_INT}, got {max_events!r}")
-    path = check_out_file(out, ScenarioError)  # before the run, not after it
+    path = files.check_out_file(out, ScenarioError)  # before the run, not after it
     try:
         result_json, trace_json, info_json = _core.trace(
             scenario.text, list(scenario.overrides), float(from_ns), None if to_ns is None else float(to_ns), max_events
         )
     except ValueError as e:
         raise ScenarioError(str(e)) from None
-    write_atomic(path, trace_json, ScenarioError)
+    files.write_atomic(path, trace_json, ScenarioError)
     return Trace(path, Result(result_json), json.loads(info_json))

@@ -1,0 +1,130 @@
+"""The ``ringlet`` command line: its subcommands, options and argument checks.
+
+argparse's errors become one line (:class:`CliError`), so the command's every
+bad input reads the same: ``ringlet: error: <message>``, exit status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import NoReturn
+
+from .. import _core
+from ..api.literal import MAX_INT
+from ..runs.limits import MAX_PROCESSES, MAX_REPLICATIONS
+
+
+class CliError(Exception):
+    """A bad command line (reported as one ``ringlet: error:`` line, exit 2)."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but errors are one line raised as :class:`CliError` (no usage dump)."""
+
+    def error(self, message: str) -> NoReturn:
+        raise CliError(message)
+
+
+def _positive_int(text: str, most: int = MAX_INT) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {text!r}")
+    if value > most:
+        raise argparse.ArgumentTypeError(f"expected an integer in 1..{most}, got {text!r}")
+    return value
+
+
+def _replications(text: str) -> int:
+    return _positive_int(text, MAX_REPLICATIONS)
+
+
+def _processes(text: str) -> int:
+    return _positive_int(text, MAX_PROCESSES)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``ringlet`` command."""
+    p = _Parser(prog="ringlet", description="Cycle-accurate simulator of SCI (IEEE 1596) ring interconnects.")
+    p.add_argument("--version", action="version", version=f"ringlet {_core.version()}")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+
+    run = sub.add_parser("run", help="run one simulation point and print its figures")
+    run.add_argument("file", metavar="FILE", help="scenario TOML file")
+    run.add_argument("--json", action="store_true", help="print the result as one JSON object")
+    run.add_argument("--set", dest="sets", action="append", default=[], metavar="KEY=VALUE",
+                     help="override a scenario key, e.g. traffic.load_mbps_per_node=120 (repeatable)")
+
+    sweep = sub.add_parser("sweep", help="run a grid of points; write sweep.csv and sweep.parquet")
+    sweep.add_argument("file", metavar="FILE", help="scenario TOML file")
+    sweep.add_argument("--set", dest="sets", action="append", default=[],
+                       metavar="KEY=START:STOP:STEP|V1,V2,...|VALUE",
+                       help="a sweep axis (inclusive range or comma list) or a fixed override (repeatable)")
+    sweep.add_argument("--out", required=True, metavar="DIR", help="output directory (created if needed)")
+    sweep.add_argument("--processes", type=_processes, default=None, metavar="N",
+                       help=f"worker processes, at most {MAX_PROCESSES} (default: one per core; 1 = no worker "
+                            "processes); with --executor dask, the local cluster's workers")
+    sweep.add_argument("--executor", default="local", metavar="NAME",
+                       help="where points run: local (worker processes, the default) or dask (Dask distributed)")
+    sweep.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                       help="with --executor dask: a running Dask scheduler, e.g. tcp://10.0.0.5:8786, or its "
+                            "scheduler file (default: start a local cluster)")
+    sweep.add_argument("--replications", type=_replications, default=1, metavar="K",
+                       help="independent seed streams per point; the table gets means and 95%% CIs (default 1)")
+
+    results = sub.add_parser("results", help="list a sweep's results store, or export it as CSV or Parquet")
+    results.add_argument("dir", metavar="DIR", help="a `ringlet sweep --out` folder (or its results.sqlite)")
+    results.add_argument("--csv", metavar="FILE", help="write the store's tidy table as CSV")
+    results.add_argument("--parquet", metavar="FILE", help="write the store's tidy table as Parquet")
+    results.add_argument("--version", dest="ringlet_version", metavar="V",
+                         help="the rows of ringlet version V (default: this version's)")
+    results.add_argument("--last", type=_positive_int, default=None, metavar="N",
+                         help="list only the N most recent rows of each version (default: all)")
+
+    rerun = sub.add_parser("rerun", help="re-run one stored result from its provenance; check it is bit-identical")
+    rerun.add_argument("dir", metavar="DIR", help="a `ringlet sweep --out` folder (or its results.sqlite)")
+    rerun.add_argument("id", metavar="ID", type=_positive_int, help="the row id, as `ringlet results DIR` lists it")
+    rerun.add_argument("--json", action="store_true", help="print the new result as one JSON object")
+
+    repro = sub.add_parser("reproduce", help="run a study's figures; write CSVs, plots and a validation table")
+    repro.add_argument("study", nargs="?", metavar="STUDY",
+                       help="a study shipped with ringlet (e.g. sci-rt) or a study folder")
+    repro.add_argument("--out", metavar="DIR", help="output directory (created if needed)")
+    repro.add_argument("--jobs", type=_processes, default=None, metavar="N",
+                       help=f"worker processes, at most {MAX_PROCESSES} (default: one per core; "
+                            "1 = no worker processes)")
+    repro.add_argument("--quick", action="store_true",
+                       help="the study's smoke-test reduction (fewer transactions per point); outputs say so")
+    repro.add_argument("--only", metavar="IDS", help="comma-separated figure ids to run, e.g. fig8a,fig11")
+    repro.add_argument("--list", action="store_true",
+                       help="list the shipped studies, or the figures of STUDY, and run nothing")
+
+    report = sub.add_parser("report", help="write one self-contained HTML page of a sweep's or reproduction's results")
+    report.add_argument("dir", metavar="DIR", help="a `ringlet sweep --out` or `ringlet reproduce --out` folder")
+    report.add_argument("--out", required=True, metavar="FILE", help="the HTML file to write, e.g. report.html")
+    report.add_argument("--tolerance", type=float, default=10.0, metavar="PCT",
+                        help="a quoted number agrees with the seed within PCT %% of it (default 10)")
+
+    bench = sub.add_parser("bench", help="measure simulator speed on the reference workloads")
+    bench.add_argument("--json", action="store_true", help="print the report as one JSON object")
+    bench.add_argument("--repeats", type=_positive_int, default=5, metavar="N",
+                       help="runs per workload; figures are medians (default 5)")
+    bench.add_argument("--quick", action="store_true", help="short workloads (checks the command, not the speed)")
+
+    trace = sub.add_parser("trace", help="write one point's packet lifetimes as a Chrome trace (Perfetto, chrome://tracing)")
+    trace.add_argument("file", metavar="FILE", help="scenario TOML file")
+    trace.add_argument("--out", required=True, metavar="FILE", help="trace file to write (JSON)")
+    trace.add_argument("--from", dest="from_ns", type=float, default=0.0, metavar="NS",
+                       help="start of the traced window, simulated ns (default 0)")
+    trace.add_argument("--to", dest="to_ns", type=float, default=None, metavar="NS",
+                       help="end of the traced window, simulated ns; the run stops there (default: the run's own end)")
+    trace.add_argument("--max-events", type=_positive_int, default=200_000, metavar="N",
+                       help="records kept at most; the run stops when the trace is full (default 200000)")
+    trace.add_argument("--set", dest="sets", action="append", default=[], metavar="KEY=VALUE",
+                       help="override a scenario key (repeatable)")
+
+    params = sub.add_parser("params", help="print the scenario key reference")
+    params.add_argument("--markdown", action="store_true", help="print the raw Markdown")
+    return p

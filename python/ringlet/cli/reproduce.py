@@ -1,0 +1,75 @@
+"""``ringlet reproduce``: a study's figures run, drawn and checked (:mod:`ringlet.study`),
+or the shipped studies and a study's figures listed."""
+
+from __future__ import annotations
+
+import argparse
+import time
+from typing import Optional
+
+from .console import console
+from .parser import CliError
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
+
+
+def _list_studies(study_arg: Optional[str]) -> None:
+    from ..study import available_studies, load_study
+
+    if study_arg is None:
+        for name in available_studies():
+            study = load_study(name)
+            print(f"{name}: {study.title} ({len(study.figures)} figures)")
+        return
+    study = load_study(study_arg)
+    print(f"{study.name}: {study.title}")
+    width = max(len(i) for i in study.ids)
+    for fig in study.figures:
+        if fig.data is None:
+            count = 1
+            for values in fig.grid.values():
+                count *= len(values)
+            points = f"{count} points"
+        else:
+            points = f"{fig.data}'s points"
+        extras = f"{_count(len(fig.quotes), 'quote')}, {_count(len(fig.findings), 'finding')}"
+        print(f"  {fig.id:<{width}}  {fig.title}  [{points}; {extras}]")
+
+
+def cmd_reproduce(args: argparse.Namespace) -> int:
+    from ..study import available_studies, load_study
+    from ..study.reproduce import run_study, split_ids
+
+    if args.list:
+        _list_studies(args.study)
+        return 0
+    if args.study is None:
+        shipped = ", ".join(available_studies()) or "none"
+        raise CliError(f"reproduce: a study is required: a study folder or one of: {shipped}")
+    if args.out is None:
+        raise CliError("reproduce: --out DIR is required")
+    start = time.monotonic()
+    study = load_study(args.study)
+    study.select(split_ids(args.only))  # unknown figure ids fail before anything else
+    # run_study checks --out, and the files it will write there, before running.
+    done = run_study(study, args.out, jobs=args.jobs, quick=args.quick, only=args.only, progress=True)
+    from ..study.validation import early_stops_message
+    from .render import validation_view
+
+    out = console()
+    out.print(validation_view(done.validation))
+    if not done.early_stops.empty:
+        from rich.markup import escape
+
+        out.print(f"[yellow]warning:[/] {escape(early_stops_message(done.early_stops))}", soft_wrap=True)
+    shared = done.points_requested - done.points_run
+    note = f" ({done.points_requested} asked for by the figures; shared points ran once)" if shared else ""
+    out.print(
+        f"wrote {len(done.figures)} figures and validation.csv/.md to {args.out}: "
+        f"{done.points_run} distinct points run{note}{' (quick run)' if done.quick else ''}, "
+        f"in {time.monotonic() - start:.1f} s",
+        soft_wrap=True,
+    )
+    return 0
