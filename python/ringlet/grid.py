@@ -12,7 +12,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Any, Iterable, Union
 
 from ._literal import from_literal
-from .errors import ScenarioError
+from .errors import ScenarioError, shown
 
 Number = Union[int, float]
 
@@ -29,7 +29,7 @@ _KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*\.[A-Za-z_][A-Za-z0-9_-]*\Z")
 def check_key(key: str) -> str:
     """Returns ``key`` if it has the ``section.key`` form, else raises."""
     if not isinstance(key, str) or not _KEY.match(key):
-        raise ScenarioError(f"{key!s}: expected SECTION.KEY, e.g. traffic.load_mbps_per_node")
+        raise ScenarioError(f"{shown(str(key))}: expected SECTION.KEY, e.g. traffic.load_mbps_per_node")
     return key
 
 
@@ -38,15 +38,15 @@ def split_set(spec: str) -> tuple[str, str]:
     key, sep, value = spec.partition("=")
     if not sep:
         raise ScenarioError(
-            f"--set {spec}: expected KEY=VALUE, e.g. traffic.load_mbps_per_node=120"
+            f"--set {shown(spec)}: expected KEY=VALUE, e.g. traffic.load_mbps_per_node=120"
         )
     key, value = key.strip(), value.strip()
     if not _KEY.match(key):
         raise ScenarioError(
-            f"--set {spec}: expected SECTION.KEY=VALUE, e.g. traffic.load_mbps_per_node=120"
+            f"--set {shown(spec)}: expected SECTION.KEY=VALUE, e.g. traffic.load_mbps_per_node=120"
         )
     if value == "":
-        raise ScenarioError(f"--set {spec}: {key} has no value")
+        raise ScenarioError(f"--set {shown(spec)}: {key} has no value")
     return key, value
 
 
@@ -57,7 +57,7 @@ def _number(key: str, spec: str, part: str) -> Decimal:
         d = None
     if d is None or not d.is_finite():
         raise ScenarioError(
-            f'{key}: bad range "{spec}": START, STOP and STEP must be numbers, got "{part.strip()}"'
+            f'{key}: bad range "{shown(spec)}": START, STOP and STEP must be numbers, got "{shown(part.strip())}"'
         )
     return d
 
@@ -70,13 +70,13 @@ def parse_range(key: str, spec: str) -> list[Number]:
     """
     parts = spec.split(":")
     if len(parts) != 3:
-        raise ScenarioError(f'{key}: bad range "{spec}": expected START:STOP:STEP, e.g. 1:150:10')
+        raise ScenarioError(f'{key}: bad range "{shown(spec)}": expected START:STOP:STEP, e.g. 1:150:10')
     start, stop, step = (_number(key, spec, p) for p in parts)
     if step <= 0:
-        raise ScenarioError(f'{key}: bad range "{spec}": STEP must be > 0')
+        raise ScenarioError(f'{key}: bad range "{shown(spec)}": STEP must be > 0')
     if stop < start:
         raise ScenarioError(
-            f'{key}: bad range "{spec}": STOP ({parts[1].strip()}) is below START ({parts[0].strip()})'
+            f'{key}: bad range "{shown(spec)}": STOP ({parts[1].strip()}) is below START ({parts[0].strip()})'
         )
     try:
         count = int((stop - start) // step) + 1
@@ -84,7 +84,7 @@ def parse_range(key: str, spec: str) -> list[Number]:
         count = MAX_AXIS_VALUES + 1
     if count > MAX_AXIS_VALUES:
         raise ScenarioError(
-            f'{key}: bad range "{spec}": more than {MAX_AXIS_VALUES} values'
+            f'{key}: bad range "{shown(spec)}": more than {MAX_AXIS_VALUES} values'
         )
     integral = all(_INT.match(p.strip()) for p in parts)
     values = (start + i * step for i in range(count))
@@ -123,7 +123,7 @@ def parse_axis(key: str, value: str) -> list[Any]:
     items = _split_list(value)
     if len(items) > 1:
         if any(not item.strip() for item in items):
-            raise ScenarioError(f'{key}: empty value in list "{value}"')
+            raise ScenarioError(f'{key}: empty value in list "{shown(value)}"')
         return [from_literal(item) for item in items]
     if is_axis(value):
         return parse_range(key, value)

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Optional, Se
 
 from . import _core
 from ._literal import to_literal
-from .errors import ScenarioError
+from .errors import ScenarioError, shown
 from .grid import check_key, split_set
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -76,9 +76,9 @@ class Scenario:
                 text = f.read()
         except OSError as e:
             reason = e.strerror or str(e)
-            raise ScenarioError(f"{name}: cannot read scenario file: {reason}") from None
+            raise ScenarioError(f"{shown(name)}: cannot read scenario file: {reason}") from None
         except UnicodeDecodeError:
-            raise ScenarioError(f"{name}: cannot read scenario file: not UTF-8 text") from None
+            raise ScenarioError(f"{shown(name)}: cannot read scenario file: not UTF-8 text") from None
         return cls(text, path=name)  # (a syntax error's line and column come with the file's name)
 
     @classmethod
