@@ -1,20 +1,19 @@
 """``ringlet report``: one self-contained HTML page of a sweep's or a reproduction's results.
 
 The pages are opened in headless Chromium (Debian's ``chromium`` package),
-driven over the Chrome DevTools Protocol on a pipe (``--remote-debugging-pipe``:
-JSON messages on file descriptors 3 and 4, so no websocket library is needed).
-The browser records every request the page makes (``Network.requestWillBeSent``
-and ``Network.webSocketCreated``); a self-contained page makes exactly one
-request, for itself, plus the ``data:`` URIs it embeds. Negative controls
-(pages that load an image, a stylesheet, a script, a CSS background from a
-local HTTP server, or a sibling file) prove that the same check fails when a
-page does reach out, and the local server's log shows those requests arrived.
+driven by Playwright (``executable_path``: Playwright's own browsers are never
+downloaded or used). Each page load records every request the page makes
+(Playwright's ``request`` and ``websocket`` events, plus the ``data:`` URIs,
+which Playwright leaves out of its events and the page's DevTools session
+reports); a self-contained page makes exactly one request, for itself, plus
+the ``data:`` URIs it embeds. Negative controls (pages that load an image, a
+stylesheet, a script, a CSS background from a local HTTP server or open a
+websocket to it, or load a sibling file) prove that the same check fails when
+a page does reach out, and the local server's log shows those requests arrived.
 """
 
 from __future__ import annotations
 
-import base64
-import fcntl
 import hashlib
 import html.parser
 import http.server
@@ -22,18 +21,16 @@ import io
 import json
 import os
 import re
-import select
 import shutil
 import sqlite3
-import subprocess
-import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 import pandas as pd
 import pytest
+from playwright.sync_api import Browser, sync_playwright
 
 import ringlet
 from conftest import SMALL_TOML, run_cli
@@ -42,140 +39,52 @@ from test_reproduce import STUDY_TOML, write_study
 
 HOSTILE = "<script>alert('x')</script> & \"quoted\""
 
-# -- headless Chromium over the DevTools protocol -------------------------------------
+# -- headless Chromium through Playwright -----------------------------------------------------
+
+#: Every wait's deadline, ms (Playwright's timeouts; closing the browser kills it after 30 s).
+TIMEOUT_MS = 20_000
 
 
 class Chromium:
-    """Headless Chromium, driven over the DevTools protocol on a pipe.
+    """Debian's headless Chromium, launched by Playwright; one fresh context per page load."""
 
-    Every wait has a deadline; the browser is killed if it does not close.
-    """
-
-    TIMEOUT = 20.0
-
-    def __init__(self) -> None:
-        exe = shutil.which("chromium")
-        if exe is None:
-            pytest.fail("chromium is not installed: apt-get install -y chromium (see README, Set up)")
-        self.profile = tempfile.mkdtemp(prefix="ringlet-chromium-")
-        self.log = open(Path(self.profile) / "stderr.log", "w+b")
-        to_chrome_r, self.to_chrome = os.pipe()
-        self.from_chrome, from_chrome_w = os.pipe()
-        # Chromium reads commands on fd 3 and writes replies on fd 4. The ends
-        # are first moved to fds >= 10 so the shell's redirections cannot clobber them.
-        ends = [fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 10) for fd in (to_chrome_r, from_chrome_w)]
-        os.close(to_chrome_r)
-        os.close(from_chrome_w)
-        flags = [
-            "--headless=new", "--no-sandbox", f"--user-data-dir={self.profile}", "--remote-debugging-pipe",
-            "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run", "--no-default-browser-check",
-            "--disable-extensions", "--disable-background-networking", "--disable-component-update",
-            "--disable-sync", "--hide-scrollbars", "--window-size=1280,1600",
-        ]
-        self.proc = subprocess.Popen(
-            ["bash", "-c", f'exec "$0" "$@" 3<&{ends[0]} 4>&{ends[1]}', exe, *flags, "about:blank"],
-            pass_fds=ends, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=self.log,
-        )
-        for fd in ends:
-            os.close(fd)
-        self.buffer = b""
-        self.next_id = 0
-        self.events: list[dict[str, Any]] = []
-
-    def _stderr(self) -> str:
-        self.log.seek(0)
-        return self.log.read().decode(errors="replace")[-2000:]
-
-    def _receive(self, deadline: float) -> dict[str, Any]:
-        while b"\0" not in self.buffer:
-            left = deadline - time.monotonic()
-            if left <= 0 or not select.select([self.from_chrome], [], [], left)[0]:
-                raise TimeoutError(f"chromium did not answer in time; its stderr:\n{self._stderr()}")
-            chunk = os.read(self.from_chrome, 1 << 20)
-            if not chunk:
-                raise EOFError(f"chromium closed the pipe; its stderr:\n{self._stderr()}")
-            self.buffer += chunk
-        message, self.buffer = self.buffer.split(b"\0", 1)
-        return json.loads(message)
-
-    def call(self, method: str, params: Optional[dict] = None, session: Optional[str] = None) -> dict[str, Any]:
-        """Sends one command and returns its result; events that arrive meanwhile are kept."""
-        self.next_id += 1
-        message: dict[str, Any] = {"id": self.next_id, "method": method, "params": params or {}}
-        if session:
-            message["sessionId"] = session
-        os.write(self.to_chrome, json.dumps(message).encode() + b"\0")
-        deadline = time.monotonic() + self.TIMEOUT
-        while True:
-            reply = self._receive(deadline)
-            if reply.get("id") == self.next_id:
-                if "error" in reply:
-                    raise RuntimeError(f"{method}: {reply['error']}")
-                return reply.get("result", {})
-            self.events.append(reply)
-
-    def wait_for(self, predicate, timeout: float) -> bool:
-        """Reads events until one satisfies ``predicate``; False at the timeout."""
-        deadline = time.monotonic() + timeout
-        if any(predicate(e) for e in self.events):
-            return True
-        while True:
-            try:
-                event = self._receive(deadline)
-            except TimeoutError:
-                return False
-            self.events.append(event)
-            if predicate(event):
-                return True
+    def __init__(self, browser: Browser) -> None:
+        self.browser = browser
 
     def open(self, url: str) -> "Visit":
-        """Loads ``url`` in a new tab, records its requests, and measures what it shows."""
-        target = self.call("Target.createTarget", {"url": "about:blank"})["targetId"]
-        session = self.call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
-        for method in ("Network.enable", "Page.enable"):
-            self.call(method, session=session)
-        self.call("Page.setLifecycleEventsEnabled", {"enabled": True}, session=session)
-        first = len(self.events)
-        self.call("Page.navigate", {"url": url}, session=session)
-
-        def mine(e: dict) -> bool:
-            return e.get("sessionId") == session
-
-        loaded = self.wait_for(lambda e: mine(e) and e.get("method") == "Page.loadEventFired", self.TIMEOUT)
-        assert loaded, f"{url} did not finish loading"
-        # networkIdle: no request in flight for 500 ms, so late requests are recorded too.
-        self.wait_for(lambda e: mine(e) and e.get("method") == "Page.lifecycleEvent"
-                      and e["params"].get("name") == "networkIdle", 5.0)
-        events = [e for e in self.events[first:] if mine(e)]
-        requests = [e["params"]["request"]["url"] for e in events if e.get("method") == "Network.requestWillBeSent"]
-        requests += [e["params"]["url"] for e in events if e.get("method") == "Network.webSocketCreated"]
-        dom = json.loads(self.call("Runtime.evaluate", {"expression": DOM_PROBE, "returnByValue": True},
-                                   session=session)["result"]["value"])
-        shots = []
-        for image in dom["images"][:6]:  # what each plot paints, clipped to the image
-            if image["width"] > 0 and image["height"] > 0:
-                clip = {k: image[k] for k in ("x", "y", "width", "height")} | {"scale": 1}
-                data = self.call("Page.captureScreenshot", {"format": "png", "clip": clip,
-                                                            "captureBeyondViewport": True}, session=session)
-                shots.append(base64.b64decode(data["data"]))
-        page = base64.b64decode(self.call("Page.captureScreenshot", {"format": "png"}, session=session)["data"])
-        self.call("Target.closeTarget", {"targetId": target})
-        return Visit(url=url, requests=requests, dom=dom, screenshot=page, image_shots=shots)
-
-    def close(self) -> None:
+        """Loads ``url``, records its requests, and measures what it shows."""
+        context = self.browser.new_context(viewport={"width": 1280, "height": 1600})
         try:
-            self.call("Browser.close")
-            self.proc.wait(timeout=10)
-        except Exception:
-            pass
+            context.set_default_timeout(TIMEOUT_MS)
+            context.set_default_navigation_timeout(TIMEOUT_MS)
+            page = context.new_page()
+            requests: list[str] = []
+            page.on("request", lambda r: requests.append(r.url))
+            page.on("websocket", lambda ws: requests.append(ws.url))
+            # Playwright drops data: URIs from its request events; the page's own
+            # DevTools session still reports them, so the embedded plots are seen loading.
+            data_uris: list[str] = []
+
+            def note_data_uri(event: dict[str, Any]) -> None:
+                if event["request"]["url"].startswith("data:"):
+                    data_uris.append(event["request"]["url"])
+
+            devtools = context.new_cdp_session(page)
+            devtools.on("Network.requestWillBeSent", note_data_uri)
+            devtools.send("Network.enable")
+            page.goto(url, wait_until="load")
+            # networkidle: no request in flight for 500 ms, so late requests are recorded too.
+            page.wait_for_load_state("networkidle")
+            # (wait_for_function, not evaluate: it has a deadline)
+            dom = json.loads(page.wait_for_function(DOM_PROBE).json_value())
+            screenshot = page.screenshot()  # the viewport, before anything scrolls it
+            images = page.locator("img")
+            shots = [images.nth(i).screenshot()  # what each plot paints, clipped to the image
+                     for i, image in enumerate(dom["images"][:6]) if image["width"] > 0 and image["height"] > 0]
         finally:
-            if self.proc.poll() is None:
-                self.proc.kill()
-                self.proc.wait(timeout=10)
-            for fd in (self.to_chrome, self.from_chrome):
-                os.close(fd)
-            self.log.close()
-            shutil.rmtree(self.profile, ignore_errors=True)
+            context.close()
+        return Visit(url=url, requests=requests, data_uris=data_uris, dom=dom, screenshot=screenshot,
+                     image_shots=shots)
 
 
 #: Run in the page: what it shows, measured as laid out.
@@ -196,8 +105,10 @@ DOM_PROBE = """JSON.stringify({
 class Visit:
     """What one page load did and showed."""
 
-    def __init__(self, url: str, requests: list[str], dom: dict, screenshot: bytes, image_shots: list[bytes]):
-        self.url, self.requests, self.dom, self.screenshot, self.image_shots = url, requests, dom, screenshot, image_shots
+    def __init__(self, url: str, requests: list[str], data_uris: list[str], dom: dict, screenshot: bytes,
+                 image_shots: list[bytes]):
+        self.url, self.requests, self.data_uris = url, requests, data_uris
+        self.dom, self.screenshot, self.image_shots = dom, screenshot, image_shots
 
     @property
     def outside(self) -> list[str]:
@@ -215,9 +126,16 @@ def painted(png: bytes) -> float:
 
 @pytest.fixture(scope="module")
 def browser():
-    chrome = Chromium()
-    yield chrome
-    chrome.close()
+    exe = shutil.which("chromium")
+    if exe is None:
+        pytest.fail("chromium is not installed: apt-get install -y chromium (see README, Set up)")
+    with sync_playwright() as p:
+        # Playwright adds headless, --no-sandbox and its quiet-startup switches itself.
+        chrome = p.chromium.launch(executable_path=exe, args=["--disable-gpu"], timeout=TIMEOUT_MS)
+        try:
+            yield Chromium(chrome)
+        finally:
+            chrome.close()
 
 
 class _Recorder(http.server.BaseHTTPRequestHandler):
@@ -354,7 +272,7 @@ def test_report_renders_its_plots_offline(browser, which, sweep_html, repro_html
     assert visit.outside == []
     # ... and the recorder did see the page's own request and the plots' data: URIs.
     assert visit.requests.count(visit.url) == 1
-    assert sum(u.startswith("data:image/svg+xml") for u in visit.requests) >= 1
+    assert sum(u.startswith("data:image/svg+xml") for u in visit.data_uris) >= 1
     # (a) it renders: headings, tables, text; a screenshot that is not blank.
     if which == "sweep":
         assert dom["title"].startswith("ringlet sweep")
@@ -400,6 +318,7 @@ NEGATIVE_CONTROLS = {
     "script": '<script src="http://127.0.0.1:{port}/script.js"></script>',
     "css-background": '<div style="background: url(http://127.0.0.1:{port}/bg.png); width: 10px; height: 10px"></div>',
     "sibling-file": '<img src="plot.svg" width="10" height="10">',
+    "websocket": '<script>new WebSocket("ws://127.0.0.1:{port}/socket")</script>',
 }
 
 
@@ -413,11 +332,13 @@ def test_the_network_check_catches_a_page_that_is_not_self_contained(browser, se
     before = len(served)
     visit = browser.open(page.as_uri())
     assert len(visit.outside) == 1, visit.requests
-    assert outside_refs(page.read_text())  # the static check sees it too
+    # The static checks see it too (a script's socket only as the script, which pages may not have).
+    text = page.read_text()
+    assert outside_refs(text) or (kind == "websocket" and "<script" in text)
     if kind == "sibling-file":
         assert visit.outside == [(tmp_path / "plot.svg").as_uri()]
     else:
-        assert visit.outside[0].startswith(f"http://127.0.0.1:{port}/")
+        assert re.match(rf"(http|ws)://127\.0\.0\.1:{port}/", visit.outside[0]), visit.outside
         deadline = time.monotonic() + 5
         while len(served) == before and time.monotonic() < deadline:
             time.sleep(0.02)

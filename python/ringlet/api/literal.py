@@ -12,7 +12,7 @@ import sys
 import tomllib
 from typing import Any, Union
 
-from .errors import ScenarioError
+from .errors import ScenarioError, shown
 
 Scalar = Union[bool, int, float, str]
 
@@ -57,15 +57,15 @@ def to_literal(key: str, value: Any) -> str:
     if isinstance(value, numbers.Real):
         x = float(value)
         if not math.isfinite(x):
-            raise ScenarioError(f"{key}: expected a finite number, got {x!r}")
+            raise ScenarioError(f"{shown(key)}: expected a finite number, got {x!r}")
         return repr(x)
     if isinstance(value, str):
         try:
             return toml_string(value)
         except ValueError as e:
-            raise ScenarioError(f"{key}: {e}") from None
+            raise ScenarioError(f"{shown(key)}: {e}") from None
     raise ScenarioError(
-        f"{key}: expected a string, number or boolean, got {value!r} ({type(value).__name__})"
+        f"{shown(key)}: expected a string, number or boolean, got {value!r} ({type(value).__name__})"
     )
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from .errors import ScenarioError
+from .errors import ScenarioError, shown
 
 _KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*\.[A-Za-z_][A-Za-z0-9_-]*\Z")
 
@@ -18,7 +18,7 @@ _KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*\.[A-Za-z_][A-Za-z0-9_-]*\Z")
 def check_key(key: str) -> str:
     """Returns ``key`` if it has the ``section.key`` form, else raises."""
     if not isinstance(key, str) or not _KEY.match(key):
-        raise ScenarioError(f"{key!s}: expected SECTION.KEY, e.g. traffic.load_mbps_per_node")
+        raise ScenarioError(f"{shown(str(key))}: expected SECTION.KEY, e.g. traffic.load_mbps_per_node")
     return key
 
 
@@ -27,13 +27,13 @@ def split_set(spec: str) -> tuple[str, str]:
     key, sep, value = spec.partition("=")
     if not sep:
         raise ScenarioError(
-            f"--set {spec}: expected KEY=VALUE, e.g. traffic.load_mbps_per_node=120"
+            f"--set {shown(spec)}: expected KEY=VALUE, e.g. traffic.load_mbps_per_node=120"
         )
     key, value = key.strip(), value.strip()
     if not _KEY.match(key):
         raise ScenarioError(
-            f"--set {spec}: expected SECTION.KEY=VALUE, e.g. traffic.load_mbps_per_node=120"
+            f"--set {shown(spec)}: expected SECTION.KEY=VALUE, e.g. traffic.load_mbps_per_node=120"
         )
     if value == "":
-        raise ScenarioError(f"--set {spec}: {key} has no value")
+        raise ScenarioError(f"--set {shown(spec)}: {key} has no value")
     return key, value

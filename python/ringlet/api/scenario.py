@@ -7,7 +7,7 @@ import os
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Optional, Sequence
 
 from .. import _core
-from .errors import ScenarioError
+from .errors import ScenarioError, shown
 from .literal import to_literal
 from .overrides import check_key, split_set
 
@@ -76,9 +76,9 @@ class Scenario:
                 text = f.read()
         except OSError as e:
             reason = e.strerror or str(e)
-            raise ScenarioError(f"{name}: cannot read scenario file: {reason}") from None
+            raise ScenarioError(f"{shown(name)}: cannot read scenario file: {reason}") from None
         except UnicodeDecodeError:
-            raise ScenarioError(f"{name}: cannot read scenario file: not UTF-8 text") from None
+            raise ScenarioError(f"{shown(name)}: cannot read scenario file: not UTF-8 text") from None
         return cls(text, path=name)  # (a syntax error's line and column come with the file's name)
 
     @classmethod

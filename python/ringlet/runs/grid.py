@@ -19,7 +19,7 @@ from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Union
 
 from .. import _core
-from ..api.errors import ScenarioError
+from ..api.errors import ScenarioError, shown
 from ..api.literal import from_literal, to_literal
 from ..api.overrides import check_key, split_set
 from .limits import MAX_AXIS_VALUES, MAX_SWEEP_RUNS
@@ -39,7 +39,7 @@ def _number(key: str, spec: str, part: str) -> Decimal:
         d = None
     if d is None or not d.is_finite():
         raise ScenarioError(
-            f'{key}: bad range "{spec}": START, STOP and STEP must be numbers, got "{part.strip()}"'
+            f'{key}: bad range "{shown(spec)}": START, STOP and STEP must be numbers, got "{shown(part.strip())}"'
         )
     return d
 
@@ -52,13 +52,13 @@ def parse_range(key: str, spec: str) -> list[Number]:
     """
     parts = spec.split(":")
     if len(parts) != 3:
-        raise ScenarioError(f'{key}: bad range "{spec}": expected START:STOP:STEP, e.g. 1:150:10')
+        raise ScenarioError(f'{key}: bad range "{shown(spec)}": expected START:STOP:STEP, e.g. 1:150:10')
     start, stop, step = (_number(key, spec, p) for p in parts)
     if step <= 0:
-        raise ScenarioError(f'{key}: bad range "{spec}": STEP must be > 0')
+        raise ScenarioError(f'{key}: bad range "{shown(spec)}": STEP must be > 0')
     if stop < start:
         raise ScenarioError(
-            f'{key}: bad range "{spec}": STOP ({parts[1].strip()}) is below START ({parts[0].strip()})'
+            f'{key}: bad range "{shown(spec)}": STOP ({parts[1].strip()}) is below START ({parts[0].strip()})'
         )
     try:
         count = int((stop - start) // step) + 1
@@ -66,7 +66,7 @@ def parse_range(key: str, spec: str) -> list[Number]:
         count = MAX_AXIS_VALUES + 1
     if count > MAX_AXIS_VALUES:
         raise ScenarioError(
-            f'{key}: bad range "{spec}": more than {MAX_AXIS_VALUES} values'
+            f'{key}: bad range "{shown(spec)}": more than {MAX_AXIS_VALUES} values'
         )
     integral = all(_INT.match(p.strip()) for p in parts)
     values = (start + i * step for i in range(count))
@@ -110,7 +110,7 @@ def parse_axis(key: str, values: Any) -> list[Any]:
         items = _split_list(values)
         if len(items) > 1:
             if any(not item.strip() for item in items):
-                raise ScenarioError(f'{key}: empty value in list "{values}"')
+                raise ScenarioError(f'{key}: empty value in list "{shown(values)}"')
             return [from_literal(item) for item in items]
         if is_axis(values):
             return parse_range(key, values)
