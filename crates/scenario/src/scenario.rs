@@ -171,18 +171,25 @@ fn default_of(p: &Param) -> Option<Val> {
         Default::Float(f) => Some(Val::Float(f)),
         Default::Str(s) => Some(Val::Str(s.to_string())),
         Default::Bool(b) => Some(Val::Bool(b)),
-        Default::None | Default::Derived(_) => None,
+        Default::None | Default::Derived(_) | Default::SameAs(_) => None,
     }
 }
 
-/// A family or protocol section's keys: as written, else their defaults;
-/// an absent derived key that accepts 0 reads as 0 (its model's "derive").
+/// A family or protocol section's keys: as written, else their defaults (a
+/// key the same as another, that one's value); an absent derived key that
+/// accepts 0 reads as 0 (its model's "derive").
 fn section(name: &'static str, keys: &[Param], values: &Values) -> Section {
+    let written_or_default = |p: &Param| values.get(&(p.section, p.key)).cloned().or_else(|| default_of(p));
     let values = keys
         .iter()
         .filter(|p| p.section == name)
         .map(|p| {
-            let v = values.get(&(p.section, p.key)).cloned().or_else(|| default_of(p));
+            let v = match p.default {
+                Default::SameAs(other) => values.get(&(p.section, p.key)).cloned().or_else(|| {
+                    keys.iter().find(|o| o.section == p.section && o.key == other).and_then(written_or_default)
+                }),
+                _ => written_or_default(p),
+            };
             let v = match (v, p.default, p.kind) {
                 (None, Default::Derived(_), Kind::Int { min: 0, .. }) => Some(Val::Int(0)),
                 (None, Default::Derived(_), Kind::Float { min, .. }) if min == 0.0 => Some(Val::Float(0.0)),
@@ -339,12 +346,15 @@ mod tests {
         assert_eq!(a.hash(), b.hash());
     }
 
-    /// A derived key that cannot be 0 stays absent (its model derives it).
+    /// A key the same as another takes its value; a derived key that
+    /// cannot be 0 stays absent (its model derives it), one that can reads 0.
     #[test]
-    fn derived_keys_are_absent_or_zero() {
-        let s = load("", &[]).unwrap();
-        assert_eq!(s.section("node").opt_int("other_queue"), None);
+    fn derived_keys_are_filled_absent_or_zero() {
+        let s = load("[node]\nqueue = 9", &[]).unwrap();
+        assert_eq!(s.section("node").int("other_queue"), 9);
+        assert_eq!(load("[node]\nqueue = 9\nother_queue = 2", &[]).unwrap().section("node").int("other_queue"), 2);
+        assert_eq!(s.section("node").opt_int("spare"), None);
         assert_eq!(s.section("toy").float("rate_ns"), 0.0);
-        assert!(!s.to_toml().contains("other_queue"), "{}", s.to_toml());
+        assert!(!s.to_toml().contains("spare") && s.to_toml().contains("other_queue = 9"), "{}", s.to_toml());
     }
 }

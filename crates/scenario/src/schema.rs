@@ -41,6 +41,8 @@ pub enum Default {
     /// Derived from other keys; the text says how. An absent derived key
     /// that accepts 0 reads as 0, which its model takes as "derive".
     Derived(&'static str),
+    /// The value of another key of the same section.
+    SameAs(&'static str),
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -149,6 +151,9 @@ impl Schema {
             for k in f.params {
                 assert!(!CORE.iter().any(|c| c.section == k.section && c.key == k.key), "{}: key {}.{} is a core key", f.kind, k.section, k.key);
                 assert!(f.protocols.iter().all(|p| p.name != k.section), "{}: key {}.{} in a protocol's section", f.kind, k.section, k.key);
+                if let Default::SameAs(other) = k.default {
+                    assert!(f.params.iter().any(|o| o.section == k.section && o.key == other), "{}: {}.{} is the same as no key {other:?}", f.kind, k.section, k.key);
+                }
                 if let (Kind::Protocol, Default::Str(name)) = (k.kind, k.default) {
                     assert!(f.protocols.iter().any(|p| p.name == name), "{}: no protocol registered as {name:?}, network.protocol's default", f.kind);
                 }
@@ -271,6 +276,7 @@ fn key_table<'a>(keys: impl Iterator<Item = &'a Param>, family: &FamilySchema, f
             Default::Bool(b) => format!("`{b}`"),
             Default::None => "(off)".to_string(),
             Default::Derived(d) => format!("= {d}"),
+            Default::SameAs(k) => format!("= `{k}`"),
         };
         out.push_str(&format!("| `{}` | {} | {} | {} |\n", p.key, accepts, default, p.doc));
     }
@@ -291,7 +297,8 @@ pub(crate) fn test_schema() -> Schema {
     const RING: &[Param] = &[
         Param { section: "network", key: "protocol", kind: Kind::Protocol, default: Default::Str("sci"), doc: "The protocol." },
         Param { section: "node", key: "queue", kind: Kind::Int { min: 1, max: 100 }, default: Default::Int(5), doc: "A queue." },
-        Param { section: "node", key: "other_queue", kind: Kind::Int { min: 1, max: 100 }, default: Default::Derived("queue"), doc: "Another queue." },
+        Param { section: "node", key: "other_queue", kind: Kind::Int { min: 1, max: 100 }, default: Default::SameAs("queue"), doc: "Another queue." },
+        Param { section: "node", key: "spare", kind: Kind::Int { min: 1, max: 100 }, default: Default::Derived("by the model"), doc: "A spare." },
     ];
     const MESH: &[Param] = &[Param { section: "mesh", key: "width", kind: Kind::Int { min: 1, max: 64 }, default: Default::Int(4), doc: "Width." }];
     const PROTOCOLS: &[ProtocolSchema] = &[

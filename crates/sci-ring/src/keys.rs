@@ -26,9 +26,9 @@ pub const PARAMS: &[Param] = &[
     // [node]
     Param { section: "node", key: "input_queue_packets", kind: Kind::Int { min: 1, max: 1_000_000 }, default: Default::Int(5),
         doc: "Requestor and responder input queue size, packets (Table 1: 5)." },
-    Param { section: "node", key: "requestor_input_queue_packets", kind: Kind::Int { min: 1, max: 1_000_000 }, default: Default::Derived("input_queue_packets"),
+    Param { section: "node", key: "requestor_input_queue_packets", kind: Kind::Int { min: 1, max: 1_000_000 }, default: Default::SameAs("input_queue_packets"),
         doc: "Requestor input queue (responses arrive here), packets." },
-    Param { section: "node", key: "responder_input_queue_packets", kind: Kind::Int { min: 1, max: 1_000_000 }, default: Default::Derived("input_queue_packets"),
+    Param { section: "node", key: "responder_input_queue_packets", kind: Kind::Int { min: 1, max: 1_000_000 }, default: Default::SameAs("input_queue_packets"),
         doc: "Responder input queue (requests arrive here), packets." },
     Param { section: "node", key: "output_queue_packets", kind: Kind::Int { min: 1, max: 1_000_000 }, default: Default::Int(5),
         doc: "Request and response output queue size, packets, counting sent packets that await their echo." },
@@ -69,8 +69,6 @@ pub struct Settings {
 impl Settings {
     pub fn of(s: &Scenario) -> Settings {
         let (net, node) = (s.section("network"), s.section("node"));
-        let input = node.int("input_queue_packets") as u32;
-        let queue = |key| node.opt_int(key).map_or(input, |q| q as u32);
         Settings {
             protocol: net.str("protocol").to_string(),
             link_delay_ns: net.float("link_delay_ns"),
@@ -80,8 +78,8 @@ impl Settings {
             bypass_fifo_symbols: net.int("bypass_fifo_symbols") as u32,
             go_bits: net.str("bandwidth_allocation") == "go-bits",
             ab_queue_allocation: net.str("queue_allocation") == "ab",
-            requestor_input_queue_packets: queue("requestor_input_queue_packets"),
-            responder_input_queue_packets: queue("responder_input_queue_packets"),
+            requestor_input_queue_packets: node.int("requestor_input_queue_packets") as u32,
+            responder_input_queue_packets: node.int("responder_input_queue_packets") as u32,
             output_queue_packets: node.int("output_queue_packets") as u32,
             iqst_ns: node.float("iqst_ns"),
             transaction: match s.section("traffic").str("transaction") {
