@@ -44,6 +44,9 @@ def test_params(cli):
     assert "load_mbps_per_node" in raw.stdout
     pretty = cli(["params"])
     assert pretty.returncode == 0 and "load_mbps_per_node" in pretty.stdout
+    # The families, each with its own keys, come from the registry.
+    assert '## network.kind = "sci-ring"' in raw.stdout and "| `kind` | `sci-ring` |" in raw.stdout
+    assert 'network.kind = "sci-ring"' in pretty.stdout
 
 
 # -- run -----------------------------------------------------------------------------
@@ -64,6 +67,15 @@ def test_run_json_is_the_cores_object(cli, base_path):
     for key in ("priority", "throughput_mbps", "latency_ns_mean", "latency_ns_p99"):
         assert key in out["per_priority"][0]
     assert out["transactions"] >= 4000
+    # Per node (agent): its share of the bandwidth, its latencies, its retries; they add up.
+    nodes = out["per_node"]
+    assert [n["node"] for n in nodes] == list(range(8))
+    for key in ("throughput_mbps", "latency_ns_mean", "latency_ns_p99", "retries", "transactions"):
+        assert all(key in n for n in nodes), key
+    assert abs(sum(n["throughput_mbps"] for n in nodes) - out["throughput_mbps"]) < 1e-6 * out["throughput_mbps"]
+    assert sum(n["transactions"] for n in nodes) == out["transactions"]
+    assert [r["ringlet"] for r in out["per_ringlet"]] == [0] and out["per_ringlet"][0]["interfaces"] == 8
+    assert [c["name"] for c in out["per_class"]] == ["request", "response"]
 
 
 def test_run_json_matches_the_python_api(cli, small_file):

@@ -43,8 +43,9 @@ pub struct OutputQueue {
     /// Slots of a separate echo-waiting queue beyond `capacity`; 0 = sent
     /// packets keep their output queue slot (base SCI).
     pub ewq: u32,
-    /// Servers (interface, class) holding a serviced packet until this queue has room.
-    pub waiters: Vec<(u16, u8)>,
+    /// Servers (interface, class) holding a serviced packet until this
+    /// queue has room for the packets it produces (how many).
+    pub waiters: Vec<(u16, u8, u16)>,
 }
 
 impl OutputQueue {
@@ -60,7 +61,13 @@ impl OutputQueue {
 
     #[inline]
     pub fn has_room(&self) -> bool {
-        self.to_send.len() < self.capacity as usize && (self.to_send.len() + self.awaiting.len()) < (self.capacity + self.ewq) as usize
+        self.has_room_for(1)
+    }
+
+    /// Whether `n` more packets fit.
+    #[inline]
+    pub fn has_room_for(&self, n: usize) -> bool {
+        self.to_send.len() + n <= self.capacity as usize && self.to_send.len() + self.awaiting.len() + n <= (self.capacity + self.ewq) as usize
     }
 
     /// The echo for `id` came back: it no longer waits.

@@ -140,7 +140,7 @@ impl Iface {
     }
 
     /// Servers waiting for room in `class`'s output queue.
-    pub fn waiters(&mut self, class: u8) -> &mut Vec<(u16, u8)> {
+    pub fn waiters(&mut self, class: u8) -> &mut Vec<(u16, u8, u16)> {
         &mut self.outputs[slot(class as usize)].waiters
     }
 
@@ -281,7 +281,7 @@ mod tests {
     use crate::topology::TopologyBuilder;
 
     fn params() -> Params {
-        let shape = Shape { request_len: 8, request_class: 0, response_len: 40, response_class: 1, data_bytes: 64, data_in_response: true };
+        let shape = Shape { request_len: 8, request_class: 0, response_len: 40, response_class: 1, responses: 1, data_bytes: 64, data_in_response: true };
         Params { cycle: 2000, separator: 1, echo_len: 4, bypass_fifo_symbols: 41, iqst: 0, input_queue: [5; MAX_CLASSES], output_queue: 8, shape, classes: Classes::requests_and_responses() }
     }
 

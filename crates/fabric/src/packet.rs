@@ -57,9 +57,15 @@ pub struct Packet {
     pub echo_phase: Phase,
     /// Times this send packet was busied and sent again.
     pub retries: u16,
-    /// For control packets: the protocol's tag for what they carry.
-    pub ctl: u32,
+    /// For control packets: the protocol's tag for what they carry. For
+    /// the responses of a transaction that has several: its slot in the
+    /// fabric's table of transactions awaiting their responses (`NO_TAG`
+    /// otherwise).
+    pub tag: u32,
 }
+
+/// A packet's `tag` when it carries none.
+pub const NO_TAG: u32 = u32::MAX;
 
 impl Packet {
     /// A packet of `kind` and `class` from agent `src` to agent `dst`, not
@@ -82,7 +88,7 @@ impl Packet {
             busy: false,
             echo_phase: Phase::Fresh,
             retries: 0,
-            ctl: 0,
+            tag: NO_TAG,
         }
     }
 

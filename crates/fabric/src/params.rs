@@ -37,14 +37,18 @@ impl Classes {
 }
 
 /// What one transaction is on the wire: a request, and the responses that
-/// complete it (none for a responseless transaction such as move64).
+/// complete it (none for a responseless transaction such as move64; several
+/// for a block read split into packets). A transaction completes when its
+/// last packet is serviced at its destination.
 #[derive(Clone, Copy, Debug)]
 pub struct Shape {
     pub request_len: u16,
     pub request_class: u8,
-    /// Symbols of each response; 0 for responseless transactions.
+    /// Symbols of each response (0 when there are none).
     pub response_len: u16,
     pub response_class: u8,
+    /// Responses answering one request: 0 for responseless transactions.
+    pub responses: u16,
     /// Data payload bytes the transaction delivers.
     pub data_bytes: u32,
     /// True if the data travels in the response (read64), false if in the request.
@@ -53,7 +57,18 @@ pub struct Shape {
 
 impl Shape {
     pub fn has_response(&self) -> bool {
-        self.response_len > 0
+        self.responses > 0
+    }
+
+    /// The data bytes the `k`-th of `n` packets carrying them delivers
+    /// (an equal share, the last taking what does not divide).
+    pub fn data_share(&self, k: u16, n: u16) -> u32 {
+        let share = self.data_bytes / n as u32;
+        if k + 1 == n {
+            self.data_bytes - share * (n as u32 - 1)
+        } else {
+            share
+        }
     }
 }
 

@@ -146,7 +146,7 @@ impl Effects {
 }
 
 /// What a protocol's control packets carry, indexed by the tag the packet
-/// holds (`Packet::ctl`); slots are reused once a packet is removed.
+/// holds (`Packet::tag`); slots are reused once a packet is removed.
 pub struct Payloads<T> {
     items: Vec<T>,
     free: Vec<u32>,
@@ -261,7 +261,7 @@ pub trait RingProtocol {
     /// accepted, or one removed for service).
     fn on_input_change(&mut self, _at: usize, _class: usize, _q: QueueView, _now: Time, _fx: &mut Effects) {}
 
-    /// Control packet `pk` (tag `pk.ctl`, put on by the interface `pk.from`)
+    /// Control packet `pk` (tag `pk.tag`, put on by the interface `pk.from`)
     /// reaches the interface at `at`, whose queues are `iface`. Return
     /// `true` to pass it on downstream (the protocol may change its
     /// length), `false` when it ends here.

@@ -115,6 +115,34 @@ fn a_transaction_crosses_the_bridge_with_exact_timings() {
     assert_eq!(r.counters.echoes, 4);
 }
 
+/// A read answered by three responses (node 0 to its neighbour, node 1):
+/// they leave node 1 back to back, and the transaction completes when the
+/// last is serviced, its 64 data bytes delivered a share per response.
+#[test]
+fn a_transaction_of_several_packets_completes_at_its_last() {
+    let s = scenario(&["bridge.iqst_ns=10", "bridge.responses=3"]);
+    let mut f = toy_bridge::hand_built(&s);
+    f.inject(0, 1, 0, 0);
+    let iqst = 10 * NS;
+    let answered = HOP + 8 * CYCLE + iqst;
+    let slot = 41 * CYCLE;
+    // Node 1 to node 0 is three hops round ringlet 0 (through node 2 and the bridge).
+    let first_done = answered + 3 * HOP + 40 * CYCLE + iqst;
+    f.run_until(first_done);
+    assert_eq!(times(&f, 0, Serviced, Response), vec![first_done]);
+    assert_eq!(f.report().transactions, 0, "one response of three is not the transaction");
+    f.run_until(1_000 * NS);
+    assert_eq!(times(&f, 1, Transmit { own: true }, Response), vec![answered, answered + slot, answered + 2 * slot]);
+    let tails: Vec<u64> = (0..3).map(|k| answered + k * slot + 3 * HOP + 40 * CYCLE).collect();
+    assert_eq!(times(&f, 0, Received, Response), tails);
+    // The requestor serves them as they come in (the first is done before the second is in).
+    assert_eq!(times(&f, 0, Serviced, Response), tails.iter().map(|t| t + iqst).collect::<Vec<_>>());
+    let r = f.report();
+    assert_eq!((r.transactions, r.per_priority[0].packets, r.conservation.completed, r.conservation.in_flight), (1, 4, 1, 0));
+    let bytes = r.throughput_mbps * r.measure_time_ns * 1e-3;
+    assert!((bytes - 64.0).abs() < 1e-9, "{bytes} bytes delivered");
+}
+
 /// Run through the registry: figures by structure (two ringlets of four
 /// links, seven agents, the bridge offering nothing), every transaction
 /// accounted for, and at low load the offered load delivered.
@@ -123,6 +151,12 @@ fn runs_through_the_registry_with_figures_by_structure() {
     let s = scenario(&["traffic.load_mbps_per_node=20", "run.measure_transactions=6000", "run.warmup_ns=5000"]);
     let r = registry().run(&s).unwrap().report;
     assert_eq!(r.stopped_by, "transactions");
+    // Several responses per read: the same data, each transaction complete.
+    let several = registry().run(&scenario(&["traffic.load_mbps_per_node=20", "run.measure_transactions=3000", "run.warmup_ns=5000", "bridge.responses=3"])).unwrap().report;
+    assert!((several.throughput_mbps - 120.0).abs() / 120.0 < 0.08, "{}", several.throughput_mbps);
+    let c = &several.conservation;
+    assert_eq!(c.generated, c.completed + c.queued + c.in_flight + c.lost);
+    assert!(several.per_class[1].packets > 2 * several.per_class[0].packets, "{:?}", several.per_class);
     assert_eq!(r.per_ringlet.len(), 2);
     assert!(r.per_ringlet.iter().all(|g| g.interfaces == 4 && g.utilization_mean > 0.0 && g.utilization_max <= 1.0));
     let ringlets: Vec<u32> = r.per_link.iter().map(|l| l.ringlet).collect();

@@ -55,6 +55,7 @@ pub fn params(s: &Settings) -> Result<Params, String> {
             request_class: REQUEST,
             response_len: (resp / SYMBOL_BYTES) as u16,
             response_class: RESPONSE,
+            responses: (resp > 0) as u16,
             data_bytes: DATA_BYTES,
             data_in_response,
         },

@@ -51,7 +51,7 @@ impl Bench {
         let (origin, len, tag, _) = self.fx.controls.pop().expect("a control symbol was sent");
         assert!(self.fx.controls.is_empty());
         let mut pk = Packet::new(PacketKind::Control, 0, origin, origin, 0, len, 0).on(origin, origin);
-        pk.ctl = tag;
+        pk.tag = tag;
         let n = self.nodes.len();
         let mut j = (origin as usize + 1) % n;
         loop {
@@ -271,7 +271,7 @@ fn ppq_aging_and_inheritance() {
     assert_eq!(fx.controls.len(), 1, "asked once for the same packet and priority");
     let (origin, len, tag, _) = fx.controls[0];
     let mut msg = Packet::new(PacketKind::Control, 0, origin, 1, 0, len, 0).on(origin, 1);
-    msg.ctl = tag;
+    msg.tag = tag;
     for j in 1..4 {
         assert!(inherit.on_control(j, 0, &mut msg, &node, &slab, &mut fx));
     }

@@ -41,11 +41,14 @@ impl<P: RingProtocol> Fabric<P> {
     }
 
     /// Servers holding a serviced packet for room in this output queue go
-    /// on, first come first, while there is room.
+    /// on, first come first, while there is room for what each produces.
     #[inline(always)]
     fn resume_waiters(&mut self, i: usize, class: u8) {
-        while !self.ifaces[i].output(class).waiters.is_empty() && self.ifaces[i].output(class).has_room() {
-            let (w, c) = self.ifaces[i].waiters(class).remove(0);
+        while let Some(&(w, c, need)) = self.ifaces[i].output(class).waiters.first() {
+            if !self.ifaces[i].output(class).has_room_for(need as usize) {
+                return;
+            }
+            self.ifaces[i].waiters(class).remove(0);
             self.finish(w as usize, c as usize);
         }
     }

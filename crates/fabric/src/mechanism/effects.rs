@@ -47,7 +47,7 @@ impl<P: RingProtocol> Fabric<P> {
         let next = self.ifaces[i].next;
         let (from, to) = (self.ifaces[i].agent, self.ifaces[next as usize].agent);
         let mut c = Packet::new(PacketKind::Control, 0, from, to, 0, len, now).on(i as u16, next);
-        c.ctl = tag;
+        c.tag = tag;
         let id = self.slab.alloc(c);
         self.insert_in_stream(i, id);
         self.decide_at(i, now);

@@ -41,7 +41,7 @@ use crate::interface::{Iface, NO_DECISION};
 use crate::measure::Measure;
 use crate::packet::Slab;
 use crate::params::Params;
-use crate::protocol::{Effects, ProtoCounters, RingProtocol};
+use crate::protocol::{Effects, Payloads, ProtoCounters, RingProtocol};
 use crate::queue::PriorityFifo;
 use crate::report::{Conservation, Counters, Report};
 use crate::topology::Topology;
@@ -64,6 +64,8 @@ pub struct Fabric<P: RingProtocol> {
     /// One protocol instance per ringlet.
     protos: Dense<P>,
     traffic: Option<Traffic>,
+    /// Transactions of several responses: how many each still awaits (by the responses' tag).
+    awaited: Payloads<u16>,
     measure: Measure,
     fx: Effects,
     /// Scratch list of an interface's own packets in send order (no allocation per decision).
@@ -120,6 +122,7 @@ impl<P: RingProtocol> Fabric<P> {
             sched,
             protos: Dense::new(protos),
             traffic,
+            awaited: Payloads::new(),
             measure: Measure::new(s, &topo, &p),
             fx: Effects::default(),
             cands: Vec::with_capacity(2 * p.output_queue as usize),

@@ -5,7 +5,7 @@
 
 use super::Fabric;
 use crate::event::Event;
-use crate::packet::{Packet, PacketKind, Phase};
+use crate::packet::{Packet, PacketKind, Phase, NO_TAG};
 use crate::protocol::{EchoAt, RingProtocol};
 use crate::trace::TraceKind;
 
@@ -43,15 +43,15 @@ impl<P: RingProtocol> Fabric<P> {
         self.sched.at(start + self.p.iqst, Event::ServiceDone { iface: i as u16, class: class as u8 }.pack());
     }
 
-    /// The output queue (interface, class) a serviced packet produces a
-    /// packet for, if any.
+    /// The output queue (interface, class) a serviced packet produces
+    /// packets for, and how many, if any.
     #[inline(always)]
-    fn produces_for(&self, i: usize, pk: &Packet) -> Option<(usize, u8)> {
+    fn produces_for(&self, i: usize, pk: &Packet) -> Option<(usize, u8, u16)> {
         let me = self.ifaces[i].agent;
         if pk.dst != me {
-            Some((self.topo.out_iface(me, pk.dst) as usize, pk.class))
+            Some((self.topo.out_iface(me, pk.dst) as usize, pk.class, 1))
         } else if pk.kind == PacketKind::Request && self.p.shape.has_response() {
-            Some((self.topo.out_iface(me, pk.src) as usize, self.p.shape.response_class))
+            Some((self.topo.out_iface(me, pk.src) as usize, self.p.shape.response_class, self.p.shape.responses))
         } else {
             None
         }
@@ -60,12 +60,12 @@ impl<P: RingProtocol> Fabric<P> {
     pub(super) fn on_service_done(&mut self, i: usize, class: usize) {
         if P::RULES.server_waits_for_room {
             let id = self.ifaces[i].input(class).in_service.expect("a packet in service");
-            if let Some((o, c)) = self.produces_for(i, self.slab.at(id)) {
-                if !self.ifaces[o].output(c).has_room() {
+            if let Some((o, c, n)) = self.produces_for(i, self.slab.at(id)) {
+                if !self.ifaces[o].output(c).has_room_for(n as usize) {
                     // What it produces has nowhere to go: the server holds the
-                    // packet until an echo frees a slot there (`on_echo`).
+                    // packet until echoes free the slots there (`on_echo`).
                     self.ifaces[i].input_mut(class).stalled = true;
-                    self.ifaces[o].waiters(c).push((i as u16, class as u8));
+                    self.ifaces[o].waiters(c).push((i as u16, class as u8, n));
                     return;
                 }
             }
@@ -94,18 +94,35 @@ impl<P: RingProtocol> Fabric<P> {
         let requester = pk.requester();
         self.measure.packet_serviced(now, pk.born, pk.priority, requester, pk.class);
         let shape = self.p.shape;
+        // The last of a transaction's packets completes it.
+        let (k, of) = match pk.tag {
+            NO_TAG => (0, 1),
+            slot => {
+                let left = self.awaited.get(slot) - 1;
+                self.awaited.set(slot, left);
+                (shape.responses - 1 - left, shape.responses)
+            }
+        };
         if (pk.kind == PacketKind::Response) == shape.data_in_response {
-            self.measure.data_delivered(now, shape.data_bytes, pk.priority, requester);
+            self.measure.data_delivered(now, shape.data_share(k, of), pk.priority, requester);
         }
         let mut answered_on = None;
         if pk.kind == PacketKind::Request && shape.has_response() {
             let o = self.topo.out_iface(me, pk.src);
             let to = self.topo.strip_iface(self.ifaces[o as usize].ringlet, pk.src);
-            let resp = Packet::new(PacketKind::Response, shape.response_class, me, pk.src, pk.priority, shape.response_len, now).on(o, to);
-            let r = self.slab.alloc(resp);
-            self.ifaces[o as usize].push_own(shape.response_class, pk.priority, r);
+            let mut resp = Packet::new(PacketKind::Response, shape.response_class, me, pk.src, pk.priority, shape.response_len, now).on(o, to);
+            if shape.responses > 1 {
+                resp.tag = self.awaited.put(shape.responses);
+            }
+            for _ in 0..shape.responses {
+                let r = self.slab.alloc(resp);
+                self.ifaces[o as usize].push_own(shape.response_class, pk.priority, r);
+            }
             answered_on = Some(o as usize);
-        } else {
+        } else if k + 1 == of {
+            if pk.tag != NO_TAG {
+                self.awaited.release(pk.tag);
+            }
             self.complete(pk.priority, requester);
         }
         self.start_service(i, class);

@@ -30,6 +30,8 @@ const PARAMS: &[Param] = &[
         doc: "Input queue service time of every agent, the bridge's included, ns." },
     Param { section: "bridge", key: "source_buffer", kind: Kind::Int { min: 0, max: 1_000_000 }, default: Default::Int(0),
         doc: "Transactions an end node's application queue holds (0: unbounded); one generated while it is full is lost." },
+    Param { section: "bridge", key: "responses", kind: Kind::Int { min: 1, max: 5 }, default: Default::Int(1),
+        doc: "Response packets answering one read (its 64 data bytes shared among them)." },
 ];
 
 pub const FAMILY: Family = Family {
@@ -50,7 +52,8 @@ fn validate(s: &Scenario) -> Result<(), String> {
     Ok(())
 }
 
-/// SCI's read64 on 16-bit symbols: 8-symbol requests, 40-symbol responses, 4-symbol echoes.
+/// SCI's read64 on 16-bit symbols: 8-symbol requests, 40-symbol responses
+/// (one, or several sharing the data), 4-symbol echoes.
 pub fn params(s: &Scenario) -> Result<Params, String> {
     Ok(Params {
         cycle: CYCLE,
@@ -60,7 +63,15 @@ pub fn params(s: &Scenario) -> Result<Params, String> {
         iqst: ns_to_ps(s.section("bridge").float("iqst_ns")),
         input_queue: [5; MAX_CLASSES],
         output_queue: 5,
-        shape: Shape { request_len: 8, request_class: 0, response_len: 40, response_class: 1, data_bytes: 64, data_in_response: true },
+        shape: Shape {
+            request_len: 8,
+            request_class: 0,
+            response_len: 40,
+            response_class: 1,
+            responses: s.section("bridge").int("responses") as u16,
+            data_bytes: 64,
+            data_in_response: true,
+        },
         classes: Classes::requests_and_responses(),
     })
 }

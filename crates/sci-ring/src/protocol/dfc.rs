@@ -342,7 +342,7 @@ impl RingProtocol for Dfc {
     fn on_control(&mut self, node: usize, now: Time, pk: &mut Packet, n: &Iface, slab: &Slab, fx: &mut Effects) -> bool {
         debug_assert_eq!(pk.kind, PacketKind::Control);
         let origin = self.view.pos(pk.from);
-        let tag = pk.ctl;
+        let tag = pk.tag;
         let sym = self.symbols.get(tag);
         if node == origin {
             // Back home: removed by its sender. A collecting STOP-TO reports the best waiter.

@@ -192,9 +192,9 @@ impl RingProtocol for Ppq {
     }
 
     fn on_control(&mut self, node: usize, _now: Time, pk: &mut Packet, _n: &Iface, _slab: &Slab, fx: &mut Effects) -> bool {
-        let (victim, prio) = self.messages.get(pk.ctl);
+        let (victim, prio) = self.messages.get(pk.tag);
         if node == self.view.pos(pk.from) {
-            self.messages.release(pk.ctl);
+            self.messages.release(pk.tag);
             return false;
         }
         fx.raises.push((node as u16, victim, prio));
