@@ -19,15 +19,13 @@ pub struct PriorityFifo<T> {
     /// Words of `nonempty` in use (1 for up to 64 levels).
     words: usize,
     len: usize,
-    /// Pushes and removals so far: equal counts mean an unchanged queue.
-    changes: u64,
 }
 
 impl<T: Copy> PriorityFifo<T> {
     /// A queue with `levels` priority levels (1 = FIFO).
     pub fn new(levels: usize) -> Self {
         assert!((1..=MAX_LEVELS).contains(&levels), "1..=256 priority levels");
-        PriorityFifo { levels: (0..levels).map(|_| VecDeque::new()).collect(), nonempty: [0; MAX_LEVELS / 64], words: levels.div_ceil(64), len: 0, changes: 0 }
+        PriorityFifo { levels: (0..levels).map(|_| VecDeque::new()).collect(), nonempty: [0; MAX_LEVELS / 64], words: levels.div_ceil(64), len: 0 }
     }
 
     #[inline]
@@ -60,7 +58,6 @@ impl<T: Copy> PriorityFifo<T> {
         self.levels[l].push_back(item);
         self.nonempty[l / 64] |= 1u64 << (l % 64);
         self.len += 1;
-        self.changes += 1;
     }
 
     /// Puts `item` ahead of everything of its priority (a retried packet keeps its place).
@@ -70,7 +67,6 @@ impl<T: Copy> PriorityFifo<T> {
         self.levels[l].push_front(item);
         self.nonempty[l / 64] |= 1u64 << (l % 64);
         self.len += 1;
-        self.changes += 1;
     }
 
     #[inline(always)]
@@ -79,7 +75,6 @@ impl<T: Copy> PriorityFifo<T> {
         let item = self.levels[l].pop_front();
         self.mark(l);
         self.len -= 1;
-        self.changes += 1;
         item
     }
 
@@ -112,12 +107,6 @@ impl<T: Copy> PriorityFifo<T> {
         self.len
     }
 
-    /// How many times the queue has changed (items pushed or removed).
-    #[inline]
-    pub fn changes(&self) -> u64 {
-        self.changes
-    }
-
     #[inline]
     pub fn is_empty(&self) -> bool {
         self.len == 0
@@ -135,7 +124,6 @@ impl<T: Copy> PriorityFifo<T> {
                 let item = self.levels[l].remove(k);
                 self.mark(l);
                 self.len -= 1;
-                self.changes += 1;
                 return item;
             }
         }
@@ -152,7 +140,6 @@ impl<T: Copy> PriorityFifo<T> {
         let item = self.levels[l].pop_back();
         self.mark(l);
         self.len -= 1;
-        self.changes += 1;
         item
     }
 }
