@@ -20,6 +20,9 @@ pub struct Application {
     pub queue: PriorityFifo<AppEntry>,
     /// Transactions the queue holds; `None`: unbounded (see `topology::Agent::app_capacity`).
     pub capacity: Option<u32>,
+    /// The agent's interface, if it has only one (`NO_IFACE` otherwise):
+    /// where all it sends goes, without asking the routes.
+    pub iface: u16,
 }
 
 impl Application {

@@ -9,7 +9,7 @@ use crate::params::Params;
 use crate::report::{ClassReport, LinkReport, NodeReport, PriorityReport, Report, RingletReport, Summary};
 use crate::topology::Topology;
 use ringlet_engine::run::Stop;
-use ringlet_engine::stats::{BatchMeans, LatencyHistogram};
+use ringlet_engine::stats::{BatchMeans, CoarseHistogram, LatencyHistogram};
 use ringlet_engine::time::{ns_to_ps, ps_to_ns};
 use ringlet_engine::Time;
 use ringlet_scenario::Scenario;
@@ -23,7 +23,7 @@ struct PerAgent {
     txns: u64,
     retries: u64,
     lost_bytes: u64,
-    latency: LatencyHistogram,
+    latency: CoarseHistogram,
 }
 
 /// What one traffic class's packets got in the measurement window (no
@@ -87,7 +87,7 @@ impl Measure {
             retries: 0,
             lat_sum: 0.0,
             hist_prio: (0..prios).map(|_| LatencyHistogram::new()).collect(),
-            agents: Dense::new(topo.agents().iter().map(|_| PerAgent { bytes: 0, txns: 0, retries: 0, lost_bytes: 0, latency: LatencyHistogram::coarse() }).collect()),
+            agents: Dense::new(topo.agents().iter().map(|_| PerAgent { bytes: 0, txns: 0, retries: 0, lost_bytes: 0, latency: CoarseHistogram::new() }).collect()),
             classes: Dense::new(p.classes.names.iter().map(|_| PerClass { retries: 0, packets: 0, latency_sum: 0.0 }).collect()),
             link_busy: vec![0; links],
             link_send_busy: vec![0; links],

@@ -18,8 +18,10 @@
 //! A family registers its protocols (see `ringlet_sci::protocol`): adding
 //! one is one new file and one registry line.
 
+use crate::client::InputQueue;
 use crate::interface::Iface;
 use crate::packet::{Packet, Phase, Slab};
+use crate::queue::PriorityFifo;
 use ringlet_engine::Time;
 
 pub use crate::topology::RingletView;
@@ -106,19 +108,35 @@ impl Admission {
 
 /// What an input queue looks like to an arriving packet.
 #[derive(Clone, Copy, Debug)]
-pub struct QueueView {
+pub struct QueueView<'a> {
     pub capacity: u32,
     /// Slots taken (arriving, waiting and in service).
     pub occupied: u32,
-    /// When the queue is full: the scheduling priority of the lowest-priority
-    /// packet that waits (and could be evicted), if any. `None` otherwise.
-    pub lowest_waiting: Option<u16>,
+    /// The packets waiting for service (`None`: not shown).
+    waiting: Option<&'a PriorityFifo<u32>>,
 }
 
-impl QueueView {
+impl<'a> QueueView<'a> {
+    /// A queue of `capacity` with `occupied` slots taken, its waiting packets not shown.
+    pub fn new(capacity: u32, occupied: u32) -> Self {
+        QueueView { capacity, occupied, waiting: None }
+    }
+
+    /// What input queue `q` looks like.
+    #[inline]
+    pub fn of(q: &'a InputQueue) -> Self {
+        QueueView { capacity: q.capacity, occupied: q.occupied, waiting: Some(&q.waiting) }
+    }
+
     #[inline]
     pub fn free(&self) -> u32 {
         self.capacity - self.occupied
+    }
+
+    /// The scheduling priority of the lowest-priority packet that waits
+    /// (and could be evicted), if any (looked for only when asked).
+    pub fn lowest_waiting(&self) -> Option<u16> {
+        self.waiting.and_then(|w| w.lowest_level())
     }
 }
 

@@ -115,8 +115,8 @@ fn stop_thru_changes_to_the_next_packets_priority() {
     assert!(b.fx.controls.is_empty());
 }
 
-fn queue(occupied: u32) -> QueueView {
-    QueueView { capacity: 5, occupied, lowest_waiting: None }
+fn queue(occupied: u32) -> QueueView<'static> {
+    QueueView::new(5, occupied)
 }
 
 /// Seed Figure 6 on a four-node ring (the seed's nodes 1-4 are nodes 1, 2,

@@ -44,7 +44,7 @@ use crate::params::Params;
 use crate::protocol::{Effects, Payloads, ProtoCounters, RingProtocol};
 use crate::queue::PriorityFifo;
 use crate::report::{Conservation, Counters, Report};
-use crate::topology::Topology;
+use crate::topology::{Topology, NO_IFACE};
 use crate::trace::{Recorder, TraceKind, TraceRecord};
 use crate::traffic::Traffic;
 use ringlet_engine::run::{Model, Progress, Stop, TraceWindow};
@@ -105,7 +105,15 @@ impl<P: RingProtocol> Fabric<P> {
         let ifaces = (0..topo.ifaces() as u16)
             .map(|i| Iface::new(&topo, i, &p, levels, protos[topo.ringlet_of(i) as usize].echo_wait_slots()))
             .collect();
-        let apps = topo.agents().iter().map(|a| Application { queue: PriorityFifo::new(levels), capacity: a.app_capacity }).collect();
+        let apps = topo
+            .agents()
+            .iter()
+            .map(|a| Application {
+                queue: PriorityFifo::new(levels),
+                capacity: a.app_capacity,
+                iface: if a.ifaces.len() == 1 { a.ifaces[0] } else { NO_IFACE },
+            })
+            .collect();
         let mut traffic = with_traffic.then(|| Traffic::new(s, &topo, p.shape.data_bytes));
         let sources = traffic.as_ref().map_or(0, |t| t.sources.len());
         let mut sched = Scheduler::with_capacity(4 * topo.ifaces() + sources + 64);
@@ -234,15 +242,27 @@ impl<P: RingProtocol> Fabric<P> {
     }
 
     /// Keeps a trace record of what happens now at interface `i` to packet `pkt`.
-    #[inline]
+    #[inline(always)]
     fn record(&mut self, i: usize, what: TraceKind, pkt: u32) {
-        self.record_at(self.sched.now(), i, what, pkt);
+        if self.trace.is_some() {
+            self.keep_record(self.sched.now(), i, what, pkt);
+        }
     }
 
     /// Records something that happens at `time` (now, or for `Received`
     /// the coming instant a packet's tail is in: no event marks it).
-    #[inline]
+    #[inline(always)]
     fn record_at(&mut self, time: Time, i: usize, what: TraceKind, pkt: u32) {
+        if self.trace.is_some() {
+            self.keep_record(time, i, what, pkt);
+        }
+    }
+
+    /// `record` in a traced run (kept out of the way of untraced ones, which
+    /// pass a record point several times per hop).
+    #[cold]
+    #[inline(never)]
+    fn keep_record(&mut self, time: Time, i: usize, what: TraceKind, pkt: u32) {
         if let Some(t) = self.trace.as_mut() {
             t.keep(time, i as u16, what, pkt, self.slab.at(pkt));
         }
@@ -283,6 +303,15 @@ impl<P: RingProtocol> Fabric<P> {
             Event::Inject { src, dst, priority } => self.on_inject(src, dst, priority),
             Event::EmitControl { iface, len, tag } => self.emit_control(iface as usize, len, tag),
             Event::Requeue { iface, pkt } => self.requeue(iface as usize, pkt),
+        }
+    }
+
+    /// The interface agent `a` sends a packet for `dst` on.
+    #[inline(always)]
+    fn out_iface(&self, a: u16, dst: u16) -> usize {
+        match self.apps[a as usize].iface {
+            NO_IFACE => self.topo.out_iface(a, dst) as usize,
+            i => i as usize,
         }
     }
 

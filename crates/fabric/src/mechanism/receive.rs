@@ -46,7 +46,7 @@ impl<P: RingProtocol> Fabric<P> {
         let (r, at) = (self.ifaces[i].ringlet as usize, self.ifaces[i].pos as usize);
         // The packet before this one on the link is in by now.
         self.settle_arrival(i, class);
-        let view = self.queue_view(i, class);
+        let view = QueueView::of(self.ifaces[i].input(class));
         let echo = match self.protos[r].admit(at, class, id, &pk, view) {
             Admission::Accept => self.accept(i, class, id, &pk),
             Admission::Evict => {
@@ -68,7 +68,7 @@ impl<P: RingProtocol> Fabric<P> {
         if let Some(e) = echo {
             self.insert_in_stream(i, e);
         }
-        let view = self.queue_view(i, class);
+        let view = QueueView::of(self.ifaces[i].input(class));
         self.protos[r].on_input_change(at, class, view, now, &mut self.fx);
         self.flush_effects(r);
     }
@@ -98,14 +98,6 @@ impl<P: RingProtocol> Fabric<P> {
             EchoAt::Service => None,
             EchoAt::Acceptance => Some(self.accept_echo(i, id, pk)),
         }
-    }
-
-    /// What the input queue of `class` at `i` looks like to an arriving packet.
-    pub(super) fn queue_view(&self, i: usize, class: usize) -> QueueView {
-        let q = self.ifaces[i].input(class);
-        // Only a full queue can evict: the lowest level is looked for then only.
-        let lowest_waiting = if q.occupied >= q.capacity { q.waiting.lowest_level() } else { None };
-        QueueView { capacity: q.capacity, occupied: q.occupied, lowest_waiting }
     }
 
     /// A busy echo from `i` for send packet `id` (its sender retries in `phase`).

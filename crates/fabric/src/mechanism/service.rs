@@ -6,7 +6,7 @@
 use super::Fabric;
 use crate::event::Event;
 use crate::packet::{Packet, PacketKind, Phase, NO_TAG};
-use crate::protocol::{EchoAt, RingProtocol};
+use crate::protocol::{EchoAt, QueueView, RingProtocol};
 use crate::trace::TraceKind;
 
 impl<P: RingProtocol> Fabric<P> {
@@ -49,9 +49,9 @@ impl<P: RingProtocol> Fabric<P> {
     fn produces_for(&self, i: usize, pk: &Packet) -> Option<(usize, u8, u16)> {
         let me = self.ifaces[i].agent;
         if pk.dst != me {
-            Some((self.topo.out_iface(me, pk.dst) as usize, pk.class, 1))
+            Some((self.out_iface(me, pk.dst), pk.class, 1))
         } else if pk.kind == PacketKind::Request && self.p.shape.has_response() {
-            Some((self.topo.out_iface(me, pk.src) as usize, self.p.shape.response_class, self.p.shape.responses))
+            Some((self.out_iface(me, pk.src), self.p.shape.response_class, self.p.shape.responses))
         } else {
             None
         }
@@ -108,7 +108,7 @@ impl<P: RingProtocol> Fabric<P> {
         }
         let mut answered_on = None;
         if pk.kind == PacketKind::Request && shape.has_response() {
-            let o = self.topo.out_iface(me, pk.src);
+            let o = self.out_iface(me, pk.src) as u16;
             let to = self.topo.strip_iface(self.ifaces[o as usize].ringlet, pk.src);
             let mut resp = Packet::new(PacketKind::Response, shape.response_class, me, pk.src, pk.priority, shape.response_len, now).on(o, to);
             if shape.responses > 1 {
@@ -138,7 +138,7 @@ impl<P: RingProtocol> Fabric<P> {
     /// as a fresh packet, from the interface toward its destination.
     fn send_on(&mut self, i: usize, pk: Packet) {
         let me = self.ifaces[i].agent;
-        let o = self.topo.out_iface(me, pk.dst);
+        let o = self.out_iface(me, pk.dst) as u16;
         let to = self.topo.strip_iface(self.ifaces[o as usize].ringlet, pk.dst);
         let mut next = pk.on(o, to);
         next.phase = Phase::Fresh;
@@ -159,7 +159,7 @@ impl<P: RingProtocol> Fabric<P> {
         }
         self.slab.free(id);
         let (r, at) = (self.ifaces[i].ringlet as usize, self.ifaces[i].pos as usize);
-        let view = self.queue_view(i, class);
+        let view = QueueView::of(self.ifaces[i].input(class));
         self.protos[r].on_input_change(at, class, view, self.sched.now(), &mut self.fx);
         self.flush_effects(r);
     }

@@ -61,7 +61,7 @@ impl<P: RingProtocol> Fabric<P> {
         let (class, len) = (shape.request_class, shape.request_len);
         loop {
             let Some(&e) = self.apps[agent].queue.peek() else { return };
-            let i = self.topo.out_iface(agent as u16, e.dst) as usize;
+            let i = self.out_iface(agent as u16, e.dst);
             if !self.ifaces[i].output(class).has_room() {
                 // Held: the protocol may act for the transaction that has no room.
                 let now = self.sched.now();

@@ -143,7 +143,7 @@ impl RingProtocol for Ppq {
     fn admit(&mut self, _node: usize, _class: usize, _id: u32, pk: &Packet, q: QueueView) -> Admission {
         if q.free() > 0 {
             Admission::Accept
-        } else if q.lowest_waiting.is_some_and(|low| low < pk.eff) {
+        } else if q.lowest_waiting().is_some_and(|low| low < pk.eff) {
             Admission::Evict
         } else {
             Admission::Busy(Phase::Fresh)
