@@ -30,7 +30,8 @@ def _with_ci(value: Any, ci: Any, digits: int = 1) -> str:
 
 
 def result_view(r: Mapping[str, Any]) -> Group:
-    """The summary, per-priority and per-link tables of one run's JSON dict."""
+    """The summary and per-priority tables of one run's JSON dict, and lines on
+    its links, its nodes' shares, and what explains it."""
     summary = Table(title="ringlet run", show_header=False, title_justify="left")
     summary.add_column("figure", style="bold")
     summary.add_column("value", justify="right")
@@ -65,6 +66,19 @@ def result_view(r: Mapping[str, Any]) -> Group:
             f"link utilisation over {len(links)} links: min {min(util):.3f}, "
             f"mean {sum(util) / len(util):.3f}, max {max(util):.3f}"
         ))
+    # Each node's share of the bandwidth (the nodes that offer traffic: a bridge or switch offers none).
+    nodes = [n for n in r.get("per_node", []) if n.get("offered_mbps")]
+    shares = [t for n in nodes if (t := n.get("throughput_mbps")) is not None]
+    if shares:
+        tails = [t for n in nodes if (t := n.get("latency_ns_p99")) is not None]
+        parts.append(Text(
+            f"per node over {len(nodes)} nodes: throughput min {min(shares):,.1f}, "
+            f"mean {sum(shares) / len(shares):,.1f}, max {max(shares):,.1f} MB/s"
+            + (f"; latency p99 {min(tails):,.0f} to {max(tails):,.0f} ns" if tails else "")
+        ))
+    if r.get("loss_mbps"):
+        parts.append(Text(f"lost: {r['loss_mbps']:,.1f} MB/s of transactions generated while their "
+                          f"source's buffer was full", style="bold yellow"))
     if r.get("stopped_by") == "backlog":
         parts.append(Text("stopped by the backlog cap: more transactions were waiting than "
                           "run.max_backlog_transactions; the offered load is far above what the network carries",
