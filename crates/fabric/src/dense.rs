@@ -1,9 +1,10 @@
 //! Tables indexed by the fabric's own ids, without bounds checks.
 //!
-//! Interfaces, ringlets and agents are numbered by the topology, and every
-//! id the fabric indexes with comes from it (events the fabric scheduled,
-//! the topology's tables, protocol effects mapped through a ringlet's
-//! interface list), all below the table's length. The tables never shrink.
+//! Interfaces, ringlets and agents are numbered by the topology, traffic
+//! classes by the parameters, and every id the fabric indexes with comes
+//! from them (events the fabric scheduled, the topology's tables, packets
+//! it made, protocol effects mapped through a ringlet's interface list), all
+//! below the table's length. The tables never shrink.
 //! The fabric indexes interfaces several times per event, so a bounds check
 //! costs about 4% of a run; debug builds, and so every `cargo test`, keep it.
 //! Crate-private, so no caller outside can pass a bad index.

@@ -87,7 +87,7 @@ impl Measure {
             retries: 0,
             lat_sum: 0.0,
             hist_prio: (0..prios).map(|_| LatencyHistogram::new()).collect(),
-            agents: Dense::new(topo.agents().iter().map(|_| PerAgent { bytes: 0, txns: 0, retries: 0, lost_bytes: 0, latency: CoarseHistogram::new() }).collect()),
+            agents: Dense::new(topo.agents().iter().map(|_| PerAgent { bytes: 0, txns: 0, retries: 0, lost_bytes: 0, latency: CoarseHistogram::coarse() }).collect()),
             classes: Dense::new(p.classes.names.iter().map(|_| PerClass { retries: 0, packets: 0, latency_sum: 0.0 }).collect()),
             link_busy: vec![0; links],
             link_send_busy: vec![0; links],

@@ -5,11 +5,13 @@
 //! both go through it.
 //!
 //! Parsing is declarative: a [`schema::Schema`] lists every key with its
-//! type, range, default and meaning: the core keys ([`schema::CORE`]) and
-//! those of each protocol a model registers ([`schema::ProtocolSchema`]).
-//! The same table validates files, applies `--set KEY=VALUE` overrides,
-//! fills defaults and generates the reference in `docs/scenario.md`, so
-//! documentation and code cannot drift apart.
+//! type, range, default and meaning: the core keys ([`schema::CORE`]), and
+//! those each network family registers ([`schema::FamilySchema`]) with its
+//! protocols' sections ([`schema::ProtocolSchema`]). A scenario is checked
+//! against the core keys and its family's (`network.kind`). The same table
+//! validates files, applies `--set KEY=VALUE` overrides, fills defaults and
+//! generates the reference in `docs/scenario.md`, so documentation and code
+//! cannot drift apart. Every error is one line naming the key or the problem.
 
 mod error;
 mod parse;

@@ -1,14 +1,24 @@
 //! Latency percentiles from an HDR histogram (the `hdrhistogram` crate).
 
-use hdrhistogram::Histogram;
+use hdrhistogram::{Counter, Histogram};
 
-/// Records latencies in picoseconds with 3 significant digits, from 1 ps to
-/// about 1.1 simulated hours; larger values saturate at the top bucket.
+/// Latencies in picoseconds, with their exact sum (for the mean), counted
+/// in `T` (see [`LatencyHistogram`] and [`CoarseHistogram`]).
 #[derive(Clone, Debug)]
-pub struct LatencyHistogram {
-    h: Histogram<u64>,
+pub struct Latencies<T: Counter> {
+    h: Histogram<T>,
     sum: f64,
 }
+
+/// Latencies with 3 significant digits, from 1 ps to about 1.1 simulated
+/// hours; larger values saturate at the top bucket.
+pub type LatencyHistogram = Latencies<u64>;
+
+/// Latencies with 2 significant digits, in a histogram that grows only as
+/// far as the values recorded, with 32-bit counts (saturating): small
+/// enough to keep one per agent of a large fabric (a few kilobytes where a
+/// [`LatencyHistogram`] takes 350) and to touch little cache per record.
+pub type CoarseHistogram = Latencies<u32>;
 
 const HIGHEST_PS: u64 = 1 << 52;
 
@@ -20,13 +30,42 @@ impl Default for LatencyHistogram {
 
 impl LatencyHistogram {
     pub fn new() -> Self {
-        LatencyHistogram { h: Histogram::new_with_bounds(1, HIGHEST_PS, 3).expect("valid bounds"), sum: 0.0 }
+        Latencies { h: Histogram::new_with_bounds(1, HIGHEST_PS, 3).expect("valid bounds"), sum: 0.0 }
     }
 
+    /// One histogram of everything `parts` recorded. `sum` is the sum of
+    /// all recorded values in recording order (adding the parts' sums
+    /// would round differently).
+    pub fn merged(parts: &[LatencyHistogram], sum: f64) -> Self {
+        let mut all = LatencyHistogram::new();
+        for part in parts {
+            all.add(part);
+        }
+        all.sum = sum;
+        all
+    }
 
+    pub fn add(&mut self, other: &LatencyHistogram) {
+        self.h.add(&other.h).expect("same bounds");
+        self.sum += other.sum;
+    }
+}
+
+impl CoarseHistogram {
+    pub fn coarse() -> Self {
+        let mut h = Histogram::new(2).expect("valid precision");
+        h.auto(true);
+        Latencies { h, sum: 0.0 }
+    }
+}
+
+impl<T: Counter> Latencies<T> {
     #[inline]
     pub fn record(&mut self, ps: u64) {
-        self.h.saturating_record(ps.max(1));
+        // A growing histogram grows to the value; a bounded one saturates at its top.
+        if self.h.record(ps.max(1)).is_err() {
+            self.h.saturating_record(ps.max(1));
+        }
         self.sum += ps as f64;
     }
 
@@ -59,78 +98,6 @@ impl LatencyHistogram {
             self.h.max() as f64
         }
     }
-
-    /// One histogram of everything `parts` recorded. `sum` is the sum of
-    /// all recorded values in recording order (adding the parts' sums
-    /// would round differently).
-    pub fn merged(parts: &[LatencyHistogram], sum: f64) -> Self {
-        let mut all = LatencyHistogram::new();
-        for part in parts {
-            all.add(part);
-        }
-        all.sum = sum;
-        all
-    }
-
-    pub fn add(&mut self, other: &LatencyHistogram) {
-        self.h.add(&other.h).expect("same bounds");
-        self.sum += other.sum;
-    }
-}
-
-/// Latencies in picoseconds with 2 significant digits, in a histogram that
-/// grows only as far as the values recorded, with 32-bit counts: small
-/// enough to keep one per agent of a large fabric (a few kilobytes where a
-/// [`LatencyHistogram`] takes 350), and to touch little cache per record.
-#[derive(Clone, Debug)]
-pub struct CoarseHistogram {
-    h: Histogram<u32>,
-    sum: f64,
-}
-
-impl Default for CoarseHistogram {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl CoarseHistogram {
-    pub fn new() -> Self {
-        let mut h = Histogram::new(2).expect("valid precision");
-        h.auto(true);
-        CoarseHistogram { h, sum: 0.0 }
-    }
-
-    #[inline]
-    pub fn record(&mut self, ps: u64) {
-        // (It grows to the value; a count past 2^32 saturates.)
-        if self.h.record(ps.max(1)).is_err() {
-            self.h.saturating_record(ps.max(1));
-        }
-        self.sum += ps as f64;
-    }
-
-    pub fn count(&self) -> u64 {
-        self.h.len()
-    }
-
-    /// Exact mean of the recorded values (not bucketed).
-    pub fn mean_ps(&self) -> f64 {
-        if self.count() == 0 {
-            f64::NAN
-        } else {
-            self.sum / self.count() as f64
-        }
-    }
-
-    /// The value at percentile `p` (0-100), within 2 significant digits.
-    pub fn percentile_ps(&self, p: f64) -> f64 {
-        if self.count() == 0 {
-            f64::NAN
-        } else {
-            self.h.value_at_percentile(p) as f64
-        }
-    }
 }
 
 #[cfg(test)]
@@ -139,7 +106,7 @@ mod tests {
 
     #[test]
     fn coarse_percentiles_within_two_digits() {
-        let mut h = CoarseHistogram::new();
+        let mut h = CoarseHistogram::coarse();
         for v in 1..=1000u64 {
             h.record(v * 1_000_000);
         }

@@ -5,4 +5,4 @@ mod batch_means;
 mod histogram;
 
 pub use batch_means::{t95, BatchMeans, Estimate};
-pub use histogram::{CoarseHistogram, LatencyHistogram};
+pub use histogram::{CoarseHistogram, LatencyHistogram, Latencies};
