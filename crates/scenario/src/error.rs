@@ -25,6 +25,14 @@ fn one_line(text: &str) -> String {
     text.chars().map(|c| if breaks(c) { c.escape_default().to_string() } else { c.to_string() }).collect()
 }
 
+impl fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for ScenarioError {}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -34,11 +42,3 @@ mod tests {
         assert_eq!(super::ScenarioError::new("network.nodes: ok").message, "network.nodes: ok");
     }
 }
-
-impl fmt::Display for ScenarioError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
-    }
-}
-
-impl std::error::Error for ScenarioError {}

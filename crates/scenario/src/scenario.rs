@@ -192,7 +192,7 @@ fn section(name: &'static str, keys: &[Param], values: &Values) -> Section {
             };
             let v = match (v, p.default, p.kind) {
                 (None, Default::Derived(_), Kind::Int { min: 0, .. }) => Some(Val::Int(0)),
-                (None, Default::Derived(_), Kind::Float { min, .. }) if min == 0.0 => Some(Val::Float(0.0)),
+                (None, Default::Derived(_), Kind::Float { min: 0.0, .. }) => Some(Val::Float(0.0)),
                 (v, _, _) => v,
             };
             (p.key, v)
