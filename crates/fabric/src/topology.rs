@@ -156,66 +156,113 @@ pub struct Topology {
 }
 
 impl Topology {
-    /// Shortest routes, by breadth-first search from each destination over
-    /// the graph of agents and ringlets.
+    /// Shortest routes to every destination. Most are direct: a ringlet a
+    /// destination sits on strips at its own interface, and an agent that
+    /// shares a ringlet with it sends on that one. Only destinations some
+    /// ringlet or agent cannot reach directly (across a bridge or switch)
+    /// need a search, and only their routes need checking: on a ring none do.
     fn route(&mut self) -> Result<(), String> {
         let (na, nr) = (self.agents.len(), self.ringlets.len());
         self.strip = vec![NO_IFACE; nr * na];
         self.single = self.agents.iter().map(|a| if a.ifaces.len() == 1 { a.ifaces[0] } else { NO_IFACE }).collect();
         self.out = self.agents.iter().map(|a| (a.ifaces.len() > 1).then(|| vec![NO_IFACE; na].into_boxed_slice())).collect();
-        let mut agent_level = vec![u32::MAX; na];
-        let mut ringlet_level = vec![u32::MAX; nr];
-        for d in 0..na {
-            agent_level.fill(u32::MAX);
-            ringlet_level.fill(u32::MAX);
-            agent_level[d] = 0;
-            let mut frontier = vec![d];
-            let mut level = 0;
-            while !frontier.is_empty() {
-                let mut ringlets_next = Vec::new();
-                for &a in &frontier {
-                    for &i in &self.agents[a].ifaces {
-                        let r = self.ringlet_of[i as usize] as usize;
-                        if ringlet_level[r] == u32::MAX {
-                            ringlet_level[r] = level + 1;
-                            ringlets_next.push(r);
-                        }
-                    }
-                }
-                let mut agents_next = Vec::new();
-                for &r in &ringlets_next {
-                    for &i in &self.ringlets[r] {
-                        let a = self.agent_of[i as usize] as usize;
-                        if agent_level[a] == u32::MAX {
-                            agent_level[a] = level + 2;
-                            agents_next.push(a);
-                        }
-                    }
-                }
-                frontier = agents_next;
-                level += 2;
-            }
-            for r in 0..nr {
-                // The member closest to `d` strips (`d` itself if it is on the ringlet).
-                let best = self.ringlets[r].iter().copied().filter(|&i| agent_level[self.agent_of[i as usize] as usize] != u32::MAX).min_by_key(|&i| (agent_level[self.agent_of[i as usize] as usize], i));
-                self.strip[r * na + d] = best.unwrap_or(NO_IFACE);
-            }
-            for a in 0..na {
-                if let Some(row) = self.out[a].as_mut() {
-                    let best = self.agents[a].ifaces.iter().copied().filter(|&i| ringlet_level[self.ringlet_of[i as usize] as usize] != u32::MAX).min_by_key(|&i| (ringlet_level[self.ringlet_of[i as usize] as usize], i));
-                    row[d] = best.unwrap_or(NO_IFACE);
-                }
+        if let Some(&a) = self.endpoints.iter().find(|&&a| self.agents[a as usize].ifaces.is_empty()) {
+            if let Some(&d) = self.endpoints.iter().find(|&&d| d != a) {
+                return Err(format!("{} cannot reach {}", self.agents[a as usize].label, self.agents[d as usize].label));
             }
         }
-        for &a in &self.endpoints {
-            for &d in &self.endpoints {
+        let mut search = Search { agent_level: vec![u32::MAX; na], ringlet_level: vec![u32::MAX; nr] };
+        // The first (sender, destination) pair, in agent order, that has no route.
+        let mut unreachable: Option<(AgentId, AgentId)> = None;
+        for d in 0..na {
+            if self.direct_routes(d) {
+                continue;
+            }
+            self.shortest_routes(d, &mut search);
+            let d = d as AgentId;
+            if !self.agents[d as usize].endpoint {
+                continue;
+            }
+            for &a in &self.endpoints {
                 let out = self.out_iface(a, d);
                 if a != d && (out == NO_IFACE || self.strip_iface(self.ringlet_of(out), d) == NO_IFACE) {
-                    return Err(format!("{} cannot reach {}", self.agents[a as usize].label, self.agents[d as usize].label));
+                    if unreachable.is_none_or(|u| (a, d) < u) {
+                        unreachable = Some((a, d));
+                    }
+                    break;
                 }
             }
         }
-        Ok(())
+        match unreachable {
+            Some((a, d)) => Err(format!("{} cannot reach {}", self.agents[a as usize].label, self.agents[d as usize].label)),
+            None => Ok(()),
+        }
+    }
+
+    /// The direct routes to `d`: its own interface strips on each ringlet it
+    /// sits on; an agent with several interfaces sends on its lowest one on
+    /// a ringlet `d` sits on. Returns whether every route to `d` is direct.
+    fn direct_routes(&mut self, d: usize) -> bool {
+        let na = self.agents.len();
+        for &i in &self.agents[d].ifaces {
+            self.strip[self.ringlet_of[i as usize] as usize * na + d] = i;
+        }
+        let mut all = self.agents[d].ifaces.len() == self.ringlets.len();
+        for a in 0..na {
+            if let Some(row) = self.out[a].as_mut() {
+                let on_d = |&i: &IfaceId| self.strip[self.ringlet_of[i as usize] as usize * na + d] != NO_IFACE;
+                row[d] = self.agents[a].ifaces.iter().copied().filter(on_d).min().unwrap_or(NO_IFACE);
+                all &= row[d] != NO_IFACE;
+            }
+        }
+        all
+    }
+
+    /// Every route to `d`, by breadth-first search from it over the graph
+    /// of agents and ringlets; ties go to the lowest interface id.
+    fn shortest_routes(&mut self, d: usize, search: &mut Search) {
+        let (na, nr) = (self.agents.len(), self.ringlets.len());
+        let Search { agent_level, ringlet_level } = search;
+        agent_level.fill(u32::MAX);
+        ringlet_level.fill(u32::MAX);
+        agent_level[d] = 0;
+        let mut frontier = vec![d];
+        let mut level = 0;
+        while !frontier.is_empty() {
+            let mut ringlets_next = Vec::new();
+            for &a in &frontier {
+                for &i in &self.agents[a].ifaces {
+                    let r = self.ringlet_of[i as usize] as usize;
+                    if ringlet_level[r] == u32::MAX {
+                        ringlet_level[r] = level + 1;
+                        ringlets_next.push(r);
+                    }
+                }
+            }
+            let mut agents_next = Vec::new();
+            for &r in &ringlets_next {
+                for &i in &self.ringlets[r] {
+                    let a = self.agent_of[i as usize] as usize;
+                    if agent_level[a] == u32::MAX {
+                        agent_level[a] = level + 2;
+                        agents_next.push(a);
+                    }
+                }
+            }
+            frontier = agents_next;
+            level += 2;
+        }
+        for r in 0..nr {
+            // The member closest to `d` strips (`d` itself if it is on the ringlet).
+            let best = self.ringlets[r].iter().copied().filter(|&i| agent_level[self.agent_of[i as usize] as usize] != u32::MAX).min_by_key(|&i| (agent_level[self.agent_of[i as usize] as usize], i));
+            self.strip[r * na + d] = best.unwrap_or(NO_IFACE);
+        }
+        for a in 0..na {
+            if let Some(row) = self.out[a].as_mut() {
+                let best = self.agents[a].ifaces.iter().copied().filter(|&i| ringlet_level[self.ringlet_of[i as usize] as usize] != u32::MAX).min_by_key(|&i| (ringlet_level[self.ringlet_of[i as usize] as usize], i));
+                row[d] = best.unwrap_or(NO_IFACE);
+            }
+        }
     }
 
     pub fn ifaces(&self) -> usize {
@@ -303,6 +350,12 @@ impl Topology {
         let hops: Vec<Time> = ifaces.iter().map(|&i| self.hop[i as usize]).collect();
         RingletView { id: r, first: ifaces[0], ifaces, hops, cum, round: t }
     }
+}
+
+/// A breadth-first search's levels, reused from one destination to the next.
+struct Search {
+    agent_level: Vec<u32>,
+    ringlet_level: Vec<u32>,
 }
 
 /// A ringlet as its protocol instance sees it: positions 0..len in ring

@@ -40,16 +40,20 @@ impl Traffic {
         let seeds = StreamSeeds::new(s.run.seed);
         let load = s.traffic.load_mbps_per_node;
         let endpoints = topo.endpoints().to_vec();
-        let number = |a: AgentId| endpoints.iter().position(|&e| e == a);
+        // Agents to endpoint numbers (`None` for agents that only pass packets on).
+        let mut number: Vec<Option<u16>> = vec![None; topo.agents().len()];
+        for (k, &a) in endpoints.iter().enumerate() {
+            number[a as usize] = Some(k as u16);
+        }
         let local = endpoints
             .iter()
             .map(|&a| {
                 let first = topo.agent(a).ifaces[0];
                 let mut i = topo.next(first);
-                while number(topo.agent_of(i)).is_none_or(|k| endpoints[k] == a) && i != first {
+                while number[topo.agent_of(i) as usize].is_none_or(|k| endpoints[k as usize] == a) && i != first {
                     i = topo.next(i);
                 }
-                number(topo.agent_of(i)).expect("an endpoint downstream") as u16
+                number[topo.agent_of(i) as usize].expect("an endpoint downstream")
             })
             .collect();
         let mut sources = Vec::new();
