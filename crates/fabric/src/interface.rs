@@ -87,6 +87,13 @@ impl Iface {
         }
     }
 
+    /// Which protocol instance it answers to and what that calls it: its
+    /// ringlet and its position there.
+    #[inline(always)]
+    pub fn place(&self) -> (usize, usize) {
+        (self.ringlet as usize, self.pos as usize)
+    }
+
     /// The output queue of `class`. Its packets to send change only
     /// through this interface's methods, which keep count of them.
     #[inline]
@@ -120,6 +127,14 @@ impl Iface {
         self.outputs[slot(class as usize)].to_send.push_front(priority, id);
         self.own_len += 1;
         self.own_changes += 1;
+    }
+
+    /// Busied packet `id` of `class` no longer awaits its echo: it goes
+    /// again, first of its priority.
+    #[inline]
+    pub fn retry(&mut self, class: u8, priority: u16, id: u32) {
+        self.echoed(class, id);
+        self.push_own_front(class, priority, id);
     }
 
     /// Takes own packet `id` of `class` out to be sent; it then awaits its echo.

@@ -225,6 +225,21 @@ pub struct ProtoCounters {
     pub inheritances: u64,
 }
 
+/// The counters of all of a fabric's protocol instances (one per ringlet).
+impl std::iter::Sum for ProtoCounters {
+    fn sum<I: Iterator<Item = ProtoCounters>>(counters: I) -> ProtoCounters {
+        counters.fold(ProtoCounters::default(), |a, c| ProtoCounters {
+            go_bit_holds: a.go_bit_holds + c.go_bit_holds,
+            reservations: a.reservations + c.reservations,
+            preemptions: a.preemptions + c.preemptions,
+            control_symbols: a.control_symbols + c.control_symbols,
+            tickets_deleted: a.tickets_deleted + c.tickets_deleted,
+            flow_holds: a.flow_holds + c.flow_holds,
+            inheritances: a.inheritances + c.inheritances,
+        })
+    }
+}
+
 /// What a ring protocol decides. `at` is always the position, on the
 /// protocol's ringlet, of the interface concerned.
 pub trait RingProtocol {

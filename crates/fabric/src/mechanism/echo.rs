@@ -21,15 +21,13 @@ impl<P: RingProtocol> Fabric<P> {
             let (eff, requester) = (pk.eff, pk.requester());
             self.counters.retries += 1;
             self.measure.retried(self.sched.now(), requester, class);
-            let holdoff = self.protos[self.ifaces[i].ringlet as usize].retry_holdoff();
+            let holdoff = self.protos[self.ifaces[i].place().0].retry_holdoff();
             if holdoff > 0 {
                 // Still counted in its output queue until it rejoins it.
                 self.sched.after(holdoff, Event::Requeue { iface: i as u16, pkt: echo.echo_of }.pack());
                 return;
             }
-            let n = &mut self.ifaces[i];
-            n.echoed(class, echo.echo_of);
-            n.push_own_front(class, eff, echo.echo_of);
+            self.ifaces[i].retry(class, eff, echo.echo_of);
         } else {
             self.ifaces[i].echoed(class, echo.echo_of);
             if class == self.p.shape.request_class {
@@ -55,10 +53,9 @@ impl<P: RingProtocol> Fabric<P> {
 
     /// A busied packet's retry hold-off is over: it rejoins its output queue, first in its priority.
     pub(super) fn requeue(&mut self, i: usize, id: u32) {
-        let pk = *self.slab.at(id);
-        let n = &mut self.ifaces[i];
-        n.echoed(pk.class, id);
-        n.push_own_front(pk.class, pk.eff, id);
+        let pk = self.slab.at(id);
+        let (class, eff) = (pk.class, pk.eff);
+        self.ifaces[i].retry(class, eff, id);
         self.try_output(i);
     }
 }

@@ -55,15 +55,15 @@ impl<P: RingProtocol> Fabric<P> {
 
     /// A priority raise reaches interface `i`: raise `pkt` if it waits here.
     fn raise(&mut self, i: usize, pkt: u32, prio: u16) {
-        // A packet whose tail is in waits (one still coming in does not yet).
-        let pk = *self.slab.at(pkt);
-        if pk.is_send() {
-            self.settle_arrival(i, pk.class as usize);
+        if !self.slab.at(pkt).is_send() {
+            return; // (the packet is gone; its slot holds an echo or a control packet now)
         }
+        // A packet whose tail is in waits (one still coming in does not yet).
+        self.settle_arrival(i, self.slab.at(pkt).class as usize);
         let n = &mut self.ifaces[i];
         let in_bypass = n.bypass.iter().any(|&(id, _)| id == pkt);
         let pk = self.slab.at_mut(pkt);
-        if !pk.is_send() || pk.eff >= prio {
+        if pk.eff >= prio {
             return;
         }
         if in_bypass {

@@ -214,17 +214,7 @@ impl<P: RingProtocol> Fabric<P> {
     pub fn report(&self) -> Report {
         let end = self.end_time();
         let mut r = self.measure.report(end, self.stop.unwrap_or(Stop::TimeCap), self.offered_per_prio, &self.topo, &self.p.classes.names);
-        let mut pc = ProtoCounters::default();
-        for proto in self.protos.iter() {
-            let c = proto.counters();
-            pc.go_bit_holds += c.go_bit_holds;
-            pc.reservations += c.reservations;
-            pc.preemptions += c.preemptions;
-            pc.control_symbols += c.control_symbols;
-            pc.tickets_deleted += c.tickets_deleted;
-            pc.flow_holds += c.flow_holds;
-            pc.inheritances += c.inheritances;
-        }
+        let pc: ProtoCounters = self.protos.iter().map(|proto| proto.counters()).sum();
         r.counters = Counters {
             events: self.sched.executed(),
             go_bit_holds: pc.go_bit_holds,
@@ -244,9 +234,7 @@ impl<P: RingProtocol> Fabric<P> {
     /// Keeps a trace record of what happens now at interface `i` to packet `pkt`.
     #[inline(always)]
     fn record(&mut self, i: usize, what: TraceKind, pkt: u32) {
-        if self.trace.is_some() {
-            self.keep_record(self.sched.now(), i, what, pkt);
-        }
+        self.record_at(self.sched.now(), i, what, pkt);
     }
 
     /// Records something that happens at `time` (now, or for `Received`
@@ -313,6 +301,14 @@ impl<P: RingProtocol> Fabric<P> {
             NO_IFACE => self.topo.out_iface(a, dst) as usize,
             i => i as usize,
         }
+    }
+
+    /// Where agent `a` puts a packet for `dst` on a ringlet: the interface
+    /// it sends from, and the one on that ringlet that strips it.
+    #[inline(always)]
+    fn route_to(&self, a: u16, dst: u16) -> (usize, u16) {
+        let o = self.out_iface(a, dst);
+        (o, self.topo.strip_iface(self.ifaces[o].ringlet, dst))
     }
 
     /// Whether the run has stopped (why, if so).

@@ -78,7 +78,7 @@ impl<P: RingProtocol> Fabric<P> {
     #[inline(never)]
     fn tell_blocked(&mut self, i: usize) {
         let n = &self.ifaces[i];
-        let (changes, r, at) = (n.own_changes(), n.ringlet as usize, n.pos as usize);
+        let (changes, (r, at)) = (n.own_changes(), n.place());
         let first = n.first_own().expect("has own packet");
         let waiting = self.slab.at(first).eff;
         let again = self.protos[r].on_blocked(at, self.sched.now(), waiting, &mut self.fx);
@@ -93,7 +93,7 @@ impl<P: RingProtocol> Fabric<P> {
         // Every own packet was skipped last time and nothing the answers
         // depend on has changed: they would all be skipped again.
         let n = &self.ifaces[i];
-        let (r, at) = (n.ringlet as usize, n.pos as usize);
+        let (r, at) = n.place();
         let epoch = self.protos[r].permit_epoch(at);
         if let (Some(e), Some((was, changes, skips))) = (epoch, n.all_skipped) {
             if e == was && changes == n.own_changes() {
@@ -109,7 +109,7 @@ impl<P: RingProtocol> Fabric<P> {
     fn offer_own(&mut self, i: usize, epoch: Option<u64>) -> bool {
         let now = self.sched.now();
         let n = &self.ifaces[i];
-        let (r, at) = (n.ringlet as usize, n.pos as usize);
+        let (r, at) = n.place();
         let first = n.first_own().expect("has own packet");
         let mut pick = None;
         match self.protos[r].may_send(at, now, first, self.slab.at(first)) {

@@ -5,8 +5,8 @@
 use super::Fabric;
 use crate::packet::{Packet, PacketKind, Phase};
 use crate::protocol::{Admission, EchoAt, QueueView, RingProtocol};
-use crate::trace::TraceKind;
 use crate::event::Event;
+use crate::trace::TraceKind;
 use ringlet_engine::Time;
 
 impl<P: RingProtocol> Fabric<P> {
@@ -20,7 +20,7 @@ impl<P: RingProtocol> Fabric<P> {
             PacketKind::Control => {
                 self.record(i, TraceKind::Control, id);
                 let mut c = pk;
-                let (r, at) = (self.ifaces[i].ringlet as usize, self.ifaces[i].pos as usize);
+                let (r, at) = self.ifaces[i].place();
                 let keep = self.protos[r].on_control(at, now, &mut c, &self.ifaces[i], &self.slab, &mut self.fx);
                 if keep {
                     let next = self.ifaces[i].next;
@@ -41,9 +41,8 @@ impl<P: RingProtocol> Fabric<P> {
     /// A send packet for this interface: decide on its header; answer with
     /// an echo in its place (or, with echoes at service, only once it is serviced).
     fn on_send_packet(&mut self, i: usize, id: u32, pk: Packet) {
-        let now = self.sched.now();
         let class = pk.class as usize;
-        let (r, at) = (self.ifaces[i].ringlet as usize, self.ifaces[i].pos as usize);
+        let (r, at) = self.ifaces[i].place();
         // The packet before this one on the link is in by now.
         self.settle_arrival(i, class);
         let view = QueueView::of(self.ifaces[i].input(class));
@@ -68,9 +67,7 @@ impl<P: RingProtocol> Fabric<P> {
         if let Some(e) = echo {
             self.insert_in_stream(i, e);
         }
-        let view = QueueView::of(self.ifaces[i].input(class));
-        self.protos[r].on_input_change(at, class, view, now, &mut self.fx);
-        self.flush_effects(r);
+        self.input_changed(i, class);
     }
 
     /// Takes `id` into the input queue of `class`; returns the echo to send now, if any.

@@ -108,17 +108,16 @@ impl<P: RingProtocol> Fabric<P> {
         }
         let mut answered_on = None;
         if pk.kind == PacketKind::Request && shape.has_response() {
-            let o = self.out_iface(me, pk.src) as u16;
-            let to = self.topo.strip_iface(self.ifaces[o as usize].ringlet, pk.src);
-            let mut resp = Packet::new(PacketKind::Response, shape.response_class, me, pk.src, pk.priority, shape.response_len, now).on(o, to);
+            let (o, to) = self.route_to(me, pk.src);
+            let mut resp = Packet::new(PacketKind::Response, shape.response_class, me, pk.src, pk.priority, shape.response_len, now).on(o as u16, to);
             if shape.responses > 1 {
                 resp.tag = self.awaited.put(shape.responses);
             }
             for _ in 0..shape.responses {
                 let r = self.slab.alloc(resp);
-                self.ifaces[o as usize].push_own(shape.response_class, pk.priority, r);
+                self.ifaces[o].push_own(shape.response_class, pk.priority, r);
             }
-            answered_on = Some(o as usize);
+            answered_on = Some(o);
         } else if k + 1 == of {
             if pk.tag != NO_TAG {
                 self.awaited.release(pk.tag);
@@ -137,15 +136,13 @@ impl<P: RingProtocol> Fabric<P> {
     /// A bridge or switch has serviced `pk`, for another agent: it goes on,
     /// as a fresh packet, from the interface toward its destination.
     fn send_on(&mut self, i: usize, pk: Packet) {
-        let me = self.ifaces[i].agent;
-        let o = self.out_iface(me, pk.dst) as u16;
-        let to = self.topo.strip_iface(self.ifaces[o as usize].ringlet, pk.dst);
-        let mut next = pk.on(o, to);
+        let (o, to) = self.route_to(self.ifaces[i].agent, pk.dst);
+        let mut next = pk.on(o as u16, to);
         next.phase = Phase::Fresh;
         next.eff = next.priority;
         let id = self.slab.alloc(next);
-        self.ifaces[o as usize].push_own(next.class, next.priority, id);
-        self.try_output(o as usize);
+        self.ifaces[o].push_own(next.class, next.priority, id);
+        self.try_output(o);
     }
 
     /// Send packet `id` has left the input queue of `class` serviced: the
@@ -158,7 +155,13 @@ impl<P: RingProtocol> Fabric<P> {
             self.decide_at(i, self.sched.now());
         }
         self.slab.free(id);
-        let (r, at) = (self.ifaces[i].ringlet as usize, self.ifaces[i].pos as usize);
+        self.input_changed(i, class);
+    }
+
+    /// The input queue of `class` at `i` took in or let go of a packet: its protocol hears of it.
+    #[inline(always)]
+    pub(super) fn input_changed(&mut self, i: usize, class: usize) {
+        let (r, at) = self.ifaces[i].place();
         let view = QueueView::of(self.ifaces[i].input(class));
         self.protos[r].on_input_change(at, class, view, self.sched.now(), &mut self.fx);
         self.flush_effects(r);

@@ -61,18 +61,17 @@ impl<P: RingProtocol> Fabric<P> {
         let (class, len) = (shape.request_class, shape.request_len);
         loop {
             let Some(&e) = self.apps[agent].queue.peek() else { return };
-            let i = self.out_iface(agent as u16, e.dst);
+            let (i, to) = self.route_to(agent as u16, e.dst);
             if !self.ifaces[i].output(class).has_room() {
                 // Held: the protocol may act for the transaction that has no room.
                 let now = self.sched.now();
-                let (r, at) = (self.ifaces[i].ringlet as usize, self.ifaces[i].pos as usize);
+                let (r, at) = self.ifaces[i].place();
                 let waiting = self.apps[agent].queue.peek_level().expect("not empty");
                 self.protos[r].on_output_full(at, now, class, waiting, &self.ifaces[i], &mut self.slab, &mut self.fx);
                 self.flush_effects(r);
                 return;
             }
             self.apps[agent].queue.pop();
-            let to = self.topo.strip_iface(self.ifaces[i].ringlet, e.dst);
             let id = self.slab.alloc(Packet::new(PacketKind::Request, class, agent as u16, e.dst, e.priority, len, e.born).on(i as u16, to));
             self.ifaces[i].push_own(class, e.priority, id);
         }
