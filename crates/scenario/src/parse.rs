@@ -82,8 +82,9 @@ fn one_of(names: impl Iterator<Item = &'static str>) -> String {
 fn check(schema: &Schema, family: &FamilySchema, p: &schema::Param, v: &Value) -> Result<Val, ScenarioError> {
     let name = format!("{}.{}", p.section, p.key);
     match p.kind {
-        Kind::Protocol | Kind::Family => {
+        Kind::Choice(_) | Kind::Protocol | Kind::Family => {
             let names: Vec<&'static str> = match p.kind {
+                Kind::Choice(choices) => choices.to_vec(),
                 Kind::Protocol => family.protocols.iter().map(|p| p.name).collect(),
                 _ => schema.families().iter().map(|f| f.kind).collect(),
             };
@@ -111,10 +112,6 @@ fn check(schema: &Schema, family: &FamilySchema, p: &schema::Param, v: &Value) -
         Kind::Bool => match v {
             Value::Boolean(b) => Ok(Val::Bool(*b)),
             _ => Err(ScenarioError::new(format!("{name}: expected true or false, got {}", describe(v)))),
-        },
-        Kind::Choice(choices) => match v {
-            Value::String(s) if choices.contains(&s.as_str()) => Ok(Val::Str(s.clone())),
-            _ => Err(ScenarioError::new(format!("{name}: expected one of {}, got {}", one_of(choices.iter().copied()), describe(v)))),
         },
     }
 }
@@ -180,9 +177,8 @@ fn family_of<'a>(schema: &'a Schema, table: &toml::Table) -> Result<&'a FamilySc
         _ => None,
     };
     let Some(v) = kind else { return Ok(schema.family(schema.default_kind()).expect("the default family is registered")) };
-    let p = schema::CORE.iter().find(|p| p.section == "network" && p.key == "kind").expect("a core key");
     let any = &schema.families()[0];
-    match check(schema, any, p, v)? {
+    match check(schema, any, schema::kind_key(), v)? {
         Val::Str(k) => Ok(schema.family(&k).expect("checked against the families")),
         _ => unreachable!("a family is named by a string"),
     }

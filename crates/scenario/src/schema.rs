@@ -125,6 +125,11 @@ pub const CORE: &[Param] = &[
         doc: "Batch-means batches the measurement is divided into (95% CIs use them)." },
 ];
 
+/// `network.kind`, the key that says which family's keys a scenario has.
+pub fn kind_key() -> &'static Param {
+    CORE.iter().find(|p| p.section == "network" && p.key == "kind").expect("a core key")
+}
+
 /// The contract of one build: the core keys plus its families'.
 pub struct Schema {
     families: Vec<FamilySchema>,
@@ -176,7 +181,7 @@ impl Schema {
 
     /// The family a scenario that does not name one runs.
     pub fn default_kind(&self) -> &'static str {
-        match CORE[0].default {
+        match kind_key().default {
             Default::Str(kind) => kind,
             _ => unreachable!("network.kind defaults to a name"),
         }
