@@ -107,11 +107,6 @@ impl Measure {
         self.target_txns
     }
 
-    #[inline]
-    pub fn in_window(&self, now: Time) -> bool {
-        now >= self.warmup_end
-    }
-
     /// A request or response of agent `requester`'s transaction removed
     /// from its input queue of `class` and serviced at its destination.
     #[inline(always)]
