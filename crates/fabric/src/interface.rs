@@ -48,6 +48,9 @@ pub struct Iface {
     pub blocked_quiet: Option<u64>,
     /// `first_own()` as of an `own_changes()` count.
     first_own_cache: Cell<(u64, Option<u32>)>,
+    /// In transmission recovery: an own packet was started and the bypass
+    /// FIFO has not been empty since (kept with `Rules::recovery` only).
+    pub recovering: bool,
 }
 
 /// The queue slot of `class`. Classes are below `MAX_CLASSES`, a power of
@@ -84,6 +87,7 @@ impl Iface {
             all_skipped: None,
             blocked_quiet: None,
             first_own_cache: Cell::new((u64::MAX, None)),
+            recovering: false,
         }
     }
 
@@ -297,7 +301,7 @@ mod tests {
 
     fn params() -> Params {
         let shape = Shape { request_len: 8, request_class: 0, response_len: 40, response_class: 1, responses: 1, data_bytes: 64, data_in_response: true };
-        Params { cycle: 2000, separator: 1, echo_len: 4, bypass_fifo_symbols: 41, iqst: 0, input_queue: [5; MAX_CLASSES], output_queue: 8, shape, classes: Classes::requests_and_responses() }
+        Params { cycle: 2000, separator: 1, echo_len: 4, bypass_fifo_symbols: 41, iqst: [0; MAX_CLASSES], input_queue: [5; MAX_CLASSES], output_queue: 8, shape, classes: Classes::requests_and_responses() }
     }
 
     /// The collecting merge and the lazy one agree: highest level first,

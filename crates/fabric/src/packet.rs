@@ -16,11 +16,15 @@ pub enum PacketKind {
     Control,
 }
 
-/// The queue-allocation phase a send packet carries (IEEE 1596 NOTRY /
-/// RETRY_A / RETRY_B; DOTRY is folded into the first retry, see docs/model-sci.md).
+/// The queue-allocation phase a send packet carries (IEEE 1596; see
+/// docs/model-sci.md).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Phase {
+    /// NOTRY: sent for the first time, or retried after a busy echo that reserved nothing (BUSY_N).
     Fresh,
+    /// DOTRY: retried after a BUSY_D echo; if busied again, the target reserves space for it.
+    DoTry,
+    /// RETRY_A (0) / RETRY_B (1): space is reserved for it in that phase (BUSY_A / BUSY_B).
     Retry(u8),
 }
 

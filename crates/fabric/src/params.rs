@@ -80,8 +80,8 @@ pub struct Params {
     pub separator: u32,
     pub echo_len: u16,
     pub bypass_fifo_symbols: u32,
-    /// Input queue service time: a server takes this long per packet.
-    pub iqst: Time,
+    /// Input queue service time per class: a server takes this long per packet.
+    pub iqst: [Time; MAX_CLASSES],
     /// Input queue size per class, packets.
     pub input_queue: [u32; MAX_CLASSES],
     /// Output queue size (every class), packets, counting sent packets awaiting their echo.

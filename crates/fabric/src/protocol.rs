@@ -63,11 +63,18 @@ pub struct Rules {
     /// queue regardless, in priority order, and never holds the server (a
     /// low-priority response cannot block the service of high-priority requests).
     pub server_waits_for_room: bool,
+    /// The protocol follows each interface's transmission recovery: it is
+    /// told of every packet the interface passes on
+    /// ([`RingProtocol::on_pass`]) and when its bypass FIFO is empty again
+    /// after an own packet ([`RingProtocol::on_recovered`]) (IEEE 1596's
+    /// bandwidth allocation repays a debt from there).
+    pub recovery: bool,
 }
 
 impl Rules {
-    /// IEEE 1596's: FIFO queues, a FIFO bypass, echoes on acceptance, servers that wait for room.
-    pub const IEEE: Rules = Rules { priority_queues: false, bypass: BypassOrder::Arrival, echo: EchoAt::Acceptance, server_waits_for_room: true };
+    /// IEEE 1596's: FIFO queues, a FIFO bypass, echoes on acceptance,
+    /// servers that wait for room, bandwidth allocation after recovery.
+    pub const IEEE: Rules = Rules { priority_queues: false, bypass: BypassOrder::Arrival, echo: EchoAt::Acceptance, server_waits_for_room: true, recovery: true };
 }
 
 /// Answer to "may this interface start this own packet now?".
@@ -86,8 +93,11 @@ pub enum Permit {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Admission {
     Accept,
-    /// Busy echo; the source retries in the given phase.
+    /// Busy echo, the queue being full; the source retries in the given phase.
     Busy(Phase),
+    /// Busy echo although a slot is free: it is reserved for packets busied
+    /// earlier (queue allocation); the source retries in the given phase.
+    Reserved(Phase),
     /// Evict the lowest-priority waiting packet, of a lower priority than
     /// the arriving one (it is busied back to its source), and accept.
     Evict,
@@ -215,6 +225,9 @@ impl<T: Copy> Default for Payloads<T> {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct ProtoCounters {
     pub go_bit_holds: u64,
+    pub debt_holds: u64,
+    pub debts_repaid: u64,
+    pub debts_forgiven: u64,
     pub reservations: u64,
     pub preemptions: u64,
     pub control_symbols: u64,
@@ -230,6 +243,9 @@ impl std::iter::Sum for ProtoCounters {
     fn sum<I: Iterator<Item = ProtoCounters>>(counters: I) -> ProtoCounters {
         counters.fold(ProtoCounters::default(), |a, c| ProtoCounters {
             go_bit_holds: a.go_bit_holds + c.go_bit_holds,
+            debt_holds: a.debt_holds + c.debt_holds,
+            debts_repaid: a.debts_repaid + c.debts_repaid,
+            debts_forgiven: a.debts_forgiven + c.debts_forgiven,
             reservations: a.reservations + c.reservations,
             preemptions: a.preemptions + c.preemptions,
             control_symbols: a.control_symbols + c.control_symbols,
@@ -252,7 +268,7 @@ pub trait RingProtocol {
     /// Whether the interface at `at` may start own packet `id` now. Called in
     /// the order the interface would send, only when the output link is free
     /// and the bypass FIFO lets an own packet in.
-    fn may_send(&mut self, at: usize, now: Time, id: u32, pk: &Packet) -> Permit;
+    fn may_send(&mut self, at: usize, now: Time, id: u32, pk: &Packet, fx: &mut Effects) -> Permit;
 
     /// A number that changes whenever anything `may_send` reads about the
     /// interface at `at` (besides the packet offered) may have changed, or
@@ -286,6 +302,16 @@ pub trait RingProtocol {
     /// its queues). At saturation an interface forwards several packets per
     /// own packet it sends.
     fn on_blocked(&mut self, at: usize, now: Time, waiting: u16, fx: &mut Effects) -> bool;
+
+    /// With [`Rules::recovery`]: the interface at `at` passes on a packet
+    /// of `symbols` (not its own: bypass traffic, or an echo or control
+    /// packet it put in the stream). Runs once per hop: keep it small.
+    #[inline(always)]
+    fn on_pass(&mut self, _at: usize, _now: Time, _symbols: u16) {}
+
+    /// With [`Rules::recovery`]: the bypass FIFO of the interface at `at`
+    /// is empty again after its own packet (its transmission recovery ends).
+    fn on_recovered(&mut self, _at: usize, _now: Time, _fx: &mut Effects) {}
 
     /// Whether the input queue of `class` at `at` admits send packet `id`.
     fn admit(&mut self, at: usize, class: usize, id: u32, pk: &Packet, q: QueueView) -> Admission;

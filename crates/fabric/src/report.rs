@@ -175,10 +175,24 @@ table! {
         busy_echoes: u64 ["", "busy echoes"],
         /// Busied packets sent again (whole run).
         retries: u64 [""],
-        /// Busy echoes that carried an A/B reservation.
+        /// Busy echoes for a request whose input queue was full.
+        busy_requests_full: u64 ["", "busy requests (queue full)"],
+        /// Busy echoes for a request refused a free slot reserved for packets busied earlier.
+        busy_requests_reserved: u64 ["", "busy requests (slot reserved)"],
+        /// Busy echoes for a response whose input queue was full.
+        busy_responses_full: u64 ["", "busy responses (queue full)"],
+        /// Busy echoes for a response refused a free slot reserved for packets busied earlier.
+        busy_responses_reserved: u64 ["", "busy responses (slot reserved)"],
+        /// Busy echoes that carried an A/B reservation (BUSY_A / BUSY_B).
         reservations: u64 ["", "A/B reservations"],
-        /// Times a node was kept from starting a packet by the go-bit protocol.
+        /// Times a node was kept from starting a packet by go bits an upstream node withheld while repaying its debt.
         go_bit_holds: u64 ["", "go-bit holds"],
+        /// Times a node was kept from starting a packet while it repaid its own transmission debt (others waiting).
+        debt_holds: u64 ["", "debt holds"],
+        /// Transmission debts repaid in full (idles converted while others waited).
+        debts_repaid: u64 ["", "debts repaid"],
+        /// Transmission debts forgiven or ended early: nobody else was waiting (the idle-priority condition).
+        debts_forgiven: u64 ["", "debts forgiven"],
         /// Times a node's own packet waited for bypass traffic (register-insertion rule).
         bypass_waits: u64 [""],
         /// PPQ: packets preempted from an input queue or a bypass queue (each becomes a busy echo).

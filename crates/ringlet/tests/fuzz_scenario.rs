@@ -57,7 +57,7 @@ fn value() -> impl Strategy<Value = String> {
         (-5i64..300).prop_map(|i| i.to_string()),
         any::<f64>().prop_map(|f| format!("{f:?}")),
         prop::sample::select(vec!["nan", "inf", "-inf", "1e400", "0.0", "-0.0", "true", "false", "[]", "[1, 2]", "{a = 1}", "1979-05-27T07:32:00Z"]).prop_map(String::from),
-        prop::sample::select(vec!["sci", "dfc", "ppq", "train", "sci-ring", "read64", "hotspot", "local", "aging", "go-bits", "ab", "none"]).prop_map(|s| format!("\"{s}\"")),
+        prop::sample::select(vec!["sci", "dfc", "ppq", "train", "sci-ring", "read64", "hotspot", "local", "aging", "ieee", "ab", "none"]).prop_map(|s| format!("\"{s}\"")),
         any::<String>().prop_map(|s| format!("{s:?}")),
     ]
 }

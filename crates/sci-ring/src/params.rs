@@ -39,6 +39,9 @@ pub fn params(s: &Settings) -> Result<Params, String> {
             "network.bypass_fifo_symbols: expected 0 (derived) or at least {longest} (longest send packet plus separator idles), got {fifo}"
         ));
     }
+    let mut iqst = [0; MAX_CLASSES];
+    iqst[REQUEST as usize] = ns_to_ps(s.responder_iqst_ns);
+    iqst[RESPONSE as usize] = ns_to_ps(s.requestor_iqst_ns);
     let mut input_queue = [0; MAX_CLASSES];
     input_queue[REQUEST as usize] = s.responder_input_queue_packets;
     input_queue[RESPONSE as usize] = s.requestor_input_queue_packets;
@@ -47,7 +50,7 @@ pub fn params(s: &Settings) -> Result<Params, String> {
         separator,
         echo_len: (ECHO_BYTES / SYMBOL_BYTES) as u16,
         bypass_fifo_symbols: fifo,
-        iqst: ns_to_ps(s.iqst_ns),
+        iqst,
         input_queue,
         output_queue: s.output_queue_packets,
         shape: Shape {

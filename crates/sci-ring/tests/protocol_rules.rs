@@ -42,7 +42,7 @@ impl Bench {
 
     fn may_send(&mut self, id: u32) -> Permit {
         let pk = *self.slab.get(id);
-        self.dfc.may_send(pk.src as usize, 0, id, &pk)
+        self.dfc.may_send(pk.src as usize, 0, id, &pk, &mut self.fx)
     }
 
     /// Sends the control symbol the protocol just emitted once round the

@@ -90,7 +90,7 @@ impl Registered for Greedy {
 impl RingProtocol for Greedy {
     const RULES: Rules = Rules::IEEE;
 
-    fn may_send(&mut self, _node: usize, _now: Time, _id: u32, _pk: &Packet) -> Permit {
+    fn may_send(&mut self, _node: usize, _now: Time, _id: u32, _pk: &Packet, _fx: &mut Effects) -> Permit {
         Permit::Go
     }
 

@@ -97,8 +97,11 @@ fn own_packet_waits_behind_bypass_traffic() {
     assert_eq!(times(&r, 2, Transmit { own: true }, Request, 2), vec![2 * HOP + 41 * CYCLE]);
 
     // Now node 2 is sending its own packet when node 0's arrives: node 0's
-    // packet is buffered, and node 2's second packet must wait for it.
-    let mut r = ring(4, &["traffic.transaction=write64"]);
+    // packet is buffered, and node 2's second packet must wait for it. (The
+    // register-insertion rule alone: with bandwidth allocation node 2 would
+    // also wait for node 3, which repays the debt of its responses while
+    // node 2 waits: see `protocol::bandwidth`.)
+    let mut r = ring(4, &["traffic.transaction=write64", "network.bandwidth_allocation=none"]);
     r.inject(2, 3, 0, 0); // node 2 sends 0..82 ns
     r.inject(2, 3, 0, 0); // and has a second one ready
     r.inject(0, 3, 0, 0); // arrives at node 2 at 4 ns: buffered

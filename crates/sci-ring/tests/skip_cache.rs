@@ -33,9 +33,15 @@ impl<P: RingProtocol> RingProtocol for Counted<P> {
     fn on_start(&mut self, fx: &mut Effects) {
         self.inner.on_start(fx)
     }
-    fn may_send(&mut self, node: usize, now: Time, id: u32, pk: &Packet) -> Permit {
+    fn may_send(&mut self, node: usize, now: Time, id: u32, pk: &Packet, fx: &mut Effects) -> Permit {
         self.asked += 1;
-        self.inner.may_send(node, now, id, pk)
+        self.inner.may_send(node, now, id, pk, fx)
+    }
+    fn on_pass(&mut self, node: usize, now: Time, symbols: u16) {
+        self.inner.on_pass(node, now, symbols)
+    }
+    fn on_recovered(&mut self, node: usize, now: Time, fx: &mut Effects) {
+        self.inner.on_recovered(node, now, fx)
     }
     fn permit_epoch(&self, node: usize) -> Option<u64> {
         self.inner.permit_epoch(node).filter(|_| self.epoch)
@@ -123,7 +129,7 @@ fn skipping_held_nodes_changes_nothing_but_the_work() {
 
 #[test]
 fn quiet_blocked_nodes_change_nothing_but_the_work() {
-    let base_sci = |view: &RingletView, _: &Params, _: &ringlet_scenario::Scenario| BaseSci::new(view, true, true);
+    let base_sci = |view: &RingletView, p: &Params, _: &ringlet_scenario::Scenario| BaseSci::new(view, p, true, true);
     let sci_cases: [&[&str]; 2] = [&["traffic.load_mbps_per_node=150", "node.iqst_ns=100"], &["traffic.load_mbps_per_node=60", "node.iqst_ns=1000"]];
     let mut checked = Vec::new();
     for settings in DFC_CASES {

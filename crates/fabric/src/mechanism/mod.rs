@@ -218,6 +218,9 @@ impl<P: RingProtocol> Fabric<P> {
         r.counters = Counters {
             events: self.sched.executed(),
             go_bit_holds: pc.go_bit_holds,
+            debt_holds: pc.debt_holds,
+            debts_repaid: pc.debts_repaid,
+            debts_forgiven: pc.debts_forgiven,
             reservations: pc.reservations,
             preemptions: self.counters.preemptions + pc.preemptions,
             control_symbols: pc.control_symbols,

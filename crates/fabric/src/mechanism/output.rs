@@ -47,6 +47,10 @@ impl<P: RingProtocol> Fabric<P> {
                 return self.transmit(i, id, false);
             }
         }
+        if P::RULES.recovery && n.recovering {
+            self.recovered(i);
+        }
+        let n = &self.ifaces[i];
         if n.has_own() && self.start_own(i) {
             return;
         }
@@ -59,6 +63,18 @@ impl<P: RingProtocol> Fabric<P> {
             Some(&(_, ready)) => self.decide_at(i, ready),
             None => {}
         }
+    }
+
+    /// The interface's bypass FIFO is empty again after its own packet:
+    /// its transmission recovery is over (with [`Rules::recovery`]).
+    ///
+    /// [`Rules::recovery`]: crate::protocol::Rules::recovery
+    #[inline(never)]
+    pub(super) fn recovered(&mut self, i: usize) {
+        self.ifaces[i].recovering = false;
+        let (r, at) = self.ifaces[i].place();
+        self.protos[r].on_recovered(at, self.sched.now(), &mut self.fx);
+        self.flush_effects(r);
     }
 
     /// The interface's own packet is held back by bypass traffic: tell the
@@ -112,7 +128,8 @@ impl<P: RingProtocol> Fabric<P> {
         let (r, at) = n.place();
         let first = n.first_own().expect("has own packet");
         let mut pick = None;
-        match self.protos[r].may_send(at, now, first, self.slab.at(first)) {
+        let permit = self.protos[r].may_send(at, now, first, self.slab.at(first), &mut self.fx);
+        match permit {
             Permit::Go => pick = Some(first),
             Permit::Hold { wake_at } => {
                 if let Some(w) = wake_at {
@@ -134,7 +151,7 @@ impl<P: RingProtocol> Fabric<P> {
                 let mut skips = 1;
                 let mut held = false;
                 for &id in cands.iter().skip(1) {
-                    match self.protos[r].may_send(at, now, id, self.slab.at(id)) {
+                    match self.protos[r].may_send(at, now, id, self.slab.at(id), &mut self.fx) {
                         Permit::Go => {
                             pick = Some(id);
                             break;
@@ -156,11 +173,16 @@ impl<P: RingProtocol> Fabric<P> {
                 }
             }
         }
+        // What the protocol asked for while deciding (a held node's idles now say it waits).
+        if !self.fx.is_empty() {
+            self.flush_effects(r);
+        }
         let Some(id) = pick else { return false };
         let pk = *self.slab.at(id);
         self.ifaces[i].take_own(id, pk.class);
         let next_own = self.ifaces[i].first_own().map(|next| self.slab.at(next).eff);
         self.protos[r].on_sent(at, now, id, &pk, next_own, &mut self.fx);
+        self.ifaces[i].recovering = P::RULES.recovery;
         self.flush_effects(r);
         self.counters.send_packets += 1;
         self.transmit(i, id, true);
@@ -201,6 +223,11 @@ impl<P: RingProtocol> Fabric<P> {
             if m.decide_by(at, now) {
                 self.sched.at(at, Event::OutputFree { iface: next }.pack());
             }
+        }
+        if P::RULES.recovery && !own {
+            let r = self.ifaces[i].ringlet as usize;
+            let at = self.ifaces[i].pos as usize;
+            self.protos[r].on_pass(at, now, len);
         }
         self.measure.link_used(i, now, len as Time * self.p.cycle, send);
         self.record(i, TraceKind::Transmit { own }, id);

@@ -17,6 +17,9 @@ impl<P: RingProtocol> Fabric<P> {
     pub(super) fn decide_prioritized(&mut self, i: usize) {
         let now = self.sched.now();
         let buffered = self.ifaces[i].bypass.front().is_some_and(|&(_, ready)| ready < now);
+        if P::RULES.recovery && !buffered && self.ifaces[i].recovering {
+            self.recovered(i);
+        }
         let has_own = self.ifaces[i].has_own();
         if has_own && !buffered && self.start_own(i) {
             return;

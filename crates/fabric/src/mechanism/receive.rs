@@ -59,6 +59,12 @@ impl<P: RingProtocol> Fabric<P> {
                 self.accept(i, class, id, &pk)
             }
             Admission::Busy(phase) => {
+                self.count_busy(&pk, false);
+                self.record(i, TraceKind::Busied, id);
+                Some(self.busy_echo(i, id, phase))
+            }
+            Admission::Reserved(phase) => {
+                self.count_busy(&pk, true);
                 self.record(i, TraceKind::Busied, id);
                 Some(self.busy_echo(i, id, phase))
             }
@@ -68,6 +74,17 @@ impl<P: RingProtocol> Fabric<P> {
             self.insert_in_stream(i, e);
         }
         self.input_changed(i, class);
+    }
+
+    /// Counts a busy echo by the kind of packet busied and its cause.
+    fn count_busy(&mut self, pk: &Packet, reserved: bool) {
+        let c = &mut self.counters;
+        *match (pk.kind == PacketKind::Request, reserved) {
+            (true, false) => &mut c.busy_requests_full,
+            (true, true) => &mut c.busy_requests_reserved,
+            (false, false) => &mut c.busy_responses_full,
+            (false, true) => &mut c.busy_responses_reserved,
+        } += 1;
     }
 
     /// Takes `id` into the input queue of `class`; returns the echo to send now, if any.
@@ -87,7 +104,7 @@ impl<P: RingProtocol> Fabric<P> {
         if q.in_service.is_none() {
             // (An idle server has nothing waiting or arriving.)
             q.in_service = Some(id);
-            self.sched.at(tail + self.p.iqst, Event::ServiceDone { iface: i as u16, class: class as u8 }.pack());
+            self.sched.at(tail + self.p.iqst[class], Event::ServiceDone { iface: i as u16, class: class as u8 }.pack());
         } else {
             q.arriving = Some((id, tail));
         }

@@ -40,7 +40,7 @@ impl<P: RingProtocol> Fabric<P> {
             },
         };
         q.in_service = Some(id);
-        self.sched.at(start + self.p.iqst, Event::ServiceDone { iface: i as u16, class: class as u8 }.pack());
+        self.sched.at(start + self.p.iqst[class], Event::ServiceDone { iface: i as u16, class: class as u8 }.pack());
     }
 
     /// The output queue (interface, class) a serviced packet produces

@@ -60,7 +60,7 @@ pub fn params(s: &Scenario) -> Result<Params, String> {
         separator: 1,
         echo_len: 4,
         bypass_fifo_symbols: 41,
-        iqst: ns_to_ps(s.section("bridge").float("iqst_ns")),
+        iqst: [ns_to_ps(s.section("bridge").float("iqst_ns")); MAX_CLASSES],
         input_queue: [5; MAX_CLASSES],
         output_queue: 5,
         shape: Shape {
@@ -118,7 +118,7 @@ pub struct Greedy {
 impl RingProtocol for Greedy {
     const RULES: Rules = Rules::IEEE;
 
-    fn may_send(&mut self, _at: usize, _now: Time, _id: u32, _pk: &Packet) -> Permit {
+    fn may_send(&mut self, _at: usize, _now: Time, _id: u32, _pk: &Packet, _fx: &mut Effects) -> Permit {
         Permit::Go
     }
 

@@ -258,10 +258,10 @@ impl Registered for Dfc {
 }
 
 impl RingProtocol for Dfc {
-    const RULES: Rules = Rules { priority_queues: true, ..Rules::IEEE };
+    const RULES: Rules = Rules { priority_queues: true, recovery: false, ..Rules::IEEE };
 
     #[inline(always)]
-    fn may_send(&mut self, node: usize, _now: Time, _id: u32, pk: &Packet) -> Permit {
+    fn may_send(&mut self, node: usize, _now: Time, _id: u32, pk: &Packet, _fx: &mut Effects) -> Permit {
         let dst = self.view.pos(pk.to);
         let k = self.slot(node, dst, pk.class as usize);
         if (self.blocked[k] && self.grants[k] == 0) || self.thru_holds(node, dst, pk.eff) {

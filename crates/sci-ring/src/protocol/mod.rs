@@ -29,6 +29,11 @@ macro_rules! registry {
     };
 }
 
+// The flow control base SCI defines, which PPQ (and TRAIN's immediate mode) run on too.
+pub mod bandwidth;
+pub mod go_bits;
+pub mod queue_allocation;
+
 registry! {
     sci::BaseSci,
     ppq::Ppq,

@@ -23,7 +23,7 @@
 //! - **limited busy-retries** (beyond the seed): `ppq.retry_holdoff_ns`
 //!   delays each retry so that a full queue is not hammered.
 
-use super::sci::GoBits;
+use super::bandwidth::Bandwidth;
 use super::Registered;
 use ringlet_engine::time::ns_to_ps;
 use ringlet_fabric::interface::Iface;
@@ -40,8 +40,8 @@ const PARAMS: &[Param] = &[
         doc: "How a low-priority packet stuck in a bypass queue is freed: priority inheritance from its source, or priority aging while it waits." },
     Param { section: "ppq", key: "aging_ns", kind: Kind::Float { min: 1.0, max: 1e12 }, default: Default::Float(1000.0),
         doc: "Aging: a packet waiting in a bypass queue gains one priority level per this much waiting, ns." },
-    Param { section: "ppq", key: "ewq_packets", kind: Kind::Int { min: 0, max: 1_000_000 }, default: Default::Int(5),
-        doc: "Echo Waiting Queue: sent packets a node keeps until their (service-time) echo, beyond its output queue. 0 = they keep their output queue slot as in base SCI." },
+    Param { section: "ppq", key: "ewq_packets", kind: Kind::Int { min: 0, max: 1_000_000 }, default: Default::Int(0),
+        doc: "Echo Waiting Queue slots beyond the output queue: sent packets a node keeps until their (service-time) echo. 0 (the seed's reading) = the EWQ is the output queue's own slots, as in base SCI, where a sent packet keeps its slot until its echo." },
     Param { section: "ppq", key: "retry_holdoff_ns", kind: Kind::Float { min: 0.0, max: 1e9 }, default: Default::Float(0.0),
         doc: "Limited busy-retries (beyond the seed): a busied packet waits this long before it is sent again, ns. 0 = the seed's PPQ (immediate retry)." },
 ];
@@ -60,6 +60,8 @@ pub struct Settings {
     pub aging_ns: f64,
     pub ewq_packets: u32,
     pub retry_holdoff_ns: f64,
+    /// The network's bandwidth allocation (PPQ runs it within priority levels).
+    pub bandwidth_allocation: bool,
 }
 
 impl Settings {
@@ -70,13 +72,15 @@ impl Settings {
             aging_ns: k.float("aging_ns"),
             ewq_packets: k.int("ewq_packets") as u32,
             retry_holdoff_ns: k.float("retry_holdoff_ns"),
+            bandwidth_allocation: crate::keys::Settings::of(s).bandwidth_allocation,
         }
     }
 }
 
 pub struct Ppq {
     view: RingletView,
-    go: GoBits,
+    bandwidth: Bandwidth,
+    separator: u32,
     /// Aging step, ps (`None` with inheritance).
     aging: Option<Time>,
     holdoff: Time,
@@ -95,7 +99,8 @@ impl Ppq {
     pub fn new(view: &RingletView, p: &Params, s: &Settings, priorities: u32) -> Self {
         Ppq {
             view: view.clone(),
-            go: GoBits::new(view, true, true),
+            bandwidth: Bandwidth::new(view, p.cycle, s.bandwidth_allocation, true),
+            separator: p.separator,
             aging: (s.starvation == Starvation::Aging).then(|| ns_to_ps(s.aging_ns).max(1)),
             holdoff: ns_to_ps(s.retry_holdoff_ns),
             ewq: s.ewq_packets,
@@ -124,18 +129,27 @@ impl RingProtocol for Ppq {
     /// service (the LIQ preempts), and a host queue that never holds the
     /// responder: a response joins it in priority order, so a low-priority
     /// response cannot block the service of high-priority requests.
-    const RULES: Rules = Rules { priority_queues: true, bypass: BypassOrder::Priority, echo: EchoAt::Service, server_waits_for_room: false };
+    const RULES: Rules = Rules { priority_queues: true, bypass: BypassOrder::Priority, echo: EchoAt::Service, server_waits_for_room: false, ..Rules::IEEE };
 
-    fn may_send(&mut self, node: usize, now: Time, _id: u32, pk: &Packet) -> Permit {
-        self.go.may_start(node, now, pk.eff)
+    fn may_send(&mut self, node: usize, now: Time, _id: u32, pk: &Packet, fx: &mut Effects) -> Permit {
+        self.bandwidth.may_start(node, now, pk.eff, fx)
     }
 
-    fn on_sent(&mut self, node: usize, now: Time, _id: u32, _pk: &Packet, _still: Option<u16>, fx: &mut Effects) {
-        self.go.set_blocked(node, now, None, fx);
+    fn on_sent(&mut self, node: usize, now: Time, _id: u32, pk: &Packet, next: Option<u16>, fx: &mut Effects) {
+        self.bandwidth.on_sent(node, now, pk.eff, pk.len as u32 + self.separator, next, fx);
+    }
+
+    fn on_recovered(&mut self, node: usize, now: Time, _fx: &mut Effects) {
+        self.bandwidth.on_recovered(node, now);
+    }
+
+    #[inline]
+    fn on_pass(&mut self, node: usize, now: Time, symbols: u16) {
+        self.bandwidth.on_pass(node, now, symbols as u32);
     }
 
     fn on_blocked(&mut self, node: usize, now: Time, waiting: u16, fx: &mut Effects) -> bool {
-        self.go.set_blocked(node, now, Some(waiting), fx);
+        self.bandwidth.on_blocked(node, now, waiting, fx);
         // Inheritance can raise a waiting packet's priority in place.
         true
     }
@@ -202,6 +216,7 @@ impl RingProtocol for Ppq {
     }
 
     fn counters(&self) -> ProtoCounters {
-        ProtoCounters { go_bit_holds: self.go.holds, ..self.counters }
+        let b = &self.bandwidth;
+        ProtoCounters { go_bit_holds: b.holds.go, debt_holds: b.holds.debt, debts_repaid: b.repaid, debts_forgiven: b.forgiven, ..self.counters }
     }
 }

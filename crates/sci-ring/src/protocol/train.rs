@@ -375,7 +375,7 @@ impl Registered for Train {
 
 impl RingProtocol for Train {
     /// Priority queues, and responses that never hold the responder.
-    const RULES: Rules = Rules { priority_queues: true, server_waits_for_room: false, ..Rules::IEEE };
+    const RULES: Rules = Rules { priority_queues: true, server_waits_for_room: false, recovery: false, ..Rules::IEEE };
 
     fn on_start(&mut self, fx: &mut Effects) {
         self.counters.control_symbols += 1;
@@ -383,7 +383,7 @@ impl RingProtocol for Train {
         fx.controls.push((self.tm as u16, self.loco_len, 0, 0));
     }
 
-    fn may_send(&mut self, node: usize, now: Time, id: u32, pk: &Packet) -> Permit {
+    fn may_send(&mut self, node: usize, now: Time, id: u32, pk: &Packet, _fx: &mut Effects) -> Permit {
         if let Some(&(_, at)) = self.granted[node].iter().find(|&&(x, _)| x == id) {
             return if at < now { Permit::Go } else { Permit::Hold { wake_at: Some(at + 1) } };
         }

@@ -1,0 +1,461 @@
+//! IEEE 1596 bandwidth allocation, per ringlet: transmission recovery and
+//! its debt, idles that carry the go bits and the idle priority.
+//!
+//! What the standard does symbol by symbol (`shared/notes/sci-facts.md`,
+//! after Richter), and the exactly equivalent rule applied here per packet:
+//!
+//! - **Recovery.** A node that starts an own packet of `S` symbols (with its
+//!   separating idle) is in transmission recovery until its bypass FIFO is
+//!   empty again: what arrives meanwhile is buffered and forwarded in order,
+//!   and every incoming idle is merged away to drain the FIFO. From the
+//!   packet's first symbol to the empty FIFO the node emits exactly `S`
+//!   symbols more than it receives, so it has absorbed exactly `S` idles:
+//!   its **debt** is `S` idles, whatever the traffic. (The fabric tells the
+//!   protocol when the FIFO is empty: `RingProtocol::on_recovered`.)
+//! - **Repayment.** With the FIFO empty the node repays the debt by turning
+//!   the next `S` low-type idles it passes on into high-type idles: the go
+//!   bit those idles carried is withheld from every node downstream that
+//!   sends at its priority or lower. Packets passing meanwhile go through
+//!   unchanged and do not count (`on_pass` moves the end of the repayment
+//!   back by their length). The node may not start a new packet before the
+//!   debt is repaid.
+//! - **Idle priority.** A node with an own packet it cannot send raises the
+//!   idle priority (`ipr`) of the idles it emits to that packet's; this is
+//!   the ringlet's estimate of the highest priority waiting. Repayment ends
+//!   early as soon as the idles a node receives show nobody else waiting at
+//!   its priority or above (and a node that sees nobody waiting when its
+//!   recovery ends owes nothing): without contention a node sends back to
+//!   back.
+//! - **Go bits.** A node may start a packet only with a go bit for its
+//!   priority: it holds while the idles reaching it are ones an upstream
+//!   node converted (high-type for it).
+//!
+//! Every node learns of another's state through the idles, which travel
+//! with the packets: node `j` sees node `i`'s idle priority and converted
+//! idles the ringlet's travel time from `i` to `j` later. (Idles merged in a
+//! node's recovery on the way are not followed individually: the state they
+//! carried arrives with the next idle the node emits, which is at most a
+//! packet later. docs/model-sci.md.)
+//!
+//! Priorities: with `prioritized` (PPQ: "the same flow-control mechanism as
+//! SCI within priority levels") levels compare by packet priority, so a
+//! node's repayment never holds packets of a higher priority; base SCI
+//! treats every packet alike.
+
+use ringlet_engine::Time;
+use ringlet_fabric::protocol::{Effects, Permit, RingletView};
+use std::collections::VecDeque;
+
+/// Why a node was held (counted for the report).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Holds {
+    /// Held to repay its own debt while others wait.
+    pub debt: u64,
+    /// Held by go bits an upstream node withheld (converted idles).
+    pub go: u64,
+}
+
+pub struct Bandwidth {
+    enabled: bool,
+    prioritized: bool,
+    view: RingletView,
+    max_dist: Time,
+    cycle: Time,
+    /// Per node: the idle priority its idles carry, as (from, level)
+    /// steps, oldest first (0 = nothing waiting, else 1 + priority). The
+    /// last step may lie in the future (a change made at the end of a packet).
+    ipr: Vec<VecDeque<(Time, u16)>>,
+    /// Per node: the stretches of idles it converted, as (from, to, level);
+    /// the last one's `to` moves while it repays.
+    withheld: Vec<VecDeque<(Time, Time, u16)>>,
+    /// Per node: idle time owed for its latest own packet (until its recovery ends).
+    debt: Vec<Time>,
+    /// Per node: the level of its latest own packet (what its repayment withholds).
+    sent_level: Vec<u16>,
+    /// Per node: repaying until then, if packets stop passing (`None`: not repaying).
+    repay_until: Vec<Option<Time>>,
+    /// Per node: the nodes held by its state, to wake when that changes.
+    waiters: Vec<Vec<u16>>,
+    /// Bit `i`: node `i`'s idles may show something to someone now (a
+    /// superset, cleared lazily), so decisions look only at those.
+    recent: Vec<u64>,
+    pub holds: Holds,
+    /// Debts repaid in full, and debts forgiven or ended early (nobody waiting).
+    pub repaid: u64,
+    pub forgiven: u64,
+}
+
+impl Bandwidth {
+    pub fn new(view: &RingletView, cycle: Time, enabled: bool, prioritized: bool) -> Self {
+        let n = view.len();
+        Bandwidth {
+            enabled,
+            prioritized,
+            view: view.clone(),
+            max_dist: view.longest_travel(),
+            cycle,
+            ipr: (0..n).map(|_| VecDeque::from([(0, 0)])).collect(),
+            withheld: (0..n).map(|_| VecDeque::new()).collect(),
+            debt: vec![0; n],
+            sent_level: vec![0; n],
+            repay_until: vec![None; n],
+            waiters: vec![Vec::new(); n],
+            recent: vec![0; n.div_ceil(64)],
+            holds: Holds::default(),
+            repaid: 0,
+            forgiven: 0,
+        }
+    }
+
+    #[inline]
+    fn level(&self, priority: u16) -> u16 {
+        if self.prioritized {
+            priority + 1
+        } else {
+            1
+        }
+    }
+
+    #[inline]
+    fn mark(&mut self, i: usize) {
+        self.recent[i / 64] |= 1u64 << (i % 64);
+    }
+
+    /// Node `i`'s idle priority at time `t`.
+    fn ipr_at(&self, i: usize, t: Time) -> u16 {
+        self.ipr[i].iter().rev().find(|&&(at, _)| at <= t).map_or(0, |&(_, l)| l)
+    }
+
+    /// The level of go bits node `i` withheld at time `t` (0: none).
+    fn withheld_at(&self, i: usize, t: Time) -> (u16, Time) {
+        for &(from, to, level) in self.withheld[i].iter().rev() {
+            if from <= t && t < to {
+                return (level, to);
+            }
+            if to <= t {
+                break;
+            }
+        }
+        (0, 0)
+    }
+
+    /// Whether node `i` is still of interest at `now`: something in its
+    /// idles is, or may still be, seen by another node.
+    fn live(&self, i: usize, now: Time) -> bool {
+        let horizon = now.saturating_sub(self.max_dist);
+        let (at, level) = *self.ipr[i].back().expect("a step");
+        level != 0 || at > horizon || self.withheld[i].back().is_some_and(|&(_, to, _)| to > horizon)
+    }
+
+    /// Forgets what no node can see any more.
+    fn prune(&mut self, i: usize, now: Time) {
+        let horizon = now.saturating_sub(self.max_dist);
+        let ipr = &mut self.ipr[i];
+        while ipr.len() >= 2 && ipr[1].0 <= horizon {
+            ipr.pop_front();
+        }
+        let w = &mut self.withheld[i];
+        while w.front().is_some_and(|&(_, to, _)| to <= horizon) {
+            w.pop_front();
+        }
+    }
+
+    /// Sets node `i`'s idle priority from time `at` on; waiters are woken
+    /// when a lower one reaches them.
+    fn set_ipr(&mut self, i: usize, at: Time, level: u16, fx: &mut Effects) {
+        let &(last_at, last) = self.ipr[i].back().expect("a step");
+        if last == level {
+            return;
+        }
+        let at = at.max(last_at);
+        self.prune(i, at);
+        self.ipr[i].push_back((at, level));
+        self.mark(i);
+        if level < last {
+            self.wake_waiters(i, at, fx);
+        }
+    }
+
+    fn wake_waiters(&mut self, i: usize, at: Time, fx: &mut Effects) {
+        for j in std::mem::take(&mut self.waiters[i]) {
+            fx.wakes.push((j, at + self.view.travel(i, j as usize)));
+        }
+    }
+
+    fn wait_on(&mut self, i: usize, j: usize) {
+        if !self.waiters[i].contains(&(j as u16)) {
+            self.waiters[i].push(j as u16);
+        }
+    }
+
+    /// Node `j` at `now` sees someone else waiting at `level` or above:
+    /// returns the first such node, if any.
+    fn contender(&mut self, j: usize, now: Time, level: u16) -> Option<usize> {
+        let mut found = None;
+        self.scan(now, |bw, i| {
+            if i == j {
+                return false;
+            }
+            let d = bw.view.travel(i, j);
+            if now >= d && bw.ipr_at(i, now - d) >= level {
+                found = Some(i);
+                return true;
+            }
+            false
+        });
+        found
+    }
+
+    /// Calls `f` on every node that may still show something, in node
+    /// order, until it returns `true`; drops the others from the set.
+    fn scan(&mut self, now: Time, mut f: impl FnMut(&Self, usize) -> bool) {
+        for w in 0..self.recent.len() {
+            let mut word = self.recent[w];
+            while word != 0 {
+                let i = w * 64 + word.trailing_zeros() as usize;
+                word &= word - 1;
+                if !self.live(i, now) {
+                    self.recent[w] &= !(1u64 << (i % 64));
+                    continue;
+                }
+                if f(self, i) {
+                    return;
+                }
+            }
+        }
+    }
+
+    /// May node `j` start a packet of `priority` now? (Asked only when its
+    /// bypass FIFO lets an own packet in: its recovery is over.)
+    pub fn may_start(&mut self, j: usize, now: Time, priority: u16, fx: &mut Effects) -> Permit {
+        if !self.enabled {
+            return Permit::Go;
+        }
+        let mine = self.level(priority);
+        let mut wake: Option<Time> = None;
+        // Its own debt, unless nobody else is waiting (the ipr condition).
+        if let Some(until) = self.repay_until[j] {
+            if now < until {
+                match self.contender(j, now, self.sent_level[j]) {
+                    Some(i) => {
+                        self.holds.debt += 1;
+                        // Decide again when repaid, or when the waiting node
+                        // is seen served, if that is sooner.
+                        let &(at, level) = self.ipr[i].back().expect("a step");
+                        if level < self.sent_level[j] {
+                            wake = Some(until.min(at + self.view.travel(i, j)));
+                        } else {
+                            self.wait_on(i, j);
+                            wake = Some(until);
+                        }
+                    }
+                    None => self.end_repayment(j, now, fx),
+                }
+            } else {
+                self.repay_until[j] = None;
+                self.repaid += 1;
+            }
+        }
+        // Go bits withheld upstream, as the idles reaching it show them.
+        let mut go_until: Option<Time> = None;
+        let mut holders = Vec::new();
+        self.scan(now, |bw, i| {
+            if i != j {
+                let d = bw.view.travel(i, j);
+                if now >= d {
+                    let (level, to) = bw.withheld_at(i, now - d);
+                    if level >= mine {
+                        go_until = Some(go_until.map_or(to + d, |u: Time| u.max(to + d)));
+                        holders.push(i);
+                    }
+                }
+            }
+            false
+        });
+        if let Some(u) = go_until {
+            self.holds.go += 1;
+            for i in holders {
+                self.wait_on(i, j);
+            }
+            wake = Some(wake.map_or(u, |w| w.max(u)));
+        }
+        match wake {
+            None => Permit::Go,
+            Some(at) => {
+                // It waits with a packet: its idles say so.
+                self.set_ipr(j, now, mine, fx);
+                Permit::Hold { wake_at: Some(at) }
+            }
+        }
+    }
+
+    /// Node `j` started an own packet of `symbols` (with its separator) at
+    /// `now`; `next` is the priority of its next own packet, if any.
+    pub fn on_sent(&mut self, j: usize, now: Time, priority: u16, symbols: u32, next: Option<u16>, fx: &mut Effects) {
+        if !self.enabled {
+            return;
+        }
+        let slot = symbols as Time * self.cycle;
+        self.debt[j] = slot;
+        self.sent_level[j] = self.level(priority);
+        self.repay_until[j] = None;
+        // The idles after the packet carry what it waits with next.
+        let level = next.map_or(0, |q| self.level(q));
+        self.set_ipr(j, now + slot, level, fx);
+    }
+
+    /// Node `j`'s bypass FIFO is empty after its own packet: it repays its
+    /// debt if someone else waits, otherwise owes nothing.
+    pub fn on_recovered(&mut self, j: usize, now: Time) {
+        if !self.enabled || self.debt[j] == 0 {
+            return;
+        }
+        let debt = std::mem::take(&mut self.debt[j]);
+        let level = self.sent_level[j];
+        if self.contender(j, now, level).is_none() {
+            self.forgiven += 1;
+            return;
+        }
+        self.repay_until[j] = Some(now + debt);
+        self.prune(j, now);
+        self.withheld[j].push_back((now, now + debt, level));
+        self.mark(j);
+    }
+
+    /// Node `j` passes on a packet of `symbols` (not counting its idles):
+    /// during a repayment the packet is not an idle to convert.
+    #[inline]
+    pub fn on_pass(&mut self, j: usize, now: Time, symbols: u32) {
+        if let Some(until) = self.repay_until[j] {
+            if now < until {
+                let until = until + symbols as Time * self.cycle;
+                self.repay_until[j] = Some(until);
+                if let Some(last) = self.withheld[j].back_mut() {
+                    last.1 = until;
+                }
+            }
+        }
+    }
+
+    /// Node `j` waits with an own packet of `priority` behind bypass traffic.
+    pub fn on_blocked(&mut self, j: usize, now: Time, priority: u16, fx: &mut Effects) {
+        if self.enabled {
+            let level = self.level(priority);
+            self.set_ipr(j, now, level, fx);
+        }
+    }
+
+    /// Node `j`'s repayment ends now: nobody else waits.
+    fn end_repayment(&mut self, j: usize, now: Time, fx: &mut Effects) {
+        self.repay_until[j] = None;
+        self.forgiven += 1;
+        if let Some(last) = self.withheld[j].back_mut() {
+            if last.1 > now {
+                last.1 = now;
+            }
+        }
+        self.wake_waiters(j, now, fx);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A ring of `nodes` with 2 ns hops and 2 ns symbols.
+    fn bw(nodes: usize) -> Bandwidth {
+        Bandwidth::new(&crate::ring::view_of(nodes, 2000), 2000, true, false)
+    }
+
+    #[test]
+    fn a_debt_is_forgiven_when_nobody_waits() {
+        let mut b = bw(4);
+        let mut fx = Effects::default();
+        b.on_sent(0, 0, 0, 9, None, &mut fx);
+        b.on_recovered(0, 18_000);
+        assert_eq!(b.forgiven, 1);
+        assert_eq!(b.may_start(0, 18_000, 0, &mut fx), Permit::Go);
+    }
+
+    #[test]
+    fn a_debt_is_repaid_by_idles_while_another_node_waits() {
+        let mut b = bw(4);
+        let mut fx = Effects::default();
+        // Node 2 waits behind bypass traffic from 0 ns; node 0 (2 hops on
+        // from node 2: 4 ns) sees it from 4 ns.
+        b.on_blocked(2, 0, 0, &mut fx);
+        // Node 0 sends a request (9 symbols with its idle: 18 ns) at 10 ns;
+        // its FIFO is empty at 28 ns: it repays 9 idles, until 46 ns.
+        b.on_sent(0, 10_000, 0, 9, Some(0), &mut fx);
+        b.on_recovered(0, 28_000);
+        assert_eq!(b.may_start(0, 28_000, 0, &mut fx), Permit::Hold { wake_at: Some(46_000) });
+        // A 41-symbol packet passing at 30 ns is no idle: repaid at 46 + 80 ns.
+        b.on_pass(0, 30_000, 40);
+        assert_eq!(b.may_start(0, 46_000, 0, &mut fx), Permit::Hold { wake_at: Some(126_000) });
+        assert_eq!(b.may_start(0, 126_000, 0, &mut fx), Permit::Go);
+        assert_eq!((b.holds.debt, b.repaid), (2, 1));
+    }
+
+    #[test]
+    fn converted_idles_hold_downstream_nodes_after_their_travel() {
+        let mut b = bw(4);
+        let mut fx = Effects::default();
+        b.on_blocked(3, 0, 0, &mut fx); // seen by node 0 from 2 ns
+        b.on_sent(0, 10_000, 0, 9, None, &mut fx);
+        b.on_recovered(0, 28_000); // repays until 46 ns
+        // Node 1 (one hop on) sees the converted idles from 30 ns to 48 ns.
+        assert_eq!(b.may_start(1, 29_998, 0, &mut fx), Permit::Go);
+        assert_eq!(b.may_start(1, 30_000, 0, &mut fx), Permit::Hold { wake_at: Some(48_000) });
+        assert_eq!(b.may_start(1, 48_000, 0, &mut fx), Permit::Go);
+        // Node 2 sees them from 32 ns to 50 ns.
+        assert_eq!(b.may_start(2, 40_000, 0, &mut fx), Permit::Hold { wake_at: Some(50_000) });
+        assert_eq!(b.holds.go, 2);
+    }
+
+    #[test]
+    fn repayment_ends_early_once_the_waiting_node_is_seen_served() {
+        let mut b = bw(4);
+        let mut fx = Effects::default();
+        b.on_blocked(3, 0, 0, &mut fx);
+        b.on_sent(0, 10_000, 0, 9, Some(0), &mut fx);
+        b.on_recovered(0, 28_000);
+        // A response passes node 0 at 30 ns: repaid at 126 ns if nothing changes.
+        b.on_pass(0, 30_000, 40);
+        assert_eq!(b.may_start(0, 40_000, 0, &mut fx), Permit::Hold { wake_at: Some(126_000) });
+        // Node 3 sends at 32 ns with nothing more: its idles say so after
+        // the packet, from 50 ns; node 0 (one hop on) sees it at 52 ns and
+        // is woken then.
+        b.on_sent(3, 32_000, 0, 9, None, &mut fx);
+        assert_eq!(fx.wakes, vec![(0, 52_000)]);
+        assert_eq!(b.may_start(0, 51_998, 0, &mut fx), Permit::Hold { wake_at: Some(52_000) });
+        assert_eq!(b.may_start(0, 52_000, 0, &mut fx), Permit::Go);
+        assert_eq!((b.forgiven, b.repaid, b.holds.debt), (1, 0, 2));
+    }
+
+    #[test]
+    fn a_node_held_by_converted_idles_keeps_the_repayment_going() {
+        let mut b = bw(4);
+        let mut fx = Effects::default();
+        b.on_blocked(3, 0, 0, &mut fx);
+        b.on_sent(0, 10_000, 0, 9, None, &mut fx);
+        b.on_recovered(0, 28_000); // repays until 46 ns
+        // Node 3 is served at 32 ns, but node 1, held from 30 ns, now waits
+        // itself: node 0 sees that (three hops on) from 36 ns.
+        assert_eq!(b.may_start(1, 30_000, 0, &mut fx), Permit::Hold { wake_at: Some(48_000) });
+        b.on_sent(3, 32_000, 0, 9, None, &mut fx);
+        assert_eq!(b.may_start(0, 44_000, 0, &mut fx), Permit::Hold { wake_at: Some(46_000) });
+        assert_eq!(b.may_start(0, 46_000, 0, &mut fx), Permit::Go);
+        assert_eq!(b.repaid, 1);
+    }
+
+    #[test]
+    fn within_priority_levels_a_repayment_holds_only_lower_or_equal_priorities() {
+        let mut b = Bandwidth::new(&crate::ring::view_of(4, 2000), 2000, true, true);
+        let mut fx = Effects::default();
+        b.on_blocked(3, 0, 7, &mut fx);
+        b.on_sent(0, 10_000, 5, 9, None, &mut fx);
+        b.on_recovered(0, 28_000);
+        assert_eq!(b.may_start(1, 30_000, 6, &mut fx), Permit::Go);
+        assert_eq!(b.may_start(1, 30_000, 5, &mut fx), Permit::Hold { wake_at: Some(48_000) });
+    }
+}

@@ -1,0 +1,319 @@
+//! The packet-level go-bit abstraction TRAIN's immediate mode still runs
+//! on (to move onto `bandwidth::Bandwidth`): a blocked node holds every
+//! other node that sees it blocked.
+
+use ringlet_engine::Time;
+use ringlet_fabric::protocol::{Effects, Permit, RingletView};
+use std::collections::VecDeque;
+
+/// The go-bit bandwidth allocation. Within priority levels (PPQ uses it that
+/// way) a blocked node holds only packets of its own priority or lower.
+pub struct GoBits {
+    enabled: bool,
+    /// Compare priorities (PPQ) or treat every packet alike (base SCI).
+    prioritized: bool,
+    /// 0 = not blocked, otherwise 1 + the priority of the held packet.
+    blocked: Vec<u16>,
+    /// Blocked-state transitions per node, oldest first, pruned to the
+    /// window any other node can still observe.
+    log: Vec<VecDeque<(Time, u16)>>,
+    /// Time of each node's latest transition (when it is old enough, the
+    /// current state is what every other node sees: no log scan needed).
+    changed_at: Vec<Time>,
+    blocked_count: usize,
+    last_change: Time,
+    /// For a held node, the still-blocked node whose release it waits for.
+    waits_on: Vec<Option<u16>>,
+    /// Bit `j`: node `j` waits on a release (`waits_on[j]` is set).
+    waiting: Vec<u64>,
+    /// Bit `i`: node `i` may be seen blocked by some node now: it is blocked,
+    /// or changed within the last `max_dist`. A superset, cleared lazily,
+    /// so that a decision on a large ring looks only at the nodes that can
+    /// hold it (in node order, as a scan of every node would).
+    recent: Vec<u64>,
+    /// The ringlet: how long idles take from one node to another.
+    view: RingletView,
+    max_dist: Time,
+    pub holds: u64,
+}
+
+impl GoBits {
+    pub fn new(view: &RingletView, enabled: bool, prioritized: bool) -> Self {
+        let n = view.len();
+        GoBits {
+            enabled,
+            prioritized,
+            blocked: vec![0; n],
+            log: (0..n).map(|_| VecDeque::with_capacity(8)).collect(),
+            changed_at: vec![0; n],
+            blocked_count: 0,
+            last_change: 0,
+            waits_on: vec![None; n],
+            waiting: vec![0; n.div_ceil(64)],
+            recent: vec![0; n.div_ceil(64)],
+            view: view.clone(),
+            max_dist: view.longest_travel(),
+            holds: 0,
+        }
+    }
+
+    /// Time for idles to travel from node `i` to node `j`.
+    #[inline]
+    fn dist(&self, i: usize, j: usize) -> Time {
+        self.view.travel(i, j)
+    }
+
+    #[inline]
+    fn set_wait(&mut self, j: usize, on: Option<u16>) {
+        self.waits_on[j] = on;
+        let bit = 1u64 << (j % 64);
+        if on.is_some() {
+            self.waiting[j / 64] |= bit;
+        } else {
+            self.waiting[j / 64] &= !bit;
+        }
+    }
+
+    #[inline]
+    fn level(&self, priority: u16) -> u16 {
+        if self.prioritized {
+            priority + 1
+        } else {
+            1
+        }
+    }
+
+    /// Node `i`'s blocked level at time `t` (t within the observable window).
+    #[inline]
+    fn blocked_at(&self, i: usize, t: Time) -> u16 {
+        if t >= self.changed_at[i] {
+            return self.blocked[i];
+        }
+        let log = &self.log[i];
+        match log.iter().rposition(|&(at, _)| at <= t) {
+            Some(k) => log[k].1,
+            // Before the oldest kept transition: the state it replaced. Only
+            // its being blocked or not matters here, and a log that starts
+            // with "unblocked" was preceded by "blocked".
+            None => log.front().map(|&(_, b)| if b == 0 { u16::MAX } else { 0 }).unwrap_or(0),
+        }
+    }
+
+    /// When node `i`'s block stopped holding `level` after time `t`, if it has.
+    fn released_after(&self, i: usize, t: Time, level: u16) -> Option<Time> {
+        self.log[i].iter().find(|&&(at, b)| at > t && b < level).map(|&(at, _)| at)
+    }
+
+    /// May node `j` start a packet of priority `priority` now?
+    pub fn may_start(&mut self, j: usize, now: Time, priority: u16) -> Permit {
+        self.set_wait(j, None);
+        if !self.enabled || self.blocked[j] != 0 {
+            return Permit::Go;
+        }
+        if self.blocked_count == 0 && now >= self.last_change + self.max_dist {
+            return Permit::Go;
+        }
+        let mine = self.level(priority);
+        let mut held = false;
+        // Earliest time every blocker seen now (all released already) is seen released.
+        let mut wake: Time = 0;
+        'scan: for w in 0..self.recent.len() {
+            for i in set_bits(w, self.recent[w]) {
+                if self.blocked[i] == 0 && self.changed_at[i] + self.max_dist <= now {
+                    // Unblocked for longer than any node can look back: seen by no one.
+                    self.recent[w] &= !(1u64 << (i % 64));
+                    continue;
+                }
+                let d = self.dist(i, j);
+                if i == j || now < d || self.blocked_at(i, now - d) < mine {
+                    continue;
+                }
+                held = true;
+                if self.blocked[i] >= mine {
+                    // Still blocked: its release wakes us (set_blocked); no need to look further.
+                    self.set_wait(j, Some(i as u16));
+                    break 'scan;
+                } else if let Some(u) = self.released_after(i, now - d, mine) {
+                    wake = wake.max(u + d);
+                }
+            }
+        }
+        if !held {
+            return Permit::Go;
+        }
+        self.holds += 1;
+        if self.waits_on[j].is_some() {
+            Permit::Hold { wake_at: None }
+        } else {
+            Permit::Hold { wake_at: Some(wake) }
+        }
+    }
+
+    /// Node `i` becomes blocked by bypass traffic with a packet of
+    /// `priority` waiting (`Some`), or stops being blocked (`None`).
+    pub fn set_blocked(&mut self, i: usize, now: Time, priority: Option<u16>, fx: &mut Effects) {
+        let level = priority.map_or(0, |q| self.level(q));
+        if !self.enabled || self.blocked[i] == level {
+            return;
+        }
+        let before = self.blocked[i];
+        self.blocked[i] = level;
+        if before == 0 {
+            self.blocked_count += 1;
+        } else if level == 0 {
+            self.blocked_count -= 1;
+        }
+        self.last_change = now;
+        self.changed_at[i] = now;
+        self.recent[i / 64] |= 1u64 << (i % 64);
+        let log = &mut self.log[i];
+        log.push_back((now, level));
+        // Keep one transition at or before the oldest time anyone can observe.
+        let horizon = now.saturating_sub(self.max_dist);
+        while log.len() >= 2 && log[1].0 <= horizon {
+            log.pop_front();
+        }
+        if level < before {
+            // Nodes held by this block may be released: they decide again
+            // when the change becomes visible to them.
+            for w in 0..self.waiting.len() {
+                for j in set_bits(w, self.waiting[w]) {
+                    if self.waits_on[j] == Some(i as u16) {
+                        self.set_wait(j, None);
+                        fx.wakes.push((j as u16, now + self.dist(i, j)));
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The indices of the set bits of `word`, word `w` of a bitset over nodes,
+/// in ascending order (a copy of the word: the caller may change the set).
+#[inline]
+fn set_bits(w: usize, mut word: u64) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        (word != 0).then(|| {
+            let i = w * 64 + word.trailing_zeros() as usize;
+            word &= word - 1;
+            i
+        })
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A ring of `nodes` with 2 ns hops.
+    fn params(nodes: u32) -> RingletView {
+        crate::ring::view_of(nodes as usize, 2000)
+    }
+
+    #[test]
+    fn go_bits_within_priority_hold_only_equal_or_lower_priorities() {
+        let p = params(4);
+        let mut go = GoBits::new(&p, true, true);
+        let mut fx = Effects::default();
+        // Node 0 is blocked with a priority-5 packet waiting.
+        go.set_blocked(0, 10_000, Some(5), &mut fx);
+        assert_eq!(go.may_start(1, 20_000, 6), Permit::Go);
+        assert_eq!(go.may_start(1, 20_000, 5), Permit::Hold { wake_at: None });
+        assert_eq!(go.may_start(1, 20_000, 0), Permit::Hold { wake_at: None });
+        // Its next packet has priority 2: priority-3..5 packets elsewhere are released.
+        go.set_blocked(0, 30_000, Some(2), &mut fx);
+        assert_eq!(fx.wakes, vec![(1, 32_000)]);
+        assert_eq!(go.may_start(1, 32_000, 3), Permit::Go);
+        assert_eq!(go.may_start(1, 32_000, 2), Permit::Hold { wake_at: None });
+    }
+
+    /// `may_start` as it was before the `recent` set: every node scanned.
+    fn may_start_scanning_all(go: &GoBits, j: usize, now: Time, priority: u16) -> (Permit, Option<u16>) {
+        if !go.enabled || go.blocked[j] != 0 || (go.blocked_count == 0 && now >= go.last_change + go.max_dist) {
+            return (Permit::Go, None);
+        }
+        let mine = go.level(priority);
+        let (mut held, mut wake, mut on) = (false, 0, None);
+        for i in 0..go.view.len() {
+            let d = go.dist(i, j);
+            if i == j || now < d || go.blocked_at(i, now - d) < mine {
+                continue;
+            }
+            held = true;
+            if go.blocked[i] >= mine {
+                on = Some(i as u16);
+                break;
+            } else if let Some(u) = go.released_after(i, now - d, mine) {
+                wake = wake.max(u + d);
+            }
+        }
+        match (held, on) {
+            (false, _) => (Permit::Go, None),
+            (true, Some(_)) => (Permit::Hold { wake_at: None }, on),
+            (true, None) => (Permit::Hold { wake_at: Some(wake) }, None),
+        }
+    }
+
+    proptest::proptest! {
+        /// Looking only at recently blocked nodes answers as a scan of every
+        /// node does (rings of more than 64 nodes use several words), and the
+        /// wakes a release sends go to the same nodes in the same order.
+        #[test]
+        fn go_bits_scan_only_recent_blockers(
+            nodes in 2u32..140,
+            prioritized: bool,
+            // Half queries, a sixth blocks, a third releases: few nodes stay
+            // blocked, so answers often hang on nodes released a moment ago.
+            steps in proptest::collection::vec((0u32..140, 0u64..100, 0u16..4, 0u8..6), 1..300),
+        ) {
+            let p = params(nodes);
+            let mut go = GoBits::new(&p, true, prioritized);
+            let mut fx = Effects::default();
+            let mut now: Time = 0;
+            let mut waiters: Vec<Option<u16>> = vec![None; p.len()];
+            for (node, dt, prio, what) in steps {
+                let node = node as usize % p.len();
+                now += dt * 1000;
+                if what < 3 {
+                    let (want, on) = may_start_scanning_all(&go, node, now, prio);
+                    proptest::prop_assert_eq!(go.may_start(node, now, prio), want);
+                    proptest::prop_assert_eq!(go.waits_on[node], on);
+                    waiters[node] = on;
+                } else {
+                    let level = (what == 3).then_some(prio);
+                    fx.wakes.clear();
+                    let was = go.blocked[node];
+                    go.set_blocked(node, now, level, &mut fx);
+                    let mut want = Vec::new();
+                    if go.blocked[node] < was {
+                        for (j, w) in waiters.iter_mut().enumerate() {
+                            if *w == Some(node as u16) {
+                                *w = None;
+                                want.push((j as u16, now + go.dist(node, j)));
+                            }
+                        }
+                    }
+                    proptest::prop_assert_eq!(&fx.wakes, &want);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn go_bits_hold_other_nodes_after_the_hop_delay() {
+        let p = params(4); // hop = 2 ns
+        let mut sci = GoBits::new(&p, true, false);
+        let mut fx = Effects::default();
+        sci.set_blocked(0, 10_000, Some(0), &mut fx);
+        // Node 2 is two hops downstream of node 0: it sees the cleared go bits at 14 ns.
+        assert_eq!(sci.may_start(2, 13_999, 0), Permit::Go);
+        assert_eq!(sci.may_start(2, 14_000, 0), Permit::Hold { wake_at: None });
+        // The blocked node itself is not held.
+        assert_eq!(sci.may_start(0, 14_000, 0), Permit::Go);
+        // Node 0 sends at 20 ns: node 2 is woken when that becomes visible, at 24 ns.
+        sci.set_blocked(0, 20_000, None, &mut fx);
+        assert_eq!(fx.wakes, vec![(2, 24_000)]);
+        assert_eq!(sci.may_start(2, 22_000, 0), Permit::Hold { wake_at: Some(24_000) });
+        assert_eq!(sci.may_start(2, 24_000, 0), Permit::Go);
+    }
+}
