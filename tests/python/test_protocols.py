@@ -59,7 +59,11 @@ def test_run_summary_shows_the_counters_that_explain_it(cli):
     path = ROOT / "scenarios" / "sci-rt" / "dfc-8node.toml"
     done = cli(["run", str(path), "--set", "run.measure_transactions=4000", "--set", "traffic.priorities=3"])
     assert done.returncode == 0, done.stderr
-    line = next(x for x in done.stdout.splitlines() if x.startswith("counters:"))
+    # The counters paragraph, as the terminal wraps it (up to the provenance line).
+    out = done.stdout.splitlines()
+    start = next(k for k, x in enumerate(out) if x.startswith("counters:"))
+    end = next(k for k in range(start, len(out)) if out[k].startswith("ringlet "))
+    line = " ".join(x.strip() for x in out[start:end])
     raw = json.loads(cli(["run", str(path), "--json", "--set", "run.measure_transactions=4000",
                           "--set", "traffic.priorities=3"]).stdout)["counters"]
     assert f"control symbols {raw['control_symbols']:,}" in line
