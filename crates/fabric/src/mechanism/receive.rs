@@ -46,7 +46,7 @@ impl<P: RingProtocol> Fabric<P> {
         // The packet before this one on the link is in by now.
         self.settle_arrival(i, class);
         let view = QueueView::of(self.ifaces[i].input(class));
-        let echo = match self.protos[r].admit(at, class, id, &pk, view) {
+        let echo = match self.protos[r].admit(at, self.sched.now(), class, id, &pk, view) {
             Admission::Accept => self.accept(i, class, id, &pk),
             Admission::Evict => {
                 let q = self.ifaces[i].input_mut(class);

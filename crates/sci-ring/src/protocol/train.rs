@@ -157,8 +157,8 @@ pub struct Train {
     granted_ids: Vec<Vec<u32>>,
     /// Per node: packets with a ticket on the train (not to be ticketed twice).
     ticketed: Vec<Vec<u32>>,
-    /// Per node and side: packets this destination reserved a slot for.
-    reserved: Vec<[Vec<u32>; 2]>,
+    /// Per node and side: packets this destination reserved a slot for, and when.
+    reserved: Vec<[Vec<(u32, Time)>; 2]>,
     /// Per node: the train's mode as the node last saw it is base SCI (gearshift).
     sees_free: Vec<bool>,
     /// Per node: symbols sent since the train last passed (gearshift report).
@@ -262,17 +262,27 @@ impl Train {
     }
 
     /// A dropped ticket frees the slot its destination reserved for it.
-    fn drop_ticket(&mut self, t: &Ticket) {
+    fn drop_ticket(&mut self, t: &Ticket, now: Time) {
         self.counters.tickets_deleted += 1;
         self.ticketed[t.src as usize].retain(|&x| x != t.pkt);
         if t.approved {
-            self.reserved[t.dst as usize][t.side as usize].retain(|&x| x != t.pkt);
+            self.release(t.dst as usize, t.side as usize, t.pkt, now);
         }
+    }
+
+    /// The slot node `j` reserved on `side` for packet `pkt` is free again;
+    /// whether there was one.
+    fn release(&mut self, j: usize, side: usize, pkt: u32, now: Time) -> bool {
+        let reserved = &mut self.reserved[j][side];
+        let Some(k) = reserved.iter().position(|&(x, _)| x == pkt) else { return false };
+        let (_, since) = reserved.swap_remove(k);
+        self.counters.slot_released(since, now);
+        true
     }
 
     /// Node `j` as a destination: keep the tickets for it that fit its input
     /// queues (highest priority first, reserving a slot each), delete the rest.
-    fn screen(&mut self, j: usize, n: &Iface) {
+    fn screen(&mut self, j: usize, now: Time, n: &Iface) {
         let mut k = 0;
         while k < self.tickets.len() {
             let t = self.tickets[k];
@@ -283,12 +293,13 @@ impl Train {
             let q = n.input(t.side as usize);
             let reserved = &mut self.reserved[j][t.side as usize];
             if q.capacity > q.occupied + reserved.len() as u32 {
-                reserved.push(t.pkt);
+                reserved.push((t.pkt, now));
+                self.counters.slots_reserved += 1;
                 self.tickets[k].approved = true;
                 k += 1;
             } else {
                 let t = self.tickets.remove(k);
-                self.drop_ticket(&t);
+                self.drop_ticket(&t, now);
                 self.deferred[t.src as usize].push(t.pkt);
             }
         }
@@ -302,7 +313,7 @@ impl Train {
     }
 
     /// The TicketMaster receives the train back and starts its next revolution.
-    fn turn(&mut self) {
+    fn turn(&mut self, now: Time) {
         self.phase = match self.phase {
             TrainPhase::Immediate { tally } => {
                 let used = self.budget - tally;
@@ -327,7 +338,7 @@ impl Train {
             TrainPhase::Grant => {
                 // Tickets left on a grant train were for nodes that have all been passed.
                 for t in std::mem::take(&mut self.tickets) {
-                    self.drop_ticket(&t);
+                    self.drop_ticket(&t, now);
                 }
                 if self.after_grant_immediate {
                     self.low_mode()
@@ -414,13 +425,11 @@ impl RingProtocol for Train {
         true
     }
 
-    fn admit(&mut self, node: usize, class: usize, id: u32, _pk: &Packet, q: QueueView) -> Admission {
-        let reserved = &mut self.reserved[node][class];
-        if let Some(k) = reserved.iter().position(|&x| x == id) {
-            reserved.swap_remove(k);
+    fn admit(&mut self, node: usize, now: Time, class: usize, id: u32, _pk: &Packet, q: QueueView) -> Admission {
+        if self.release(node, class, id, now) {
             return Admission::Accept;
         }
-        if q.free() > reserved.len() as u32 {
+        if q.free() > self.reserved[node][class].len() as u32 {
             Admission::Accept
         } else {
             Admission::Busy(Phase::Fresh)
@@ -433,7 +442,7 @@ impl RingProtocol for Train {
         if j == self.tm && pk.born != now {
             // Home: the TicketMaster takes the train off and launches the
             // next revolution, no sooner than `revolution` after the last.
-            self.turn();
+            self.turn(now);
             self.counters.control_symbols += 1;
             let at = now.max(self.launched + self.revolution);
             self.launched = at;
@@ -471,7 +480,7 @@ impl Train {
                 self.phase = TrainPhase::Free { used: used + std::mem::take(&mut self.sent[j]) };
             }
             TrainPhase::Request => {
-                self.screen(j, n);
+                self.screen(j, now, n);
                 let placed = self.ticketed[j].len();
                 // Packets a full destination refused on the last train sit this one out.
                 let mut deferred = std::mem::take(&mut self.deferred[j]);
@@ -491,7 +500,7 @@ impl Train {
                     let dropped = insert_ticket(&mut self.tickets, t, self.budget);
                     let lost_own = dropped.iter().any(|d| d.pkt == id);
                     for d in dropped {
-                        self.drop_ticket(&d);
+                        self.drop_ticket(&d, now);
                     }
                     if lost_own {
                         break;
@@ -500,7 +509,7 @@ impl Train {
                 self.scratch_ids = order;
             }
             TrainPhase::Grant => {
-                self.screen(j, n);
+                self.screen(j, now, n);
                 let mut mine = std::mem::take(&mut self.scratch_tickets);
                 mine.clear();
                 mine.extend(self.tickets.iter().filter(|t| t.src as usize == j).copied());
