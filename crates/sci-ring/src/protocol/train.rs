@@ -99,8 +99,11 @@ pub struct Ticket {
     pub side: u8,
     /// The packet the ticket is for.
     pub pkt: u32,
-    /// When the packet's transaction was born: older tickets go first within a priority.
-    pub born: Time,
+    /// When the packet entered its output queue: older tickets go first
+    /// within a priority. (Not the transaction's birth: under overload a
+    /// request waits long in the application queue, and by birth every
+    /// request ticket would outrank every response ticket.)
+    pub queued_at: Time,
     /// The destination has reserved a slot for it.
     pub approved: bool,
 }
@@ -121,7 +124,7 @@ pub enum TrainPhase {
 /// `budget`. Returns the tickets removed (the new one among them if it did
 /// not fit). This is Figure 3 of the seed.
 pub fn insert_ticket(tickets: &mut Vec<Ticket>, t: Ticket, budget: u32) -> Vec<Ticket> {
-    let at = tickets.iter().position(|x| x.priority < t.priority || (x.priority == t.priority && x.born > t.born)).unwrap_or(tickets.len());
+    let at = tickets.iter().position(|x| x.priority < t.priority || (x.priority == t.priority && x.queued_at > t.queued_at)).unwrap_or(tickets.len());
     tickets.insert(at, t);
     let mut sum = 0;
     let keep = tickets.iter().position(|x| {
@@ -495,7 +498,7 @@ impl Train {
                 self.deferred[j] = deferred;
                 for &id in &order {
                     let p = slab.get(id);
-                    let t = Ticket { priority: p.eff, size: p.len as u32, src: j as u16, dst: self.view.pos(p.to) as u16, side: p.class, pkt: id, born: p.born, approved: false };
+                    let t = Ticket { priority: p.eff, size: p.len as u32, src: j as u16, dst: self.view.pos(p.to) as u16, side: p.class, pkt: id, queued_at: p.queued_at, approved: false };
                     self.ticketed[j].push(id);
                     let dropped = insert_ticket(&mut self.tickets, t, self.budget);
                     let lost_own = dropped.iter().any(|d| d.pkt == id);
@@ -535,7 +538,7 @@ mod tests {
     use super::*;
 
     fn t(priority: u16, size: u32) -> Ticket {
-        Ticket { priority, size, src: 0, dst: 1, side: 0, pkt: priority as u32, born: 0, approved: false }
+        Ticket { priority, size, src: 0, dst: 1, side: 0, pkt: priority as u32, queued_at: 0, approved: false }
     }
 
     /// Seed Figure 3: budget 40, tickets (255, 20) (200, 10) (100, 5) (10, 5);
@@ -557,15 +560,15 @@ mod tests {
         assert_eq!(dropped, vec![t(100, 20)]);
         // Equal priority: the older ticket goes ahead, whoever inserts it.
         let mut train = vec![t(7, 10)];
-        train[0].born = 5;
+        train[0].queued_at = 5;
         let mut newer = t(7, 10);
         newer.pkt = 99;
-        newer.born = 9;
+        newer.queued_at = 9;
         insert_ticket(&mut train, newer, 40);
         assert_eq!(train[1].pkt, 99);
         let mut older = t(7, 10);
         older.pkt = 42;
-        older.born = 1;
+        older.queued_at = 1;
         insert_ticket(&mut train, older, 40);
         assert_eq!(train.iter().map(|x| x.pkt).collect::<Vec<_>>(), vec![42, 7, 99]);
     }
