@@ -323,6 +323,14 @@ pub trait RingProtocol {
         false
     }
 
+    /// How long an interface holds a control packet it passes on, from the
+    /// arrival of its head, in its bypass FIFO (in its place in the stream:
+    /// what arrives later waits behind it) before forwarding it (TRAIN: a
+    /// node handling the train).
+    fn control_hold(&self) -> Time {
+        0
+    }
+
     /// With [`BypassOrder::Priority`]: the priority a send packet has in a
     /// bypass FIFO after waiting there for `waited` (PPQ's aging raises it).
     fn bypass_priority(&self, pk: &Packet, _waited: Time) -> u32 {

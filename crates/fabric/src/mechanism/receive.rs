@@ -27,7 +27,8 @@ impl<P: RingProtocol> Fabric<P> {
                     c.to = next;
                     c.dst = self.ifaces[next as usize].agent;
                     *self.slab.at_mut(id) = c;
-                    self.insert_in_stream(i, id);
+                    let hold = self.protos[r].control_hold();
+                    self.insert_in_stream_ready(i, id, now + hold);
                 } else {
                     self.slab.free(id);
                 }
