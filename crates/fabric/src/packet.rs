@@ -50,6 +50,10 @@ pub struct Packet {
     pub len: u16,
     /// For send packets: when it entered its application/output queue (latency start).
     pub born: Time,
+    /// For send packets: when it entered the output queue it is sent from
+    /// (a request waits in the application queue first; a response or a
+    /// packet sent on by a bridge is created into it). TRAIN orders tickets by it.
+    pub queued_at: Time,
     /// For send packets: the phase of the next transmission.
     pub phase: Phase,
     /// For echoes: the send packet echoed, whether busy, and the phase granted.
@@ -86,6 +90,7 @@ impl Packet {
             eff: priority,
             len,
             born,
+            queued_at: born,
             phase: Phase::Fresh,
             echo_of: u32::MAX,
             echoed_class: class,

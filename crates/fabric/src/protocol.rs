@@ -236,6 +236,23 @@ pub struct ProtoCounters {
     /// STOP-THRU / STOP-TO holds, TRAIN waits for the LocalMotive).
     pub flow_holds: u64,
     pub inheritances: u64,
+    /// Input-queue slots reserved ahead of a packet's arrival (TRAIN: for
+    /// an approved ticket), and released (the packet arrived, or its ticket
+    /// was deleted); how long the released ones were held, in total and at
+    /// most, ps.
+    pub slots_reserved: u64,
+    pub slots_released: u64,
+    pub slot_held: Time,
+    pub slot_held_max: Time,
+}
+
+impl ProtoCounters {
+    /// A reservation made at `since` is released at `now`.
+    pub fn slot_released(&mut self, since: Time, now: Time) {
+        self.slots_released += 1;
+        self.slot_held += now - since;
+        self.slot_held_max = self.slot_held_max.max(now - since);
+    }
 }
 
 /// The counters of all of a fabric's protocol instances (one per ringlet).
@@ -252,6 +269,10 @@ impl std::iter::Sum for ProtoCounters {
             tickets_deleted: a.tickets_deleted + c.tickets_deleted,
             flow_holds: a.flow_holds + c.flow_holds,
             inheritances: a.inheritances + c.inheritances,
+            slots_reserved: a.slots_reserved + c.slots_reserved,
+            slots_released: a.slots_released + c.slots_released,
+            slot_held: a.slot_held + c.slot_held,
+            slot_held_max: a.slot_held_max.max(c.slot_held_max),
         })
     }
 }
@@ -313,8 +334,8 @@ pub trait RingProtocol {
     /// is empty again after its own packet (its transmission recovery ends).
     fn on_recovered(&mut self, _at: usize, _now: Time, _fx: &mut Effects) {}
 
-    /// Whether the input queue of `class` at `at` admits send packet `id`.
-    fn admit(&mut self, at: usize, class: usize, id: u32, pk: &Packet, q: QueueView) -> Admission;
+    /// Whether the input queue of `class` at `at` admits send packet `id`, arriving `now`.
+    fn admit(&mut self, at: usize, now: Time, class: usize, id: u32, pk: &Packet, q: QueueView) -> Admission;
 
     /// The input queue of `class` at `at` changed its occupancy (a packet
     /// accepted, or one removed for service).
@@ -326,6 +347,14 @@ pub trait RingProtocol {
     /// length), `false` when it ends here.
     fn on_control(&mut self, _at: usize, _now: Time, _pk: &mut Packet, _iface: &Iface, _slab: &Slab, _fx: &mut Effects) -> bool {
         false
+    }
+
+    /// How long an interface holds a control packet it passes on, from the
+    /// arrival of its head, in its bypass FIFO (in its place in the stream:
+    /// what arrives later waits behind it) before forwarding it (TRAIN: a
+    /// node handling the train).
+    fn control_hold(&self) -> Time {
+        0
     }
 
     /// With [`BypassOrder::Priority`]: the priority a send packet has in a

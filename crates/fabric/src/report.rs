@@ -205,6 +205,14 @@ table! {
         flow_holds: u64 ["", "flow-control holds"],
         /// PPQ: priority inheritance messages sent.
         inheritances: u64 ["", "inheritances"],
+        /// TRAIN: input-queue slots a destination reserved for an approved ticket (whole run).
+        slots_reserved: u64 ["", "slots reserved"],
+        /// TRAIN: reserved slots released, by the packet's arrival or its ticket's deletion (whole run).
+        slots_released: u64 [""],
+        /// TRAIN: mean time a released reservation was held.
+        slot_held_ns_mean: f64 ["ns"],
+        /// TRAIN: longest time a released reservation was held.
+        slot_held_ns_max: f64 ["ns"],
     }
 }
 

@@ -100,7 +100,7 @@ impl RingProtocol for Greedy {
         false
     }
 
-    fn admit(&mut self, _node: usize, _side: usize, _id: u32, _pk: &Packet, q: QueueView) -> Admission {
+    fn admit(&mut self, _node: usize, _now: Time, _side: usize, _id: u32, _pk: &Packet, q: QueueView) -> Admission {
         Admission::if_room(q.free())
     }
 

@@ -59,8 +59,8 @@ impl<P: RingProtocol> RingProtocol for Counted<P> {
         self.blocked_calls += 1;
         self.inner.on_blocked(node, now, waiting, fx) || !self.quiet
     }
-    fn admit(&mut self, node: usize, side: usize, id: u32, pk: &Packet, q: QueueView) -> Admission {
-        self.inner.admit(node, side, id, pk, q)
+    fn admit(&mut self, node: usize, now: Time, side: usize, id: u32, pk: &Packet, q: QueueView) -> Admission {
+        self.inner.admit(node, now, side, id, pk, q)
     }
     fn on_input_change(&mut self, node: usize, side: usize, q: QueueView, now: Time, fx: &mut Effects) {
         self.inner.on_input_change(node, side, q, now, fx)

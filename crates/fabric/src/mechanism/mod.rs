@@ -48,7 +48,7 @@ use crate::topology::{Topology, NO_IFACE};
 use crate::trace::{Recorder, TraceKind, TraceRecord};
 use crate::traffic::Traffic;
 use ringlet_engine::run::{Model, Progress, Stop, TraceWindow};
-use ringlet_engine::time::ns_to_ps;
+use ringlet_engine::time::{ns_to_ps, ps_to_ns};
 use ringlet_engine::{Scheduler, Time};
 use ringlet_scenario::Scenario;
 
@@ -227,6 +227,10 @@ impl<P: RingProtocol> Fabric<P> {
             tickets_deleted: pc.tickets_deleted,
             flow_holds: pc.flow_holds,
             inheritances: pc.inheritances,
+            slots_reserved: pc.slots_reserved,
+            slots_released: pc.slots_released,
+            slot_held_ns_mean: if pc.slots_released == 0 { 0.0 } else { ps_to_ns(pc.slot_held) / pc.slots_released as f64 },
+            slot_held_ns_max: ps_to_ns(pc.slot_held_max),
             ..self.counters.clone()
         };
         let queued: u64 = self.apps.iter().map(|a| a.queue.len() as u64).sum();

@@ -248,14 +248,24 @@ impl<P: RingProtocol> Fabric<P> {
     /// Puts `id` into interface `i`'s bypass FIFO at the current position in
     /// the stream: behind what has arrived, ahead of what is still arriving.
     pub(super) fn insert_in_stream(&mut self, i: usize, id: u32) {
+        self.insert_in_stream_ready(i, id, self.sched.now());
+    }
+
+    /// `insert_in_stream`, the packet ready to leave only at `ready` (what
+    /// follows it in the stream waits behind it).
+    pub(super) fn insert_in_stream_ready(&mut self, i: usize, id: u32, ready: Time) {
         let now = self.sched.now();
+        let slab = &self.slab;
+        // In by now: what is ready, and any control packet (one only ever
+        // enters a bypass FIFO here, so it is in, if held: `control_hold`).
+        let arrived = |&(x, r): &(u32, Time)| r <= now || slab.at(x).kind == PacketKind::Control;
         let bypass = &mut self.ifaces[i].bypass;
-        if bypass.back().is_none_or(|&(_, ready)| ready <= now) {
+        if bypass.back().is_none_or(arrived) {
             // Usually nothing is on its way in: the end of the queue.
-            bypass.push_back((id, now));
+            bypass.push_back((id, ready));
             return;
         }
-        let at = bypass.iter().rposition(|&(_, ready)| ready <= now).map_or(0, |k| k + 1);
-        bypass.insert(at, (id, now));
+        let at = bypass.iter().rposition(arrived).map_or(0, |k| k + 1);
+        bypass.insert(at, (id, ready));
     }
 }

@@ -27,7 +27,8 @@ impl<P: RingProtocol> Fabric<P> {
                     c.to = next;
                     c.dst = self.ifaces[next as usize].agent;
                     *self.slab.at_mut(id) = c;
-                    self.insert_in_stream(i, id);
+                    let hold = self.protos[r].control_hold();
+                    self.insert_in_stream_ready(i, id, now + hold);
                 } else {
                     self.slab.free(id);
                 }
@@ -46,7 +47,7 @@ impl<P: RingProtocol> Fabric<P> {
         // The packet before this one on the link is in by now.
         self.settle_arrival(i, class);
         let view = QueueView::of(self.ifaces[i].input(class));
-        let echo = match self.protos[r].admit(at, class, id, &pk, view) {
+        let echo = match self.protos[r].admit(at, self.sched.now(), class, id, &pk, view) {
             Admission::Accept => self.accept(i, class, id, &pk),
             Admission::Evict => {
                 let q = self.ifaces[i].input_mut(class);

@@ -140,6 +140,7 @@ impl<P: RingProtocol> Fabric<P> {
         let mut next = pk.on(o as u16, to);
         next.phase = Phase::Fresh;
         next.eff = next.priority;
+        next.queued_at = self.sched.now();
         let id = self.slab.alloc(next);
         self.ifaces[o].push_own(next.class, next.priority, id);
         self.try_output(o);

@@ -72,7 +72,9 @@ impl<P: RingProtocol> Fabric<P> {
                 return;
             }
             self.apps[agent].queue.pop();
-            let id = self.slab.alloc(Packet::new(PacketKind::Request, class, agent as u16, e.dst, e.priority, len, e.born).on(i as u16, to));
+            let mut pk = Packet::new(PacketKind::Request, class, agent as u16, e.dst, e.priority, len, e.born).on(i as u16, to);
+            pk.queued_at = self.sched.now();
+            let id = self.slab.alloc(pk);
             self.ifaces[i].push_own(class, e.priority, id);
         }
     }

@@ -128,7 +128,7 @@ impl RingProtocol for Greedy {
         false
     }
 
-    fn admit(&mut self, _at: usize, _class: usize, _id: u32, _pk: &Packet, q: QueueView) -> Admission {
+    fn admit(&mut self, _at: usize, _now: Time, _class: usize, _id: u32, _pk: &Packet, q: QueueView) -> Admission {
         Admission::if_room(q.free())
     }
 

@@ -305,7 +305,7 @@ impl RingProtocol for Dfc {
         false
     }
 
-    fn admit(&mut self, _node: usize, _class: usize, _id: u32, _pk: &Packet, q: QueueView) -> Admission {
+    fn admit(&mut self, _node: usize, _now: Time, _class: usize, _id: u32, _pk: &Packet, q: QueueView) -> Admission {
         Admission::if_room(q.free())
     }
 

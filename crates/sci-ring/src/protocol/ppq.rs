@@ -154,7 +154,7 @@ impl RingProtocol for Ppq {
         true
     }
 
-    fn admit(&mut self, _node: usize, _class: usize, _id: u32, pk: &Packet, q: QueueView) -> Admission {
+    fn admit(&mut self, _node: usize, _now: Time, _class: usize, _id: u32, pk: &Packet, q: QueueView) -> Admission {
         if q.free() > 0 {
             Admission::Accept
         } else if q.lowest_waiting().is_some_and(|low| low < pk.eff) {

@@ -75,7 +75,7 @@ impl RingProtocol for BaseSci {
         false
     }
 
-    fn admit(&mut self, node: usize, class: usize, _id: u32, pk: &Packet, q: QueueView) -> Admission {
+    fn admit(&mut self, node: usize, _now: Time, class: usize, _id: u32, pk: &Packet, q: QueueView) -> Admission {
         self.queues.admit(node, class, pk.phase, q.free())
     }
 

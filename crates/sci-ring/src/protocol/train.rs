@@ -1,9 +1,11 @@
 //! TRAIN (seed 003 section 2.3): ring-wide arbitration.
 //!
 //! The TicketMaster keeps one train circling: a LocalMotive, plus tickets
-//! in arbitrated mode. Every node handles the train as it passes (on the
-//! fly, as Figure 3 describes), so the train is a control packet that visits
-//! each node.
+//! in arbitrated mode. The train is a control packet that visits each node:
+//! a node holds it in its bypass FIFO while it reads the LocalMotive
+//! (`train.handling_cycles`; tickets follow on the fly, as Figure 3
+//! describes), and the TicketMaster takes it off whole and relaunches it, so
+//! the revolution time is the ring's.
 //! - **Immediate send mode.** The LocalMotive carries the bandwidth still
 //!   available this revolution. A node with a waiting packet takes its size
 //!   off the tally and sends the packet once the LocalMotive has passed: at
@@ -43,8 +45,8 @@ const PARAMS: &[Param] = &[
         doc: "Length of one ticket, symbols (priority, size, target, source: 8 bytes)." },
     Param { section: "train", key: "budget_symbols", kind: Kind::Int { min: 0, max: 1_000_000 }, default: Default::Derived("2 x the symbols one link carries while the LocalMotive circles an idle ring"),
         doc: "Bandwidth the TicketMaster offers per train: the size limit of granted tickets, and the immediate-mode tally, in send-packet symbols. 0 = derived." },
-    Param { section: "train", key: "revolution_ns", kind: Kind::Float { min: 0.0, max: 1e9 }, default: Default::Derived("nodes x (hop + LocalMotive length): a LocalMotive received whole at every node of an idle ring"),
-        doc: "Shortest time between two launches of the train by the TicketMaster, ns; keeps a train longer than the ring from occupying every link. 0 = derived." },
+    Param { section: "train", key: "handling_cycles", kind: Kind::Int { min: 0, max: 1_000_000 }, default: Default::Derived("the LocalMotive's length: a node reads the LocalMotive whole before it passes the train on"),
+        doc: "Cycles a node holds the train, from the arrival of its head, before passing it on (it reads the LocalMotive, then claims, tickets or takes its grants); the TicketMaster takes the train off once its tail is in and launches the next at once. 0 = derived." },
     Param { section: "train", key: "arbitrate_above", kind: Kind::Float { min: 0.0, max: 1.0 }, default: Default::Float(0.75),
         doc: "Mode switch: when nodes claim more than this fraction of the budget in one immediate-mode revolution, the TicketMaster switches to arbitrated send mode." },
     Param { section: "train", key: "immediate_below", kind: Kind::Float { min: 0.0, max: 1.0 }, default: Default::Float(0.25),
@@ -64,7 +66,7 @@ pub struct Settings {
     /// 0 = derived.
     pub budget_symbols: u32,
     /// 0 = derived.
-    pub revolution_ns: f64,
+    pub handling_cycles: u32,
     pub arbitrate_above: f64,
     pub immediate_below: f64,
     pub max_tickets_per_node: u32,
@@ -79,7 +81,7 @@ impl Settings {
             locomotive_symbols: k.int("locomotive_symbols") as u32,
             ticket_symbols: k.int("ticket_symbols") as u32,
             budget_symbols: k.int("budget_symbols") as u32,
-            revolution_ns: k.float("revolution_ns"),
+            handling_cycles: k.int("handling_cycles") as u32,
             arbitrate_above: k.float("arbitrate_above"),
             immediate_below: k.float("immediate_below"),
             max_tickets_per_node: k.int("max_tickets_per_node") as u32,
@@ -99,8 +101,11 @@ pub struct Ticket {
     pub side: u8,
     /// The packet the ticket is for.
     pub pkt: u32,
-    /// When the packet's transaction was born: older tickets go first within a priority.
-    pub born: Time,
+    /// When the packet entered its output queue: older tickets go first
+    /// within a priority. (Not the transaction's birth: under overload a
+    /// request waits long in the application queue, and by birth every
+    /// request ticket would outrank every response ticket.)
+    pub queued_at: Time,
     /// The destination has reserved a slot for it.
     pub approved: bool,
 }
@@ -121,7 +126,7 @@ pub enum TrainPhase {
 /// `budget`. Returns the tickets removed (the new one among them if it did
 /// not fit). This is Figure 3 of the seed.
 pub fn insert_ticket(tickets: &mut Vec<Ticket>, t: Ticket, budget: u32) -> Vec<Ticket> {
-    let at = tickets.iter().position(|x| x.priority < t.priority || (x.priority == t.priority && x.born > t.born)).unwrap_or(tickets.len());
+    let at = tickets.iter().position(|x| x.priority < t.priority || (x.priority == t.priority && x.queued_at > t.queued_at)).unwrap_or(tickets.len());
     tickets.insert(at, t);
     let mut sum = 0;
     let keep = tickets.iter().position(|x| {
@@ -157,8 +162,8 @@ pub struct Train {
     granted_ids: Vec<Vec<u32>>,
     /// Per node: packets with a ticket on the train (not to be ticketed twice).
     ticketed: Vec<Vec<u32>>,
-    /// Per node and side: packets this destination reserved a slot for.
-    reserved: Vec<[Vec<u32>; 2]>,
+    /// Per node and side: packets this destination reserved a slot for, and when.
+    reserved: Vec<[Vec<(u32, Time)>; 2]>,
     /// Per node: the train's mode as the node last saw it is base SCI (gearshift).
     sees_free: Vec<bool>,
     /// Per node: symbols sent since the train last passed (gearshift report).
@@ -169,9 +174,9 @@ pub struct Train {
     /// Reused buffers (nothing allocated per train visit).
     scratch_ids: Vec<u32>,
     scratch_tickets: Vec<Ticket>,
-    /// Shortest time between two launches of the train by the TicketMaster.
-    revolution: Time,
-    launched: Time,
+    /// How long a node holds the train before passing it on.
+    handling: Time,
+    cycle: Time,
     counters: ProtoCounters,
 }
 
@@ -220,13 +225,8 @@ impl Train {
             deferred: vec![Vec::new(); n],
             scratch_ids: Vec::new(),
             scratch_tickets: Vec::new(),
-            revolution: if s.revolution_ns == 0.0 {
-                // A LocalMotive received whole at every node round an idle ring.
-                view.round() + n as Time * loco as Time * p.cycle
-            } else {
-                ringlet_engine::time::ns_to_ps(s.revolution_ns)
-            },
-            launched: 0,
+            handling: if s.handling_cycles == 0 { loco as Time } else { s.handling_cycles as Time } * p.cycle,
+            cycle: p.cycle,
             counters: ProtoCounters::default(),
         })
     }
@@ -241,11 +241,12 @@ impl Train {
         self.phase
     }
 
-    /// The TicketMaster handles the train it launches as any node does (it
-    /// may claim, ticket or be granted too); returns the new train's length.
-    fn train_len_after_turn(&mut self, j: usize, now: Time, n: &Iface, slab: &Slab, fx: &mut Effects) -> u16 {
+    /// The TicketMaster handles the train it launches at `launch` as any
+    /// node does (it may claim, ticket or be granted too); returns the new
+    /// train's length.
+    fn train_len_after_turn(&mut self, j: usize, now: Time, launch: Time, n: &Iface, slab: &Slab, fx: &mut Effects) -> u16 {
         let mut c = Packet::new(PacketKind::Control, 0, n.agent, n.agent, 0, self.train_len(), now);
-        self.visit(j, now, &mut c, n, slab, fx);
+        self.visit(j, now, launch, &mut c, n, slab, fx);
         c.len
     }
 
@@ -262,17 +263,27 @@ impl Train {
     }
 
     /// A dropped ticket frees the slot its destination reserved for it.
-    fn drop_ticket(&mut self, t: &Ticket) {
+    fn drop_ticket(&mut self, t: &Ticket, now: Time) {
         self.counters.tickets_deleted += 1;
         self.ticketed[t.src as usize].retain(|&x| x != t.pkt);
         if t.approved {
-            self.reserved[t.dst as usize][t.side as usize].retain(|&x| x != t.pkt);
+            self.release(t.dst as usize, t.side as usize, t.pkt, now);
         }
+    }
+
+    /// The slot node `j` reserved on `side` for packet `pkt` is free again;
+    /// whether there was one.
+    fn release(&mut self, j: usize, side: usize, pkt: u32, now: Time) -> bool {
+        let reserved = &mut self.reserved[j][side];
+        let Some(k) = reserved.iter().position(|&(x, _)| x == pkt) else { return false };
+        let (_, since) = reserved.swap_remove(k);
+        self.counters.slot_released(since, now);
+        true
     }
 
     /// Node `j` as a destination: keep the tickets for it that fit its input
     /// queues (highest priority first, reserving a slot each), delete the rest.
-    fn screen(&mut self, j: usize, n: &Iface) {
+    fn screen(&mut self, j: usize, now: Time, n: &Iface) {
         let mut k = 0;
         while k < self.tickets.len() {
             let t = self.tickets[k];
@@ -283,26 +294,28 @@ impl Train {
             let q = n.input(t.side as usize);
             let reserved = &mut self.reserved[j][t.side as usize];
             if q.capacity > q.occupied + reserved.len() as u32 {
-                reserved.push(t.pkt);
+                reserved.push((t.pkt, now));
+                self.counters.slots_reserved += 1;
                 self.tickets[k].approved = true;
                 k += 1;
             } else {
                 let t = self.tickets.remove(k);
-                self.drop_ticket(&t);
+                self.drop_ticket(&t, now);
                 self.deferred[t.src as usize].push(t.pkt);
             }
         }
     }
 
-    fn grant(&mut self, j: usize, pkt: u32, now: Time, fx: &mut Effects) {
-        self.granted[j].push((pkt, now));
+    /// Node `j` may send `pkt` once the train has left it, at `pass`.
+    fn grant(&mut self, j: usize, pkt: u32, pass: Time, fx: &mut Effects) {
+        self.granted[j].push((pkt, pass));
         self.granted_ids[j].push(pkt);
         // The LocalMotive goes first: decide just after it is in the bypass FIFO.
-        fx.wakes.push((j as u16, now + 1));
+        fx.wakes.push((j as u16, pass + 1));
     }
 
     /// The TicketMaster receives the train back and starts its next revolution.
-    fn turn(&mut self) {
+    fn turn(&mut self, now: Time) {
         self.phase = match self.phase {
             TrainPhase::Immediate { tally } => {
                 let used = self.budget - tally;
@@ -327,7 +340,7 @@ impl Train {
             TrainPhase::Grant => {
                 // Tickets left on a grant train were for nodes that have all been passed.
                 for t in std::mem::take(&mut self.tickets) {
-                    self.drop_ticket(&t);
+                    self.drop_ticket(&t, now);
                 }
                 if self.after_grant_immediate {
                     self.low_mode()
@@ -379,7 +392,6 @@ impl RingProtocol for Train {
 
     fn on_start(&mut self, fx: &mut Effects) {
         self.counters.control_symbols += 1;
-        self.launched = 0;
         fx.controls.push((self.tm as u16, self.loco_len, 0, 0));
     }
 
@@ -414,13 +426,11 @@ impl RingProtocol for Train {
         true
     }
 
-    fn admit(&mut self, node: usize, class: usize, id: u32, _pk: &Packet, q: QueueView) -> Admission {
-        let reserved = &mut self.reserved[node][class];
-        if let Some(k) = reserved.iter().position(|&x| x == id) {
-            reserved.swap_remove(k);
+    fn admit(&mut self, node: usize, now: Time, class: usize, id: u32, _pk: &Packet, q: QueueView) -> Admission {
+        if self.release(node, class, id, now) {
             return Admission::Accept;
         }
-        if q.free() > reserved.len() as u32 {
+        if q.free() > self.reserved[node][class].len() as u32 {
             Admission::Accept
         } else {
             Admission::Busy(Phase::Fresh)
@@ -431,18 +441,26 @@ impl RingProtocol for Train {
         debug_assert_eq!(pk.kind, PacketKind::Control);
         let j = node;
         if j == self.tm && pk.born != now {
-            // Home: the TicketMaster takes the train off and launches the
-            // next revolution, no sooner than `revolution` after the last.
-            self.turn();
+            // Home: the TicketMaster takes the train off, reads it whole (a
+            // request train's tickets become the grant train) and launches
+            // the next revolution as its tail is in. So a train is never
+            // longer than its revolution, however many tickets it carries.
+            self.turn(now);
             self.counters.control_symbols += 1;
-            let at = now.max(self.launched + self.revolution);
-            self.launched = at;
-            let len = self.train_len_after_turn(j, now, n, slab, fx);
-            fx.controls.push((self.tm as u16, len, 0, at));
+            let launch = now + pk.len as Time * self.cycle;
+            let len = self.train_len_after_turn(j, now, launch, n, slab, fx);
+            fx.controls.push((self.tm as u16, len, 0, launch));
             return false;
         }
-        self.visit(j, now, pk, n, slab, fx);
+        // The node holds the train in its bypass FIFO while it handles it
+        // (`control_hold`): the revolution time is the ring's, handling and
+        // queueing included.
+        self.visit(j, now, now + self.handling, pk, n, slab, fx);
         true
+    }
+
+    fn control_hold(&self) -> Time {
+        self.handling
     }
 
     fn counters(&self) -> ProtoCounters {
@@ -451,8 +469,10 @@ impl RingProtocol for Train {
 }
 
 impl Train {
-    /// Node `j` handles the train passing it.
-    fn visit(&mut self, j: usize, now: Time, pk: &mut Packet, n: &Iface, slab: &Slab, fx: &mut Effects) {
+    /// Node `j` handles the train, whose head reached it `now` and which
+    /// leaves it at `pass` (its grants take effect then).
+    #[allow(clippy::too_many_arguments)]
+    fn visit(&mut self, j: usize, now: Time, pass: Time, pk: &mut Packet, n: &Iface, slab: &Slab, fx: &mut Effects) {
         self.sees_free[j] = matches!(self.phase, TrainPhase::Free { .. });
         match self.phase {
             TrainPhase::Immediate { tally } => {
@@ -462,7 +482,7 @@ impl Train {
                         let size = slab.get(id).len as u32;
                         if size <= tally {
                             self.phase = TrainPhase::Immediate { tally: tally - size };
-                            self.grant(j, id, now, fx);
+                            self.grant(j, id, pass, fx);
                         }
                     }
                 }
@@ -471,7 +491,7 @@ impl Train {
                 self.phase = TrainPhase::Free { used: used + std::mem::take(&mut self.sent[j]) };
             }
             TrainPhase::Request => {
-                self.screen(j, n);
+                self.screen(j, now, n);
                 let placed = self.ticketed[j].len();
                 // Packets a full destination refused on the last train sit this one out.
                 let mut deferred = std::mem::take(&mut self.deferred[j]);
@@ -486,12 +506,12 @@ impl Train {
                 self.deferred[j] = deferred;
                 for &id in &order {
                     let p = slab.get(id);
-                    let t = Ticket { priority: p.eff, size: p.len as u32, src: j as u16, dst: self.view.pos(p.to) as u16, side: p.class, pkt: id, born: p.born, approved: false };
+                    let t = Ticket { priority: p.eff, size: p.len as u32, src: j as u16, dst: self.view.pos(p.to) as u16, side: p.class, pkt: id, queued_at: p.queued_at, approved: false };
                     self.ticketed[j].push(id);
                     let dropped = insert_ticket(&mut self.tickets, t, self.budget);
                     let lost_own = dropped.iter().any(|d| d.pkt == id);
                     for d in dropped {
-                        self.drop_ticket(&d);
+                        self.drop_ticket(&d, now);
                     }
                     if lost_own {
                         break;
@@ -500,14 +520,14 @@ impl Train {
                 self.scratch_ids = order;
             }
             TrainPhase::Grant => {
-                self.screen(j, n);
+                self.screen(j, now, n);
                 let mut mine = std::mem::take(&mut self.scratch_tickets);
                 mine.clear();
                 mine.extend(self.tickets.iter().filter(|t| t.src as usize == j).copied());
                 self.tickets.retain(|t| t.src as usize != j);
                 for t in &mine {
                     self.ticketed[j].retain(|&x| x != t.pkt);
-                    self.grant(j, t.pkt, now, fx);
+                    self.grant(j, t.pkt, pass, fx);
                 }
                 self.scratch_tickets = mine;
             }
@@ -526,7 +546,7 @@ mod tests {
     use super::*;
 
     fn t(priority: u16, size: u32) -> Ticket {
-        Ticket { priority, size, src: 0, dst: 1, side: 0, pkt: priority as u32, born: 0, approved: false }
+        Ticket { priority, size, src: 0, dst: 1, side: 0, pkt: priority as u32, queued_at: 0, approved: false }
     }
 
     /// Seed Figure 3: budget 40, tickets (255, 20) (200, 10) (100, 5) (10, 5);
@@ -548,15 +568,15 @@ mod tests {
         assert_eq!(dropped, vec![t(100, 20)]);
         // Equal priority: the older ticket goes ahead, whoever inserts it.
         let mut train = vec![t(7, 10)];
-        train[0].born = 5;
+        train[0].queued_at = 5;
         let mut newer = t(7, 10);
         newer.pkt = 99;
-        newer.born = 9;
+        newer.queued_at = 9;
         insert_ticket(&mut train, newer, 40);
         assert_eq!(train[1].pkt, 99);
         let mut older = t(7, 10);
         older.pkt = 42;
-        older.born = 1;
+        older.queued_at = 1;
         insert_ticket(&mut train, older, 40);
         assert_eq!(train.iter().map(|x| x.pkt).collect::<Vec<_>>(), vec![42, 7, 99]);
     }
