@@ -107,6 +107,10 @@ def test_estimates_carry_the_picked_rows_half_width():
     # A column the runs give no half-width for has none.
     per_priority = parse_value({"stat": "max", "column": "throughput_mbps"}, "t").estimate(frame, "load")
     assert per_priority.value == 300.0 and math.isnan(per_priority.ci95)
+    mean_pp = parse_value({"stat": "mean", "column": "throughput_mbps"}, "t").estimate(frame, "load")
+    assert mean_pp.value == pytest.approx(200.0) and math.isnan(mean_pp.ci95)  # not "± 0"
+    frame.loc[1, "total_throughput_mbps_ci95"] = math.nan
+    assert math.isnan(parse_value({"stat": "mean", "column": "total_throughput_mbps"}, "t").estimate(frame, "load").ci95)
 
 
 def test_ratio_and_drop_combine_half_widths():

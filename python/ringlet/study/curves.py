@@ -10,7 +10,7 @@ import math
 from typing import TYPE_CHECKING, Any, Optional, Sequence
 
 from ..runs.table import POINT_FIELDS, UNITS
-from .extract import CI_COLUMNS, filter_rows, same_value
+from .extract import CI_COLUMNS, mean_ci, filter_rows, same_value
 from .format import Figure, PlotSpec, Study, default_x
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -52,9 +52,8 @@ def curve(frame: "pd.DataFrame", plot: PlotSpec, panel: Any, series: Any) -> "pd
         picked = []
         for _, group in out.groupby("x", sort=True):
             if stat == "mean":
-                n = len(group)
-                picked.append({"x": group["x"].iloc[0], "y": group["y"].mean(),
-                               "ci95": math.sqrt(float((group["ci95"] ** 2).sum())) / n, "over": math.nan})
+                picked.append({"x": group["x"].iloc[0], "y": group["y"].mean(), "ci95": mean_ci(group["ci95"]),
+                               "over": math.nan})
                 continue
             at = {"max": group["y"].idxmax, "min": group["y"].idxmin,
                   "at_min": group["over"].idxmin, "at_max": group["over"].idxmax}[stat]()

@@ -51,10 +51,13 @@ class Estimate:
     ci95: float = math.nan
 
 
-def _mean_ci(cis: "pd.Series") -> float:
+def mean_ci(cis: "pd.Series") -> float:
     """Half-width of the mean of independent estimates with half-widths ``cis``."""
     n = len(cis)
-    return float(math.sqrt(float((cis.astype(float) ** 2).sum())) / n) if n else math.nan
+    cis = cis.astype(float)
+    if not n or cis.isna().any():  # one estimate without an interval: the mean has none
+        return math.nan
+    return float(math.sqrt(float((cis ** 2).sum())) / n)
 
 
 def _relative_ci(value: float, parts: tuple[Estimate, ...]) -> float:
@@ -157,7 +160,7 @@ class Pick:
         def reduce(selected: "pd.DataFrame", how: str) -> Estimate:
             values = selected[self.column].astype(float)
             if how == "mean":
-                return Estimate(float(values.mean()), _mean_ci(ci(selected)))
+                return Estimate(float(values.mean()), mean_ci(ci(selected)))
             at = values.idxmax() if how == "max" else values.idxmin()
             return Estimate(float(values[at]), float(ci(selected)[at]))
 
