@@ -65,3 +65,50 @@ pub fn params(s: &Settings) -> Result<Params, String> {
         classes: Classes::requests_and_responses(),
     })
 }
+
+/// The most effective throughput uniform traffic can carry on a ring of any
+/// size, MB/s (SI), counting every symbol a transaction puts on the links.
+///
+/// A packet to a node `d` hops downstream crosses `d` links and its echo the
+/// other `N - d`; a response travels back over those `N - d` links and its echo
+/// over the `d`. Each occupies a link for its length plus the separator idles.
+/// Uniform destinations make the mean `d` exactly `N / 2`, so a transaction
+/// takes `N / 2` link slots per symbol of (request + echo + responses x
+/// (response + echo)), each with its idles, out of the `N` links' one slot per
+/// cycle: `2 data / (cycle x that sum)`, whatever `N`. read64 with one idle:
+/// (9 + 5 + 41 + 5) / 2 = 30 slots per link, 64 B per 30 cycles of 2 ns =
+/// 1,066.7 MB/s. Without idles it is the seed's "57%" of twice the link rate,
+/// 64/112 x 2 GB/s = 1,142.9 MB/s (seed 003 section 4's 1.14 GB/s).
+pub fn uniform_bound_mbps(p: &Params) -> f64 {
+    let slots = |len: u16| len as f64 + p.separator as f64;
+    let s = &p.shape;
+    let per_link = slots(s.request_len) + slots(p.echo_len) + s.responses as f64 * (slots(s.response_len) + slots(p.echo_len));
+    let cycle_s = p.cycle as f64 * 1e-12;
+    2.0 * s.data_bytes as f64 / (cycle_s * per_link) / 1e6
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::keys::Settings;
+
+    fn bound(overrides: &[&str]) -> f64 {
+        let o: Vec<_> = overrides.iter().map(|e| ringlet_scenario::parse_override(e).expect("KEY=VALUE")).collect();
+        let s = crate::load_str("", &o).expect("valid scenario");
+        uniform_bound_mbps(&params(&Settings::of(&s)).expect("params"))
+    }
+
+    /// The seed's own arithmetic (57% of 2 GB/s, no idles) and ours with one idle,
+    /// each from the packet sizes: 64 B over (8 + 4 + 40 + 4) / 2 symbols, and over (9 + 5 + 41 + 5) / 2.
+    #[test]
+    fn uniform_bound_is_the_seeds_without_idles_and_lower_with_one() {
+        let seed = 64.0 / (56.0 / 2.0 * 2e-9) / 1e6;
+        assert!((bound(&["network.idle_symbols_between_packets=0"]) - seed).abs() < 1e-6);
+        assert!((seed / 1000.0 - 1.14).abs() < 0.005, "the seed's 1.14 GB/s: {seed}");
+        let one_idle = 64.0 / (60.0 / 2.0 * 2e-9) / 1e6;
+        assert!((bound(&[]) - one_idle).abs() < 1e-6, "{}", bound(&[]));
+        // No dependence on the ring's size; halving the symbol time doubles it.
+        assert_eq!(bound(&["network.nodes=3"]), bound(&["network.nodes=64"]));
+        assert!((bound(&["network.cycle_ns=1"]) - 2.0 * one_idle).abs() < 1e-6);
+    }
+}

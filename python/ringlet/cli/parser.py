@@ -98,6 +98,10 @@ def build_parser() -> argparse.ArgumentParser:
     repro.add_argument("--quick", action="store_true",
                        help="the study's smoke-test reduction (fewer transactions per point); outputs say so")
     repro.add_argument("--only", metavar="IDS", help="comma-separated figure ids to run, e.g. fig8a,fig11")
+    repro.add_argument("--docs", metavar="FILE",
+                       help="also rewrite FILE's block between '<!-- begin generated: ringlet reproduce STUDY -->' "
+                            "and '<!-- end generated: ringlet reproduce STUDY -->' with the validation, e.g. "
+                            "docs/validation.md (a full run only: not with --quick or --only)")
     repro.add_argument("--list", action="store_true",
                        help="list the shipped studies, or the figures of STUDY, and run nothing")
 

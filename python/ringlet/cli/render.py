@@ -204,7 +204,8 @@ def validation_view(table: "pd.DataFrame") -> Any:
         for col in ("figure", "finding", "holds"):
             t.add_column(col, no_wrap=True)
         for r in findings.itertuples():
-            holds = {True: "[green]yes[/]", False: "[red]no[/]"}.get(r.holds, "- (no data)")
+            holds = {"yes": "[green]yes[/]", "no": "[red]no[/]", "within noise": "[yellow]within noise[/]"}.get(
+                r.verdict, "- (no data)")
             t.add_row(r.figure, r.finding_id, holds)
         parts.append(t)
     return Group(*parts)

@@ -54,7 +54,8 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     study = load_study(args.study)
     study.select(split_ids(args.only))  # unknown figure ids fail before anything else
     # run_study checks --out, and the files it will write there, before running.
-    done = run_study(study, args.out, jobs=args.jobs, quick=args.quick, only=args.only, progress=True)
+    done = run_study(study, args.out, jobs=args.jobs, quick=args.quick, only=args.only, progress=True,
+                     docs=args.docs)
     from ..study.validation import early_stops_message
     from .render import validation_view
 
@@ -67,7 +68,8 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     shared = done.points_requested - done.points_run
     note = f" ({done.points_requested} asked for by the figures; shared points ran once)" if shared else ""
     out.print(
-        f"wrote {len(done.figures)} figures and validation.csv/.md to {args.out}: "
+        f"wrote {len(done.figures)} figures, validation.csv/.md and sensitivity.csv to {args.out}"
+        f"{f' and the generated block of {args.docs}' if args.docs else ''}: "
         f"{done.points_run} distinct points run{note}{' (quick run)' if done.quick else ''}, "
         f"in {time.monotonic() - start:.1f} s",
         soft_wrap=True,

@@ -110,7 +110,7 @@ figure.plot { margin: 1em 0; } figure.plot img { max-width: 100%; height: auto; 
 figcaption { font-size: 0.9em; color: #444; max-width: 60em; }
 pre { background: #f7f7f7; padding: 0.5em; font-size: 0.9em; max-width: 60em; overflow: auto; }
 code { font-size: 0.95em; } .muted { color: #666; }
-.verdict { font-weight: 600; } .agree { color: #17692b; } .miss { color: #b00020; } .none { color: #666; }
+.verdict { font-weight: 600; } .agree { color: #17692b; } .miss { color: #b00020; } .none { color: #666; } .noise { color: #8a5a00; }
 .banner { background: #fff3cd; border: 1px solid #e0c060; padding: 0.5em; }
 nav ul { columns: 2; }
 """

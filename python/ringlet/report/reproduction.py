@@ -103,6 +103,19 @@ def _verdict(ok: Optional[bool]) -> str:
     return '<span class="verdict agree">agrees</span>' if ok else '<span class="verdict miss">miss</span>'
 
 
+def _finding_verdict(r: Any) -> tuple[Optional[bool], str]:
+    """A finding's verdict: ``verdict`` (yes, no, within noise) where the table has it,
+    else (a reproduction written before it) the plain ``holds``."""
+    verdict = r.get("verdict")
+    if not is_missing(verdict) and str(verdict) == "within noise":
+        return None, '<span class="verdict noise">within noise</span>'
+    if not is_missing(verdict) and str(verdict) in ("yes", "no"):
+        ok = str(verdict) == "yes"
+    else:
+        ok = _holds(r.get("holds"))
+    return ok, _verdict(ok)
+
+
 def validation_html(table: "pd.DataFrame", tolerance_pct: float, known: set[str]) -> str:
     """The validation table: quotes (ours vs the seed's) and findings, each agreeing or missing."""
     def g(r: Any, column: str) -> Any:
@@ -137,14 +150,15 @@ def validation_html(table: "pd.DataFrame", tolerance_pct: float, known: set[str]
     if len(findings):
         rows, agree = [], 0
         for _, r in findings.iterrows():
-            ok = _holds(g(r, "holds"))
+            ok, shown = _finding_verdict(r)
             agree += ok is True
             unit = "" if is_missing(g(r, "unit")) else str(g(r, "unit"))
             ringlet = (escape(f"{number(g(r, 'ringlet_value'), 4)} {unit}") if not is_missing(g(r, "ringlet_value"))
                        else "– " + escape(g(r, "note") or ""))
             rows.append([link(g(r, "figure")), escape(g(r, "finding_id")), escape(g(r, "description")), ringlet,
-                         escape(f"{number(g(r, 'compared_to'), 4)} {unit}"), _verdict(ok)])
-        out.append(f"<h3>Findings</h3><p>{agree} of {len(findings)} of the seed's claims hold in ringlet.</p>")
+                         escape(f"{number(g(r, 'compared_to'), 4)} {unit}"), shown])
+        out.append(f"<h3>Findings</h3><p>{agree} of {len(findings)} of the seed's claims hold in ringlet "
+                   "(within noise: the runs' 95% confidence intervals cannot tell).</p>")
         out.append(html_table(["figure", "finding", "claim", "ringlet", "compared to", "verdict"], rows,
                           [False, False, False, True, True, False], cls="validation"))
     return "".join(out) or "<p>No quotes or findings.</p>"

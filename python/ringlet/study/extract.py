@@ -12,6 +12,13 @@ at the lowest x (``at_min_x``), the highest x (``at_max_x``) or a given x
 (``at_x`` with ``x = ...``). When several rows share that x (several series),
 ``agg`` (``max``, ``min`` or ``mean``) combines them; without it that is an
 error, so a spec never silently averages what it did not mean to.
+
+Each value comes with the half-width of its 95% confidence interval
+(:class:`Estimate`), from the batch-means half-width the run reports beside
+the column (``total_throughput_mbps_ci95`` for ``total_throughput_mbps``,
+...): the picked row's for ``max``/``min`` and single rows, combined as for
+independent estimates for a ``mean``, a ratio and a drop. A column the runs
+give no half-width for has none (NaN).
 """
 
 from __future__ import annotations
@@ -30,6 +37,34 @@ STATS = ("max", "min", "mean", "at_min_x", "at_max_x", "at_x")
 AGGS = ("max", "min", "mean")
 
 Where = tuple[tuple[str, tuple[Any, ...]], ...]
+
+#: Result column -> the column holding its 95% confidence half-width (batch means).
+CI_COLUMNS = {c: f"{c}_ci95" for c in NUMERIC_FIELDS if f"{c}_ci95" in NUMERIC_FIELDS}
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A value read off a figure's data and the half-width of its 95% confidence
+    interval (NaN when the runs give none for the column)."""
+
+    value: float
+    ci95: float = math.nan
+
+
+def mean_ci(cis: "pd.Series") -> float:
+    """Half-width of the mean of independent estimates with half-widths ``cis``."""
+    n = len(cis)
+    cis = cis.astype(float)
+    if not n or cis.isna().any():  # one estimate without an interval: the mean has none
+        return math.nan
+    return float(math.sqrt(float((cis ** 2).sum())) / n)
+
+
+def _relative_ci(value: float, parts: tuple[Estimate, ...]) -> float:
+    """Half-width of a product or quotient of independent estimates (first order)."""
+    if any(p.value == 0 for p in parts):
+        return math.nan
+    return abs(value) * math.sqrt(sum((p.ci95 / p.value) ** 2 for p in parts))
 
 
 class ExtractError(ValueError):
@@ -105,28 +140,45 @@ class Pick:
         return (self,)
 
     def evaluate(self, frame: "pd.DataFrame", x_column: str) -> float:
+        return self.estimate(frame, x_column).value
+
+    def estimate(self, frame: "pd.DataFrame", x_column: str) -> Estimate:
+        """The value and its 95% half-width (see the module's doc)."""
         rows = filter_rows(frame, self.where)
         if self.column in POINT_FIELDS:  # one value per point, not one per priority row
             rows = rows.drop_duplicates("point")
         rows = rows[rows[self.column].notna()]
         if rows.empty:
             raise ExtractError(f"no data for {self.column} where {describe_where(self.where) or 'any'}")
+        ci_column = CI_COLUMNS.get(self.column)
+
+        def ci(selected: "pd.DataFrame") -> "pd.Series":
+            if ci_column is None or ci_column not in selected:
+                return selected[self.column].astype(float) * math.nan
+            return selected[ci_column].astype(float)
+
+        def reduce(selected: "pd.DataFrame", how: str) -> Estimate:
+            values = selected[self.column].astype(float)
+            if how == "mean":
+                return Estimate(float(values.mean()), mean_ci(ci(selected)))
+            at = values.idxmax() if how == "max" else values.idxmin()
+            return Estimate(float(values[at]), float(ci(selected)[at]))
+
         if self.stat in ("max", "min", "mean"):
-            return float(getattr(rows[self.column].astype(float), self.stat)())
+            return reduce(rows, self.stat)
         xs = rows[x_column].astype(float)
         target = {"at_min_x": xs.min(), "at_max_x": xs.max()}.get(self.stat, self.x)
         at = rows[xs.map(lambda v: same_value(v, target))]
         if at.empty:
             raise ExtractError(f"no data for {self.column} at {x_column}={target:g}")
-        values = at[self.column].astype(float)
-        if len(values) > 1:
+        if len(at) > 1:
             if self.agg is None:
                 raise ExtractError(
-                    f"{len(values)} rows for {self.column} at {x_column}={target:g}; "
+                    f"{len(at)} rows for {self.column} at {x_column}={target:g}; "
                     f"narrow 'where' or give agg = max | min | mean"
                 )
-            return float(getattr(values, self.agg)())
-        return float(values.iloc[0])
+            return reduce(at, self.agg)
+        return reduce(at, "max")
 
     def describe(self) -> str:
         what = {"at_min_x": "at lowest x", "at_max_x": "at highest x"}.get(self.stat, self.stat)
@@ -149,9 +201,15 @@ class Ratio:
         return (self.numerator, self.denominator)
 
     def evaluate(self, frame: "pd.DataFrame", x_column: str) -> float:
-        num = self.numerator.evaluate(frame, x_column)
-        den = self.denominator.evaluate(frame, x_column)
-        return num / den if den else math.nan
+        return self.estimate(frame, x_column).value
+
+    def estimate(self, frame: "pd.DataFrame", x_column: str) -> Estimate:
+        num = self.numerator.estimate(frame, x_column)
+        den = self.denominator.estimate(frame, x_column)
+        if not den.value:
+            return Estimate(math.nan)
+        value = num.value / den.value
+        return Estimate(value, _relative_ci(value, (num, den)))
 
     def describe(self) -> str:
         return f"({self.numerator.describe()}) / ({self.denominator.describe()})"
@@ -169,9 +227,15 @@ class DropPct:
         return (self.start, self.end)
 
     def evaluate(self, frame: "pd.DataFrame", x_column: str) -> float:
-        a = self.start.evaluate(frame, x_column)
-        b = self.end.evaluate(frame, x_column)
-        return (a - b) / a * 100.0 if a else math.nan
+        return self.estimate(frame, x_column).value
+
+    def estimate(self, frame: "pd.DataFrame", x_column: str) -> Estimate:
+        a = self.start.estimate(frame, x_column)
+        b = self.end.estimate(frame, x_column)
+        if not a.value:
+            return Estimate(math.nan)
+        # 100 (1 - b/a): the half-width is 100 x that of b/a.
+        return Estimate((a.value - b.value) / a.value * 100.0, 100.0 * _relative_ci(b.value / a.value, (a, b)))
 
     def describe(self) -> str:
         return f"% drop from ({self.start.describe()}) to ({self.end.describe()})"

@@ -12,6 +12,7 @@ package, so they install with it; any other folder can be given by path.
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import tomllib
@@ -24,7 +25,7 @@ from ..api.literal import to_literal
 from ..api.overrides import check_key
 from ..api.scenario import Override, Scenario
 from ..runs.grid import is_axis, parse_axis
-from ..runs.table import NUMERIC_FIELDS
+from ..runs.table import NUMERIC_FIELDS, UNITS
 from .extract import Value, is_finite_number, is_number, parse_value, parse_where, same_value
 
 #: Where the studies shipped with ringlet are (installed with the package).
@@ -45,7 +46,15 @@ SEED_UNITS: dict[str, tuple[str, float]] = {
     "ratio": ("ratio", 1.0),
 }
 
-COMPARISONS = (">", ">=", "<", "<=")
+COMPARISONS = (">", ">=", "<", "<=", "between")
+
+#: A finding's three verdicts: the claim holds, it does not, or the runs cannot tell
+#: (the margin to a bound is inside the 95% confidence half-width of the difference).
+YES, NO, WITHIN_NOISE = "yes", "no", "within noise"
+
+#: How ``plot.reduce`` folds the swept ``over`` key away: a statistic over its
+#: values, or the value at its lowest or highest one.
+REDUCE_STATS = ("max", "min", "mean", "at_min", "at_max")
 
 _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*\Z")
 
@@ -73,6 +82,13 @@ class PlotSpec:
     logx: bool = False
     logy: bool = False
     ylim: Optional[tuple[float, float]] = None
+    #: ``(key, stat)``: each drawn value folds the points that differ only in the
+    #: swept ``key`` into one (e.g. the peak over the load sweep: ``("traffic.load_mbps_per_node", "max")``).
+    reduce: Optional[tuple[str, str]] = None
+    #: Mark the value of ``x`` that ringlet uses (the base scenario's, after ``fixed``).
+    mark_default: bool = False
+    #: Other figures' quotes, ``(figure id, quote id)``, whose seed value is drawn as a line.
+    seed_lines: tuple[tuple[str, str], ...] = ()
 
     def label(self, kind: str, value: Any) -> str:
         """The display label of a series or panel value (its own text if none is given).
@@ -117,18 +133,43 @@ class Quote:
 
 @dataclass(frozen=True)
 class Finding:
-    """A qualitative claim, checked as ``left OP factor * right``."""
+    """A qualitative claim, checked as ``left OP factor * right``, or, for
+    ``op = "between"``, as ``low * right <= left <= high * right`` with
+    ``factor = (low, high)`` (a two-sided claim such as "close to, and below")."""
 
     id: str
     description: str
     left: Value
     op: str
     right: Value
-    factor: float = 1.0
+    factor: "float | tuple[float, float]" = 1.0
+
+    @property
+    def factors(self) -> tuple[float, ...]:
+        """The factor of each bound: one, or (low, high) for ``between``."""
+        return tuple(self.factor) if isinstance(self.factor, tuple) else (self.factor,)
 
     def holds(self, left: float, right: float) -> bool:
+        """The comparison itself, noise aside."""
+        if self.op == "between":
+            low, high = self.factors
+            return low * right <= left <= high * right
         bound = self.factor * right
         return {">": left > bound, ">=": left >= bound, "<": left < bound, "<=": left <= bound}[self.op]
+
+    def noise(self, left_ci: float, right_ci: float) -> tuple[float, ...]:
+        """The 95% half-width of ``left - f * right`` for each bound's factor ``f``
+        (the two sides' estimates taken as independent); NaN where a side has none."""
+        return tuple(math.hypot(left_ci, f * right_ci) for f in self.factors)
+
+    def verdict(self, left: float, right: float, left_ci: float = math.nan, right_ci: float = math.nan) -> str:
+        """``yes`` or ``no`` when every bound is further from ``left`` than the noise
+        of the difference; ``within noise`` when ``left`` is within it of a bound, so
+        the runs cannot tell. Without confidence intervals, the plain comparison."""
+        for f, h in zip(self.factors, self.noise(left_ci, right_ci)):
+            if math.isfinite(h) and abs(left - f * right) <= h:
+                return WITHIN_NOISE
+        return YES if self.holds(left, right) else NO
 
 
 @dataclass(frozen=True)
@@ -281,7 +322,8 @@ def _labels(spec: Any, context: str) -> dict[str, str]:
 
 
 PLOT_FIELDS = {"x", "y", "series", "series_values", "series_labels", "series_title", "panel", "panel_values",
-               "panel_labels", "where", "xlabel", "ylabel", "logx", "logy", "ylim"}
+               "panel_labels", "where", "xlabel", "ylabel", "logx", "logy", "ylim", "reduce", "mark_default",
+               "seed_lines"}
 
 
 def _plot(spec: Any, context: str) -> PlotSpec:
@@ -290,9 +332,19 @@ def _plot(spec: Any, context: str) -> PlotSpec:
     ylim = spec.get("ylim")
     if ylim is not None and (not isinstance(ylim, list) or len(ylim) != 2 or not all(map(is_finite_number, ylim))):
         raise StudyError(f"{context}: ylim must be [low, high], two finite numbers")
-    for flag in ("logx", "logy"):
+    for flag in ("logx", "logy", "mark_default"):
         if not isinstance(spec.get(flag, False), bool):
             raise StudyError(f"{context}: {flag} must be true or false")
+    reduce = spec.get("reduce")
+    if reduce is not None:
+        if (not isinstance(reduce, Mapping) or set(reduce) != {"over", "stat"} or not isinstance(reduce["over"], str)
+                or reduce["stat"] not in REDUCE_STATS):
+            raise StudyError(f"{context}: reduce must be {{ over = \"<swept key>\", stat = "
+                             f"{' | '.join(REDUCE_STATS)} }}")
+        reduce = (reduce["over"], reduce["stat"])
+    seed_lines = spec.get("seed_lines", [])
+    if not isinstance(seed_lines, list) or not all(isinstance(r, str) and r.count(":") == 1 for r in seed_lines):
+        raise StudyError(f"{context}: seed_lines must be a list of \"<figure id>:<quote id>\"")
     try:
         where = parse_where(spec.get("where"), context)
     except ValueError as e:
@@ -313,6 +365,9 @@ def _plot(spec: Any, context: str) -> PlotSpec:
         logx=spec.get("logx", False),
         logy=spec.get("logy", False),
         ylim=None if ylim is None else (float(ylim[0]), float(ylim[1])),
+        reduce=reduce,
+        mark_default=spec.get("mark_default", False),
+        seed_lines=tuple(tuple(r.split(":")) for r in seed_lines),  # type: ignore[misc]
     )
 
 
@@ -350,13 +405,20 @@ def _finding(spec: Any, context: str) -> Finding:
     if op not in COMPARISONS:
         raise StudyError(f"{context}: op must be one of {', '.join(COMPARISONS)}, got {op!r}")
     factor = spec.get("factor", 1.0)
-    if not is_finite_number(factor):
+    if op == "between":
+        if (not isinstance(factor, list) or len(factor) != 2 or not all(map(is_finite_number, factor))
+                or factor[0] > factor[1]):
+            raise StudyError(f"{context}: op = \"between\" needs factor = [low, high], two finite numbers, low <= high")
+        factor = (float(factor[0]), float(factor[1]))
+    elif not is_finite_number(factor):
         raise StudyError(f"{context}: factor must be a finite number")
+    else:
+        factor = float(factor)
     left = _value(spec.get("left"), f"{context}: left")
     right = _value(spec.get("right"), f"{context}: right")
     if left.unit != right.unit:
         raise StudyError(f"{context}: left is in {left.unit or 'counts'} but right in {right.unit or 'counts'}")
-    return Finding(fid, _text(spec, "description", context), left, op, right, float(factor))
+    return Finding(fid, _text(spec, "description", context), left, op, right, factor)
 
 
 FIGURE_FIELDS = {"id", "title", "description", "fixed", "grid", "data", "plot", "quote", "finding"}
@@ -462,7 +524,7 @@ def parse_study(text: str, folder: Path, name: Optional[str] = None) -> Study:
         if owner is None or owner.data is not None:
             raise StudyError(f"{where}: {fig.id}: data = {fig.data!r} must name a figure that has its own grid")
         _check_columns(fig, owner, where)
-    return Study(
+    study = Study(
         name=head.get("name") or name or folder.name,
         title=_text(head, "title", f"{where}: [study]"),
         source=_text(head, "source", f"{where}: [study]", default=""),
@@ -472,6 +534,36 @@ def parse_study(text: str, folder: Path, name: Optional[str] = None) -> Study:
         figures=figures,
         quick=quick,
     )
+    for fig in figures:
+        _check_sensitivity(study, fig, by_id[fig.data_id], where)
+    return study
+
+
+def default_x(study: Study, fig: Figure) -> Any:
+    """The value of ``fig``'s x that ringlet uses: the base scenario's, after the figure's ``fixed``."""
+    return study.scenario(fig).get(fig.plot.x)
+
+
+def _check_sensitivity(study: Study, fig: Figure, owner: Figure, where: str) -> None:
+    """``reduce``, ``mark_default`` and ``seed_lines``: the keys are swept, ringlet's own
+    value of x is on the grid, and each referenced quote exists, in the plotted unit."""
+    context = f"{where}: {fig.id}: plot"
+    plot = fig.plot
+    if plot.reduce is not None:
+        over = plot.reduce[0]
+        if over not in owner.grid or over in (plot.x, plot.series, plot.panel):
+            raise StudyError(f"{context}: reduce.over {over!r} must be a swept key other than x, series and panel")
+    if plot.mark_default:
+        value = default_x(study, fig)
+        if not any(same_value(value, v) for v in owner.grid[plot.x]):
+            raise StudyError(f"{context}: mark_default: ringlet's value of {plot.x} ({value!r}) is not on the grid")
+    for fig_id, quote_id in plot.seed_lines:
+        quote = next((q for f in study.figures if f.id == fig_id for q in f.quotes if q.id == quote_id), None)
+        if quote is None:
+            raise StudyError(f"{context}: seed_lines: no quote {quote_id!r} in a figure {fig_id!r}")
+        if quote.unit != UNITS[plot.y]:
+            raise StudyError(f"{context}: seed_lines: {fig_id}:{quote_id} is in {quote.unit}, "
+                             f"plot.y in {UNITS[plot.y] or 'counts'}")
 
 
 def load_study(study: "str | os.PathLike[str] | Study") -> Study:

@@ -10,9 +10,9 @@ from __future__ import annotations
 import io
 from typing import TYPE_CHECKING, Any, Optional, Sequence
 
-from ..runs.table import POINT_FIELDS
+from .curves import curve, ordered_values
 from .extract import Pick, filter_rows, same_value
-from .format import Figure, PlotSpec, Quote
+from .format import Figure, PlotSpec, Quote, Study, default_x
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -33,25 +33,33 @@ DEFAULT_LABELS = {
 }
 
 
-def _ordered_values(frame: "pd.DataFrame", column: Optional[str], wanted: Optional[Sequence[Any]]) -> list[Any]:
-    """The values to draw for a series/panel column: the study's list, else the data's, in order."""
-    if column is None:
-        return [None]
-    if wanted is not None:
-        return list(wanted)
-    return list(dict.fromkeys(frame[column].tolist()))
+#: A seed line: the quote, and the panel and series values it belongs to (None: any).
+SeedLine = tuple[Quote, Any, Any]
 
 
-def _subset(frame: "pd.DataFrame", plot: PlotSpec, panel: Any, series: Any) -> "pd.DataFrame":
-    where = list(plot.where)
-    if plot.panel is not None:
-        where.append((plot.panel, (panel,)))
-    if plot.series is not None:
-        where.append((plot.series, (series,)))
-    rows = filter_rows(frame, tuple(where))
-    if plot.y in POINT_FIELDS:
-        rows = rows.drop_duplicates("point")
-    return rows.sort_values(plot.x, kind="stable")
+def seed_lines(study: Study, fig: Figure) -> list[SeedLine]:
+    """The quotes ``fig.plot.seed_lines`` names, each with the panel and series value
+    it is about: the quote's own single ``where`` value for that key, else its
+    figure's (base + fixed) value when that figure does not sweep the key."""
+    plot = fig.plot
+    out = []
+    for fig_id, quote_id in plot.seed_lines:
+        ref = study.figure(fig_id)
+        quote = next(q for q in ref.quotes if q.id == quote_id)
+        owner = study.figure(ref.data_id)
+        where = dict(quote.value.picks()[0].where)
+
+        def about(key: Optional[str]) -> Any:
+            if key is None:
+                return None
+            if key in where and len(where[key]) == 1:
+                return where[key][0]
+            if key in owner.grid or key == "priority":
+                return None
+            return study.scenario(owner).get(key)
+
+        out.append((quote, about(plot.panel), about(plot.series)))
+    return out
 
 
 def _quote_marks(quote: Quote, plot: PlotSpec) -> Optional[tuple[Pick, Any, Any]]:
@@ -105,9 +113,20 @@ def _place_labels(labels: list[SeedLabel], dpi: float) -> None:
             top = placed + 9.0
 
 
-def render(fig_spec: Figure, frame: "pd.DataFrame", footer: str) -> tuple[bytes, bytes]:
+def _seed_text(quote: Quote) -> str:
+    unit = "µs" if quote.seed_unit == "us" else quote.seed_unit
+    text = f"seed {quote.seed_value:g} {unit}"
+    if quote.seed_unit != quote.unit:  # show what the line's height is in the axis' unit
+        text += f" = {quote.seed_value_si:.4g} {quote.unit}"
+    return text
+
+
+def render(fig_spec: Figure, frame: "pd.DataFrame", footer: str, default: Any = None,
+           lines: Sequence[SeedLine] = ()) -> tuple[bytes, bytes]:
     """Draws ``fig_spec`` from ``frame``; returns the PNG and SVG files' bytes (which
-    the reproduction writes with its other outputs, all together)."""
+    the reproduction writes with its other outputs, all together). ``default``: the
+    value of x ringlet uses, marked when the plot asks for it; ``lines``: other
+    figures' quotes to draw as dashed lines (from :func:`seed_lines`)."""
     # The Agg canvas is used directly (no pyplot, no matplotlib.use): nothing
     # global changes for a caller that has its own backend, and no display is needed.
     import matplotlib
@@ -117,8 +136,8 @@ def render(fig_spec: Figure, frame: "pd.DataFrame", footer: str) -> tuple[bytes,
     from matplotlib.lines import Line2D
 
     plot = fig_spec.plot
-    panels = _ordered_values(frame, plot.panel, plot.panel_values)
-    series = _ordered_values(frame, plot.series, plot.series_values)
+    panels = ordered_values(frame, plot.panel, plot.panel_values)
+    series = ordered_values(frame, plot.series, plot.series_values)
     colors = matplotlib.colormaps["tab10"].colors
     color_of = {s: colors[i % len(colors)] for i, s in enumerate(series)}
     marker_of = {s: MARKERS[i % len(MARKERS)] for i, s in enumerate(series)}
@@ -132,21 +151,32 @@ def render(fig_spec: Figure, frame: "pd.DataFrame", footer: str) -> tuple[bytes,
     labels_to_place: list[SeedLabel] = []  # placed once the y scale is final
     for ax, panel in zip(axes, panels):
         for s in series:
-            rows = _subset(frame, plot, panel, s)
-            if rows.empty:
+            line = curve(frame, plot, panel, s)
+            if line.empty:
                 continue
             label = plot.label("series", s) if plot.series else (plot.ylabel or plot.y)
-            ax.plot(rows[plot.x].astype(float), rows[plot.y].astype(float), marker=marker_of[s],
-                    markersize=4, linewidth=1.4, color=color_of[s], label=label)
+            ax.plot(line["x"], line["y"], marker=marker_of[s], markersize=4, linewidth=1.4, color=color_of[s],
+                    label=label)
+            if plot.reduce and line["ci95"].notna().any():  # few points: show how sure each is
+                ax.errorbar(line["x"], line["y"], yerr=line["ci95"].fillna(0.0), fmt="none", ecolor=color_of[s],
+                            elinewidth=0.8, capsize=2)
+        for quote, q_panel, q_series in lines:
+            if q_panel is not None and not same_value(q_panel, panel):
+                continue
+            color = next((color_of[v] for v in series if q_series is not None and same_value(v, q_series)), "0.35")
+            ax.axhline(quote.seed_value_si, color=color, linestyle="--", linewidth=1.0, alpha=0.8)
+            labels_to_place.append((ax, None, quote.seed_value_si, _seed_text(quote), color))
+        if plot.mark_default and default is not None:
+            ax.axvline(float(default), color="0.2", linestyle=":", linewidth=1.2)
+            ax.annotate(f"ringlet: {default:g}", xy=(float(default), 1.0), xycoords=("data", "axes fraction"),
+                        xytext=(3, -3), textcoords="offset points", ha="left", va="top", fontsize=7,
+                        color="0.2", bbox=LABEL_BOX)
         for quote, (pick, q_panel, q_series) in marks:
             if q_panel is not None and not same_value(q_panel, panel):
                 continue
             color = color_of.get(q_series, "0.35") if q_series is not None else "0.35"
             value = quote.seed_value_si
-            unit = "µs" if quote.seed_unit == "us" else quote.seed_unit
-            text = f"seed {quote.seed_value:g} {unit}"
-            if quote.seed_unit != quote.unit:  # show what the line's height is in the axis' unit
-                text += f" = {value:.4g} {quote.unit}"
+            text = _seed_text(quote)
             if pick.stat in ("max", "min", "mean"):
                 # Labelled at the left, where load sweeps start low and the lines leave room.
                 ax.axhline(value, color=color, linestyle="--", linewidth=1.0, alpha=0.8)
@@ -178,10 +208,10 @@ def render(fig_spec: Figure, frame: "pd.DataFrame", footer: str) -> tuple[bytes,
         for handle, label in zip(*ax.get_legend_handles_labels()):
             legend.setdefault(label, handle)
     handles, labels = list(legend.values()), list(legend)
-    if marks:
+    if marks or lines:
         handles.append(Line2D([], [], color="0.35", linestyle="--", marker="*", markerfacecolor="none"))
         labels.append("seed's quoted value")
-    if handles and (plot.series or marks):
+    if handles and (plot.series or marks or lines):
         # Outside the axes: inside, it would hide lines or the seed's labels.
         mfig.legend(handles, labels, fontsize=8, title=plot.series_title, title_fontsize=8,
                     loc="outside right center")

@@ -7,7 +7,8 @@ machinery (:func:`ringlet.runs.sweep.execute`) together, under one progress
 bar, and each figure's table is the one ``ringlet.sweep`` would return for it.
 
 Writes, per figure, ``<id>.csv``, ``<id>.png`` and ``<id>.svg``; for the
-study, ``validation.csv`` and ``validation.md``: all of them together, through
+study, ``validation.csv``, ``sensitivity.csv`` and ``validation.md`` (and, with
+``docs``, the generated block of a document, see :mod:`.docs`): all of them together, through
 the one policy for result files (:mod:`ringlet.files`), so a reproduction's
 outputs never mix with the last one's; and every point's run, as it finishes,
 to the results store ``results.sqlite`` (see :mod:`ringlet.runs.store`).
@@ -33,7 +34,7 @@ from ..runs.progress import Progress, Reporter, reporter
 from ..runs.store import FILENAME, Store
 from ..runs.sweep import execute, plan_runs
 from ..runs.table import PRIORITY_FIELDS, columns, rows
-from .format import Figure, Study, StudyError, load_study, max_priorities
+from .format import Figure, Study, StudyError, default_x, load_study, max_priorities
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -79,6 +80,8 @@ class Reproduction:
     quick: bool
     #: Points that stopped before measuring their transactions (see ``validation.early_stops``).
     early_stops: "pd.DataFrame"
+    #: The sensitivity figures' lines (see ``curves.sensitivity_table``).
+    sensitivity: "pd.DataFrame"
 
 
 def split_ids(only: "str | Sequence[str] | None") -> Optional[list[str]]:
@@ -188,20 +191,29 @@ def run_study(
     quick: bool = False,
     only: "str | Sequence[str] | None" = None,
     progress: Progress = True,
+    docs: "str | os.PathLike[str] | None" = None,
 ) -> Reproduction:
     """Runs a study and writes its outputs to ``out``; see :func:`reproduce`."""
-    from .plots import render
+    from . import docs as docs_block
+    from .curves import sensitivity_table
+    from .plots import render, seed_lines
     from .validation import early_stops, to_markdown, validation_table
 
     start = time.monotonic()
     study = load_study(study)
     figures = study.select(split_ids(only))
+    docs_level = 0
+    if docs is not None:
+        if quick or only is not None:
+            raise StudyError("--docs writes the validation into a document: it needs a full run "
+                             "(no --quick, no --only)")
+        docs, docs_level = docs_block.check(docs, study.name)
     if jobs is None:
         jobs = min(os.cpu_count() or 1, MAX_PROCESSES)
     check_count("jobs", jobs, MAX_PROCESSES)
     # An ``out`` that cannot hold the outputs fails now, not after every point has run.
     names = [f"{fig.id}.{ext}" for fig in figures for ext in ("csv", "png", "svg")]
-    out = files.check_out_dir(out, StudyError, [*names, "validation.csv", "validation.md"])
+    out = files.check_out_dir(out, StudyError, [*names, "validation.csv", "sensitivity.csv", "validation.md"])
     the_plan = plan(study, figures, quick)
     files.make_dir(out, StudyError)
 
@@ -220,20 +232,34 @@ def run_study(
         footer = (f"ringlet {version} · study {study.name} · {len(frame['point'].unique())} points · "
                   f"{_transactions(study, fig, quick):,} transactions per point"
                   + (" · QUICK RUN (smoke test, not a result)" if quick else ""))
-        drawings.append((fig, frame, footer))
+        default = default_x(study, fig) if fig.plot.mark_default else None
+        drawings.append((fig, frame, footer, default, seed_lines(study, fig)))
     outputs: list[tuple[Path, bytes | str]] = []
-    for (fig, frame, _), (png, svg) in zip(drawings, _draw_all(render, drawings, jobs)):
+    for (fig, frame, *_), (png, svg) in zip(drawings, _draw_all(render, drawings, jobs)):
         outputs += [(out / f"{fig.id}.csv", files.table_bytes(frame, "csv")), (out / f"{fig.id}.png", png),
                     (out / f"{fig.id}.svg", svg)]
     table = validation_table(figures, frames, quick, version)
     early = early_stops(study, figures, frames, quick)
+    sensitivity = sensitivity_table(study, figures, frames)
     outputs += [(out / "validation.csv", files.table_bytes(table, "csv")),
-                (out / "validation.md", to_markdown(table, study, quick, version, early))]
-    files.write_together(outputs, StudyError)
+                (out / "validation.md", to_markdown(table, study, quick, version, early, sensitivity))]
+    # Only with sensitivity figures; else a last run's sensitivity.csv goes, so nothing stale stays.
+    stale = [] if any(fig.plot.mark_default for fig in figures) else [out / "sensitivity.csv"]
+    if not stale:
+        outputs.append((out / "sensitivity.csv", files.table_bytes(sensitivity, "csv")))
+    if docs is not None:
+        generated = to_markdown(table, study, quick, version, early, sensitivity, level=docs_level)
+        try:
+            text = docs.read_text(encoding="utf-8")
+            docs_block.check(docs, study.name)  # still there, after the run
+        except OSError as e:
+            raise StudyError(f"--docs {docs}: cannot read it: {e.strerror or e}") from None
+        outputs.append((docs, docs_block.fill(text, study.name, generated)))
+    files.write_together(outputs, StudyError, remove=[p for p in stale if p.exists()])
     return Reproduction(
         study=study, figures=figures, frames=frames, validation=table, files=[path for path, _ in outputs],
         points_requested=the_plan.requested, points_run=len(the_plan.work),
-        wall_s=time.monotonic() - start, quick=quick, early_stops=early,
+        wall_s=time.monotonic() - start, quick=quick, early_stops=early, sensitivity=sensitivity,
     )
 
 
@@ -244,11 +270,17 @@ def reproduce(
     quick: bool = False,
     only: "str | Sequence[str] | None" = None,
     progress: Progress = True,
+    docs: "str | os.PathLike[str] | None" = None,
 ) -> "pd.DataFrame":
     """Runs every figure of ``study`` (a shipped name such as ``"sci-rt"``, or a folder).
 
-    Writes ``<figure>.csv/.png/.svg``, ``validation.csv`` and ``validation.md``
-    to ``out`` (created if needed) and returns the validation table.
+    Writes ``<figure>.csv/.png/.svg``, ``validation.csv``, ``sensitivity.csv``
+    and ``validation.md`` to ``out`` (created if needed) and returns the validation table.
+
+    ``docs``: a document (such as ``docs/validation.md``) whose block between
+    ``<!-- begin generated: ringlet reproduce STUDY -->`` and
+    ``<!-- end generated: ringlet reproduce STUDY -->`` is replaced by the
+    validation (only with a full run: not with ``quick`` or ``only``).
 
     ``jobs``: worker processes (default: one per core). ``quick``: the study's
     documented reduction (fewer transactions per point), marked in the
@@ -258,7 +290,7 @@ def reproduce(
     Points that stop at their time cap or the backlog cap before measuring their
     transactions are listed in ``validation.md`` and named in a ``UserWarning``.
     """
-    done = run_study(study, out, jobs=jobs, quick=quick, only=only, progress=progress)
+    done = run_study(study, out, jobs=jobs, quick=quick, only=only, progress=progress, docs=docs)
     if not done.early_stops.empty:
         from .validation import early_stops_message
 

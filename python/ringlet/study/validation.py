@@ -20,8 +20,9 @@ if TYPE_CHECKING:  # pragma: no cover
 
 COLUMNS = [
     "kind", "figure", "quote_id", "finding_id", "description",
-    "seed_value", "seed_unit", "seed_value_si", "ringlet_value", "unit", "difference", "difference_pct",
-    "holds", "compared_to", "recipe", "note", "quick", "ringlet_version",
+    "seed_value", "seed_unit", "seed_value_si", "ringlet_value", "ringlet_ci95", "unit", "difference",
+    "difference_pct", "holds", "verdict", "compared_to", "compared_to_high", "compared_to_ci95", "noise",
+    "recipe", "note", "quick", "ringlet_version",
 ]
 
 
@@ -34,39 +35,61 @@ def _quote_row(fig: Figure, quote: Quote, frame: "pd.DataFrame") -> dict[str, An
         "kind": "quote", "figure": fig.id, "quote_id": quote.id, "finding_id": None,
         "description": quote.description, "seed_value": quote.seed_value, "seed_unit": quote.seed_unit,
         "seed_value_si": quote.seed_value_si, "unit": quote.unit, "recipe": quote.value.describe(),
-        "ringlet_value": _nan(), "difference": _nan(), "difference_pct": _nan(),
-        "holds": None, "compared_to": _nan(), "note": "",
+        "ringlet_value": _nan(), "ringlet_ci95": _nan(), "difference": _nan(), "difference_pct": _nan(),
+        "holds": None, "verdict": None, "compared_to": _nan(), "compared_to_high": _nan(),
+        "compared_to_ci95": _nan(), "noise": _nan(), "note": "",
     }
     try:
-        value = quote.value.evaluate(frame, fig.plot.x)
+        estimate = quote.value.estimate(frame, fig.plot.x)
     except ExtractError as e:
         row["note"] = str(e)
         return row
+    value = estimate.value
     row["ringlet_value"] = value
+    row["ringlet_ci95"] = estimate.ci95
     row["difference"] = value - quote.seed_value_si
     if quote.seed_value_si:
         row["difference_pct"] = row["difference"] / quote.seed_value_si * 100.0
     return row
 
 
+def finding_recipe(finding: Finding) -> str:
+    """The finding's check in words."""
+    right = f"({finding.right.describe()})"
+    if finding.op == "between":
+        low, high = finding.factors
+        return f"{low:g} x {right} <= ({finding.left.describe()}) <= {high:g} x {right}"
+    scaled = f"{finding.factor:g} x {right}" if finding.factor != 1 else right
+    return f"({finding.left.describe()}) {finding.op} {scaled}"
+
+
 def _finding_row(fig: Figure, finding: Finding, frame: "pd.DataFrame") -> dict[str, Any]:
-    recipe = f"({finding.left.describe()}) {finding.op} "
-    recipe += f"{finding.factor:g} x ({finding.right.describe()})" if finding.factor != 1 else f"({finding.right.describe()})"
     row: dict[str, Any] = {
         "kind": "finding", "figure": fig.id, "quote_id": None, "finding_id": finding.id,
         "description": finding.description, "seed_value": _nan(), "seed_unit": None, "seed_value_si": _nan(),
-        "unit": finding.left.unit, "recipe": recipe, "ringlet_value": _nan(), "difference": _nan(),
-        "difference_pct": _nan(), "holds": None, "compared_to": _nan(), "note": "",
+        "unit": finding.left.unit, "recipe": finding_recipe(finding), "ringlet_value": _nan(),
+        "ringlet_ci95": _nan(), "difference": _nan(), "difference_pct": _nan(), "holds": None, "verdict": None,
+        "compared_to": _nan(), "compared_to_high": _nan(), "compared_to_ci95": _nan(), "noise": _nan(), "note": "",
     }
     try:
-        left = finding.left.evaluate(frame, fig.plot.x)
-        right = finding.right.evaluate(frame, fig.plot.x)
+        left = finding.left.estimate(frame, fig.plot.x)
+        right = finding.right.estimate(frame, fig.plot.x)
     except ExtractError as e:
         row["note"] = str(e)
         return row
-    row["ringlet_value"] = left
-    row["compared_to"] = finding.factor * right
-    row["holds"] = finding.holds(left, right)
+    factors = finding.factors
+    row["ringlet_value"] = left.value
+    row["ringlet_ci95"] = left.ci95
+    row["compared_to"] = factors[0] * right.value
+    if len(factors) == 2:
+        row["compared_to_high"] = factors[1] * right.value
+    row["compared_to_ci95"] = abs(factors[0]) * right.ci95
+    # The half-width of the difference to the nearest bound, which decides "within noise".
+    noise = finding.noise(left.ci95, right.ci95)
+    nearest = min(range(len(factors)), key=lambda i: abs(left.value - factors[i] * right.value))
+    row["noise"] = noise[nearest]
+    row["holds"] = finding.holds(left.value, right.value)
+    row["verdict"] = finding.verdict(left.value, right.value, left.ci95, right.ci95)
     return row
 
 
@@ -123,31 +146,48 @@ def short_number(x: Any, digits: int = 4) -> str:
     return f"{x:.{digits}g}"
 
 
+def with_ci(x: Any, ci: Any, unit: str = "") -> str:
+    """``x ± ci unit``, the half-width left out when there is none."""
+    text = short_number(x)
+    if text != "–" and ci is not None and isinstance(ci, float) and math.isfinite(ci):
+        text += f" ± {short_number(ci, 2)}"
+    return f"{text} {unit}".rstrip()
+
+
+VERDICT_MARKDOWN = {"yes": "yes", "no": "**no**", "within noise": "within noise"}
+
+
 def _cell(text: Any) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
-def to_markdown(table: "pd.DataFrame", study: Study, quick: bool, version: str, early: "pd.DataFrame") -> str:
+def to_markdown(table: "pd.DataFrame", study: Study, quick: bool, version: str, early: "pd.DataFrame",
+                sensitivity: "pd.DataFrame | None" = None, level: int = 1) -> str:
     """The validation table as Markdown: quotes first, then findings, then the
-    points that stopped early (``early``, from :func:`early_stops`)."""
-    lines = [f"# Validation: {study.title}", ""]
+    sensitivity of the quoted numbers to unknown parameters (``sensitivity``, from
+    :func:`ringlet.study.curves.sensitivity_table`), then the points that stopped
+    early (``early``, from :func:`early_stops`). ``level`` is the title's heading
+    level (the sections are one below it), so the text can sit inside a longer document."""
+    h1, h2 = "#" * level, "#" * (level + 1)
+    lines = [f"{h1} Validation: {study.title}", ""]
     if study.source:
         lines += [f"Source: {study.source}", ""]
     lines += [
         f"ringlet {version}, study `{study.name}`"
         + (" — **quick run** (fewer transactions per point: a smoke test, not a result)" if quick else "")
         + ". The seed's MB/s is 2^20 B/s and is converted to ringlet's SI MB/s (x 1.048576); "
-        "µs become ns. difference = ringlet − seed (SI).",
+        "µs become ns. difference = ringlet − seed (SI). ± is the 95% confidence half-width "
+        "(batch means) of ringlet's value.",
         "",
     ]
     quotes = table[table["kind"] == "quote"]
     if len(quotes):
-        lines += ["## Quoted numbers", "",
+        lines += [f"{h2} Quoted numbers", "",
                   "| figure | quote | what the seed says | seed | seed (SI) | ringlet | difference |",
                   "|---|---|---|---:|---:|---:|---:|"]
         for r in quotes.itertuples():
             diff = "–" if math.isnan(r.difference_pct) else f"{r.difference:+.4g} ({r.difference_pct:+.1f}%)"
-            ringlet = f"{short_number(r.ringlet_value)} {r.unit}" if not r.note else f"– ({_cell(r.note)})"
+            ringlet = with_ci(r.ringlet_value, r.ringlet_ci95, r.unit) if not r.note else f"– ({_cell(r.note)})"
             lines.append(
                 f"| {r.figure} | {r.quote_id} | {_cell(r.description)} | {r.seed_value:g} {r.seed_unit} "
                 f"| {short_number(r.seed_value_si)} {r.unit} | {ringlet} | {diff} |"
@@ -155,16 +195,40 @@ def to_markdown(table: "pd.DataFrame", study: Study, quick: bool, version: str, 
         lines.append("")
     findings = table[table["kind"] == "finding"]
     if len(findings):
-        lines += ["## Findings", "", "| figure | finding | claim | holds | ringlet | compared to |",
+        lines += [f"{h2} Findings", "",
+                  "A claim holds (yes) or not (**no**) only when ringlet's value is further from the "
+                  "bound than the 95% half-width of the difference; nearer, the runs cannot tell "
+                  "(within noise).", "",
+                  "| figure | finding | claim | holds | ringlet | compared to |",
                   "|---|---|---|:---:|---:|---:|"]
         for r in findings.itertuples():
-            holds = {True: "yes", False: "**no**"}.get(r.holds, f"– ({_cell(r.note)})")
+            holds = VERDICT_MARKDOWN.get(r.verdict, f"– ({_cell(r.note)})")
+            bound = with_ci(r.compared_to, r.compared_to_ci95)
+            if not math.isnan(r.compared_to_high):
+                bound = f"{short_number(r.compared_to)} to {short_number(r.compared_to_high)}"
             lines.append(
                 f"| {r.figure} | {r.finding_id} | {_cell(r.description)} | {holds} "
-                f"| {short_number(r.ringlet_value)} {r.unit} | {short_number(r.compared_to)} {r.unit} |"
+                f"| {with_ci(r.ringlet_value, r.ringlet_ci95, r.unit)} | {bound} {r.unit} |"
             )
         lines.append("")
-    lines += ["## Points that stopped early", ""]
+    if sensitivity is not None and len(sensitivity):
+        lines += [f"{h2} Sensitivity to parameters the seed does not give", "",
+                  "Each line of a sensitivity figure: the quantity at the value ringlet uses, and its "
+                  "lowest and highest values over the parameter's swept range (where), in % of the value "
+                  "at ringlet's.", "",
+                  "| figure | parameter | quantity | line | at ringlet's value | lowest (at) | highest (at) "
+                  "| range |",
+                  "|---|---|---|---|---:|---:|---:|---:|"]
+        for r in sensitivity.itertuples():
+            line = " / ".join(str(v) for v in (r.panel, r.series) if v is not None) or "–"
+            at = with_ci(r.at_ringlet_x, r.at_ringlet_x_ci95, r.unit)
+            span = ("–" if math.isnan(r.low_pct) else f"{r.low_pct:+.1f}% to {r.high_pct:+.1f}%")
+            lines.append(
+                f"| {r.figure} | `{r.parameter}` | {_cell(r.quantity)} | {_cell(line)} | {at} (at {r.ringlet_x:g}) "
+                f"| {short_number(r.min)} ({r.min_at:g}) | {short_number(r.max)} ({r.max_at:g}) | {span} |"
+            )
+        lines.append("")
+    lines += [f"{h2} Points that stopped early", ""]
     if early.empty:
         lines += ["None: every point measured its transactions (none stopped at the time cap "
                   "or the backlog cap).", ""]
