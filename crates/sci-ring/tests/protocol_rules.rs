@@ -299,3 +299,36 @@ fn ppq_inheritance_frees_a_starved_packet() {
     assert!(low < last_high, "served before the higher-priority stream ended ({low} vs {last_high})");
     assert!(r.report().counters.inheritances >= 1);
 }
+
+/// STOP-THRU's ">=" rule on a running ring (seed 003 section 3.1: held
+/// "unless the packets have a priority greater than or equal to the
+/// priority of the packet the congested node is trying to send"). Four
+/// nodes, move64 (40-symbol requests, 41-symbol slots, 82 ns; no responses):
+/// - node 1 sends its first priority-10 request at 0 ns; node 0's request
+///   (for node 2) reaches node 1 at 2 ns and waits in its bypass FIFO;
+/// - at 82 ns node 1 forwards it while its second priority-10 request waits:
+///   node 1 is congested and circulates STOP-THRU(10), which leaves at 164 ns
+///   (behind the forwarded packet) and reaches node 3 at 168 ns;
+/// - at 168 ns node 1 sends its second request and lifts the restriction:
+///   the lift leaves behind it at 250 ns and reaches node 3 at 254 ns.
+///
+/// At 200 ns node 3 has a request for node 2, which passes node 1. Of the
+/// announced priority 10 it goes at once; of priority 9 it is held until
+/// the lift is at node 3 and goes then, ahead of the lift (an own packet
+/// takes the idle slot when a passing packet arrives at the same instant).
+#[test]
+fn stop_thru_lets_equal_priority_through() {
+    for (priority, sent_at) in [(10, 200 * NS), (11, 200 * NS), (9, 254 * NS)] {
+        let mut r = ring_with::<Dfc>(4, &["network.protocol=\"dfc\"", "traffic.priorities=16", "traffic.transaction=\"move64\""]);
+        r.inject(1, 2, 10, 0);
+        r.inject(1, 2, 10, 0);
+        r.inject(0, 2, 0, 0);
+        r.inject(3, 2, priority, 200 * NS);
+        r.run_until(1_000 * NS);
+        let controls: Vec<(u64, u16)> = records(&r).iter().filter(|x| x.what == TraceKind::Control && x.iface == 3).map(|x| (x.time, x.src)).collect();
+        assert_eq!(controls, vec![(168 * NS, 1), (254 * NS, 1)], "STOP-THRU and its lift at node 3");
+        assert_eq!(times(&r, 1, TraceKind::Transmit { own: true }, PacketKind::Request, 1), vec![0, 168 * NS]);
+        assert_eq!(times(&r, 3, TraceKind::Transmit { own: true }, PacketKind::Request, 3), vec![sent_at], "priority {priority}");
+        assert_eq!(r.protocol(0).stop_thru_seen(3, 1), 0, "lifted by the end");
+    }
+}
