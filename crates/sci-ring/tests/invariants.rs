@@ -2,6 +2,8 @@
 
 use proptest::prelude::*;
 use ringlet_fabric::Report;
+use ringlet_fabric::params::Params;
+use ringlet_sci::keys::Settings;
 use ringlet_sci::simulate;
 
 fn run(settings: &[&str]) -> Report {
@@ -152,23 +154,90 @@ proptest! {
         prop_assert!((r.throughput_mbps - offered).abs() / offered < 0.06, "{} vs {}", r.throughput_mbps, offered);
     }
 
-    /// Uniform traffic never beats the ring bound: 57% efficiency x twice the
-    /// link rate = 1.14 GB/s on any SCI ring (seed 003 section 4).
+    /// Uniform traffic never beats the ring's capacity, whatever the
+    /// protocol. Derived from the parameters (`read64_bound_mbps`): a read64
+    /// whose target is d hops downstream takes (request + echo)·d +
+    /// (response + echo)·(N − d) link slots, each packet its length plus the
+    /// separator idles (Table 1: 9, 41 and 5 symbols), 30·N slots on average
+    /// over d = 1..N−1; the N links carry N slots per cycle, so throughput ≤
+    /// N / 2 ns / 30·N × 64 B = 1,066.7 MB/s on any number of nodes.
     #[test]
     fn throughput_never_exceeds_the_uniform_bound(
-        load in 20.0f64..400.0, nodes in 3u32..12, iqst in prop::sample::select(vec![0.0, 100.0, 1000.0]), seed in 0u64..100
+        load in 20.0f64..400.0, nodes in 3u32..12, iqst in prop::sample::select(vec![0.0, 100.0, 1000.0]),
+        protocol in prop::sample::select(vec!["sci", "dfc", "ppq", "train"]), seed in 0u64..100
     ) {
-        let r = run(&[
-            &format!("traffic.load_mbps_per_node={load}"), &format!("network.nodes={nodes}"),
-            &format!("node.iqst_ns={iqst}"), &format!("run.seed={seed}"), "run.measure_transactions=4000",
-            "run.max_sim_time_ns=2e6",
-        ]);
-        prop_assert!(r.throughput_mbps <= 1140.0, "{}", r.throughput_mbps);
+        let settings = [
+            format!("traffic.load_mbps_per_node={load}"), format!("network.nodes={nodes}"), format!("network.protocol={protocol}"),
+            format!("node.iqst_ns={iqst}"), format!("run.seed={seed}"), "run.measure_transactions=4000".into(),
+            "run.max_sim_time_ns=2e6".into(),
+        ];
+        let settings: Vec<&str> = settings.iter().map(String::as_str).collect();
+        let r = run(&settings);
+        let bound = read64_bound_mbps(&settings, mean_uniform_slots);
+        prop_assert!(r.throughput_mbps <= bound, "{} > {bound}", r.throughput_mbps);
         let c = &r.conservation;
         prop_assert_eq!(c.generated, c.completed + c.queued + c.in_flight);
         for l in &r.per_link {
             prop_assert!(l.utilization <= 1.0 + 1e-9);
         }
+    }
+}
+
+/// Link slots (symbol times, separator idles included) one read64
+/// transaction takes on an `n`-node ring when its target is `d` hops
+/// downstream: the request and the response's echo cross the `d` links to
+/// the target, the request's echo and the response the `n - d` links back;
+/// each packet takes its length plus the separator idles on every link.
+fn read64_link_slots(p: &Params, n: u64, d: u64) -> u64 {
+    let slot = |len: u16| len as u64 + p.separator as u64;
+    let (request, response, echo) = (slot(p.shape.request_len), slot(p.shape.response_len), slot(p.echo_len));
+    (request + echo) * d + (echo + response) * (n - d)
+}
+
+/// Mean link slots per read64 transaction with uniform destinations (every
+/// other node alike: `d` uniform on 1..n-1): `n / 2 * (request + response + 2
+/// echoes)` slots, 30 n for Table 1 (9 + 41 + 2 x 5 = 60 symbols, each over
+/// half the ring on average).
+fn mean_uniform_slots(p: &Params, n: u64) -> f64 {
+    (1..n).map(|d| read64_link_slots(p, n, d)).sum::<u64>() as f64 / (n - 1) as f64
+}
+
+/// Fewest link slots a read64 transaction can take on an `n`-node ring,
+/// whatever its destination: the slots are linear in `d`, so the least is at
+/// `d = 1` or `d = n - 1`.
+fn fewest_slots(p: &Params, n: u64) -> f64 {
+    read64_link_slots(p, n, 1).min(read64_link_slots(p, n, n - 1)) as f64
+}
+
+/// The uniform-traffic bound, idle-inclusive: the `n` links carry one
+/// symbol per cycle each, `n / cycle` slots per second in all, and each
+/// read64 transaction takes `slots(p, n)` of them for its data bytes, so
+/// throughput <= n / cycle / slots x data bytes. With Table 1 (2 ns symbols,
+/// 64 bytes, 30 n slots) that is 500 M / 30 x 64 B = 1,066.7 MB/s on any
+/// ring. It ignores everything else that costs bandwidth (retries, control
+/// symbols, idles beyond the separators), so it can only be approached.
+fn read64_bound_mbps(settings: &[&str], slots: fn(&Params, u64) -> f64) -> f64 {
+    let o: Vec<_> = settings.iter().map(|e| ringlet_scenario::parse_override(e).expect("KEY=VALUE")).collect();
+    let s = ringlet_sci::load_str("", &o).expect("valid scenario");
+    let p = ringlet_sci::params::params(&Settings::of(&s)).expect("valid params");
+    let n = s.network.nodes as u64;
+    let links_per_s = n as f64 / (p.cycle as f64 * 1e-12);
+    links_per_s / slots(&p, n) * p.shape.data_bytes as f64 / 1e6
+}
+
+/// The bound is what the derivation says for Table 1: 30 n link slots per
+/// transaction and 1,066.7 MB/s, on any number of nodes; and 14 (n - 1) + 46
+/// slots at the fewest (the request to the node just upstream).
+#[test]
+fn uniform_bound_is_30n_slots_per_transaction() {
+    for n in [3u64, 8, 11, 64] {
+        let nodes = format!("network.nodes={n}");
+        let s = ringlet_sci::load_str("", &[ringlet_scenario::parse_override(&nodes).unwrap()]).unwrap();
+        let p = ringlet_sci::params::params(&Settings::of(&s)).unwrap();
+        assert_eq!(mean_uniform_slots(&p, n), 30.0 * n as f64);
+        assert_eq!(fewest_slots(&p, n), (14 * (n - 1) + 46) as f64);
+        let bound = read64_bound_mbps(&[&nodes], mean_uniform_slots);
+        assert!((bound - 500e6 / 30.0 * 64.0 / 1e6).abs() < 1e-9, "{bound}");
     }
 }
 
@@ -193,7 +262,12 @@ fn realtime_protocols_conserve_deliver_and_repeat() {
             let c = &r.conservation;
             assert!(c.completed > 0, "{settings:?}");
             assert_eq!(c.generated, c.completed + c.queued + c.in_flight, "{settings:?}: {c:?}");
-            assert!(r.throughput_mbps <= 1140.0 || settings.iter().any(|x| x.contains("move64")), "{settings:?}");
+            // read64 cases: the uniform bound, or for the hot spot the bound of the fewest slots.
+            if !settings.iter().any(|x| x.contains("move64")) {
+                let hotspot = settings.iter().any(|x| x.contains("hotspot"));
+                let bound = read64_bound_mbps(&s, if hotspot { fewest_slots } else { mean_uniform_slots });
+                assert!(r.throughput_mbps <= bound, "{settings:?}: {} > {bound}", r.throughput_mbps);
+            }
         }
         let low = [p.as_str(), "traffic.load_mbps_per_node=20", "run.measure_transactions=8000"];
         let a = run(&low);
