@@ -124,6 +124,8 @@ table! {
         send_utilization: f64 [""],
         /// The ringlet the link belongs to.
         ringlet: u32 [""],
+        /// The most symbols the bypass FIFO in front of the link held at once (whole run; packet symbols, not idles).
+        bypass_max_symbols: u64 [""],
     }
 }
 
@@ -191,6 +193,8 @@ table! {
         flow_holds: u64 ["", "flow-control holds"],
         /// PPQ: priority inheritance messages sent.
         inheritances: u64 ["", "inheritances"],
+        /// The most symbols any bypass FIFO held at once (whole run; packet symbols, not idles); at most `network.bypass_fifo_symbols` unless a protocol overfills it.
+        bypass_max_symbols: u64 [""],
     }
 }
 

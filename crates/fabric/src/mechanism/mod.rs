@@ -224,8 +224,13 @@ impl<P: RingProtocol> Fabric<P> {
             tickets_deleted: pc.tickets_deleted,
             flow_holds: pc.flow_holds,
             inheritances: pc.inheritances,
+            bypass_max_symbols: 0,
             ..self.counters.clone()
         };
+        for l in r.per_link.iter_mut() {
+            l.bypass_max_symbols = self.bypass_max_symbols(l.link as usize);
+            r.counters.bypass_max_symbols = r.counters.bypass_max_symbols.max(l.bypass_max_symbols);
+        }
         let queued: u64 = self.apps.iter().map(|a| a.queue.len() as u64).sum();
         r.conservation = Conservation { generated: self.generated, completed: self.completed, queued, in_flight: self.slab.live_send(), lost: self.lost };
         r
