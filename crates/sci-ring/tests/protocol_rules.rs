@@ -98,6 +98,30 @@ fn figure_5_stop_thru() {
     assert_eq!(b.may_send(n6), Permit::Go);
 }
 
+/// Each node acts on what *it* has seen: halfway round, the nodes the
+/// STOP-THRU symbol has passed hold a lower-priority packet through the
+/// congested node, those it has not reached yet do not.
+#[test]
+fn stop_thru_holds_only_where_it_has_been_seen() {
+    let mut b = Bench::new(8);
+    let n4 = b.waiting(4, 2, 5);
+    let n7 = b.waiting(7, 2, 5);
+    b.dfc.on_blocked(1, 0, 10, &mut b.fx);
+    let (origin, len, tag, _) = b.fx.controls.pop().expect("STOP-THRU sent");
+    let mut pk = Packet::new(PacketKind::Control, 0, origin, origin, 0, len, 0).on(origin, origin);
+    pk.tag = tag;
+    for j in 2..=4 {
+        assert!(b.dfc.on_control(j, 0, &mut pk, &b.nodes[j], &b.slab, &mut b.fx));
+    }
+    assert_eq!((b.dfc.stop_thru_seen(4, 1), b.dfc.stop_thru_seen(7, 1), b.dfc.stop_thru_seen(0, 1)), (11, 0, 0));
+    assert_eq!(b.may_send(n4), Permit::Skip, "node 4 has seen it");
+    assert_eq!(b.may_send(n7), Permit::Go, "node 7 has not");
+    for j in 5..=7 {
+        assert!(b.dfc.on_control(j, 0, &mut pk, &b.nodes[j], &b.slab, &mut b.fx));
+    }
+    assert_eq!(b.may_send(n7), Permit::Skip);
+}
+
 /// After sending, a congested node with another packet waiting changes the
 /// restriction to that packet's priority instead of lifting it (section 3.1).
 #[test]
@@ -330,5 +354,26 @@ fn stop_thru_lets_equal_priority_through() {
         assert_eq!(times(&r, 1, TraceKind::Transmit { own: true }, PacketKind::Request, 1), vec![0, 168 * NS]);
         assert_eq!(times(&r, 3, TraceKind::Transmit { own: true }, PacketKind::Request, 3), vec![sent_at], "priority {priority}");
         assert_eq!(r.protocol(0).stop_thru_seen(3, 1), 0, "lifted by the end");
+        // Two control symbols in all: the announcement and its lift.
+        assert_eq!(r.report().counters.control_symbols, 2);
     }
+}
+
+/// DFC's STOP-TO water marks at the edges of what is accepted (input
+/// queues of 5): the high mark at most the queue size, the low mark below
+/// the high one.
+#[test]
+fn dfc_water_marks_at_their_bounds() {
+    let check = |extra: &[&str]| {
+        let mut all = vec!["network.protocol=\"dfc\""];
+        all.extend_from_slice(extra);
+        let (s, p) = setup(4, &all);
+        Dfc::build(&topology(&s).view(0), &p, &s).map(|_| ())
+    };
+    assert_eq!(check(&["dfc.stop_to_high=5", "dfc.stop_to_low=4"]), Ok(()));
+    assert_eq!(check(&["dfc.stop_to_high=6"]), Err("dfc.stop_to_high: expected at most the input queue size (5), got 6".into()));
+    assert_eq!(check(&["dfc.stop_to_high=3", "dfc.stop_to_low=3"]), Err("dfc.stop_to_low: expected less than the high-water mark (3), got 3".into()));
+    assert_eq!(check(&["dfc.stop_to_high=3", "dfc.stop_to_low=2"]), Ok(()));
+    // Derived: the high mark is the smaller queue's size.
+    assert_eq!(check(&["node.requestor_input_queue_packets=3", "dfc.stop_to_low=3"]), Err("dfc.stop_to_low: expected less than the high-water mark (3), got 3".into()));
 }
