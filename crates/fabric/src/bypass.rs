@@ -104,7 +104,7 @@ impl BypassFifo {
     }
 
     /// The entries from front to back.
-    pub fn iter(&self) -> impl DoubleEndedIterator<Item = &Entry> + ExactSizeIterator + '_ {
+    pub fn iter(&self) -> impl DoubleEndedIterator<Item = &Entry> + ExactSizeIterator + Clone + '_ {
         (0..self.len).map(move |k| &self.buf[self.slot(k)])
     }
 
@@ -132,6 +132,69 @@ impl BypassFifo {
     }
 }
 
+/// The most a bypass FIFO has held, in symbol times (symbols x cycle).
+///
+/// An entry's symbols come in one per cycle from the time its head is ready
+/// to leave (`Entry`'s time: a passing packet's head after the node delay;
+/// an echo, a control packet or a busy echo put into the stream, from the
+/// time it is put there) and go out one per cycle from the time its head
+/// leaves; the FIFO holds those that have come in and not gone out. Idles
+/// are not held (an idle that arrives while the FIFO holds symbols is what
+/// drains it). Counted continuously, the holding is piecewise linear and
+/// rises only while some entry is coming in, so its peaks are where an entry
+/// is all in or one starts to leave: `Occupancy` looks at exactly those
+/// instants, each once, when the FIFO is about to change other than by
+/// arrivals (an entry leaves, or is replaced) and when asked.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Occupancy {
+    /// The entry that left last (it may still be leaving): its head's ready
+    /// time, its length (symbol times) and the time its head left.
+    last: Option<(Time, Time, Time)>,
+    /// Peaks up to this time are in `peak`.
+    checked: Time,
+    peak: Time,
+}
+
+impl Occupancy {
+    /// Symbol times held at `t`, of `entries` (ready time, length in
+    /// symbol times) still in the FIFO and the entry that left last.
+    fn held(&self, entries: impl Iterator<Item = (Time, Time)>, t: Time) -> Time {
+        let arrived = |ready: Time, len: Time| t.saturating_sub(ready).min(len);
+        let waiting: Time = entries.map(|(ready, len)| arrived(ready, len)).sum();
+        match self.last {
+            Some((ready, len, left)) => waiting + arrived(ready, len) - arrived(left, len),
+            None => waiting,
+        }
+    }
+
+    /// The most held up to `now`, with `entries` (ready time, length in
+    /// symbol times) in the FIFO since the last call to `seen` or `leaves`.
+    pub fn peak_until<I: Iterator<Item = (Time, Time)> + Clone>(&self, entries: I, now: Time) -> Time {
+        let mut peak = self.peak.max(self.held(entries.clone(), now));
+        let last = self.last.map(|(ready, len, _)| (ready, len));
+        for (ready, len) in entries.clone().chain(last) {
+            let all_in = ready + len;
+            if all_in > self.checked && all_in < now {
+                peak = peak.max(self.held(entries.clone(), all_in));
+            }
+        }
+        peak
+    }
+
+    /// Counts the peaks up to `now` (the entries are about to change).
+    pub fn seen<I: Iterator<Item = (Time, Time)> + Clone>(&mut self, entries: I, now: Time) {
+        self.peak = self.peak_until(entries, now);
+        self.checked = now;
+    }
+
+    /// The entry of `ready` and `len` (symbol times), one of `entries`,
+    /// starts to leave now.
+    pub fn leaves<I: Iterator<Item = (Time, Time)> + Clone>(&mut self, entries: I, now: Time, ready: Time, len: Time) {
+        self.seen(entries, now);
+        self.last = Some((ready, len, now));
+    }
+}
+
 impl std::ops::Index<usize> for BypassFifo {
     type Output = Entry;
     fn index(&self, k: usize) -> &Entry {
@@ -152,6 +215,35 @@ impl std::ops::IndexMut<usize> for BypassFifo {
 mod tests {
     use super::*;
     use std::collections::VecDeque;
+
+    /// Occupancy in symbol times of 1 ps: a 40-symbol packet buffered from 0
+    /// leaves at 41 (behind an own packet and its separator); a 2-symbol
+    /// control packet is put into the stream then, while the next
+    /// 40-symbol packet comes in from 41. The control packet is all in at
+    /// 43 (38 + 2 + 2 = 42 held) and leaves at 82, when the second packet
+    /// is all in too (2 + 40): 42 at both peaks, over a 41-symbol FIFO.
+    #[test]
+    fn occupancy_counts_what_has_come_in_and_not_gone_out() {
+        let (a, c, b) = ((0, 40), (41, 2), (41, 40));
+        let mut o = Occupancy::default();
+        assert_eq!(o.peak_until([a].into_iter(), 20), 20);
+        assert_eq!(o.peak_until([a].into_iter(), 41), 40);
+        o.leaves([a, c, b].into_iter(), 41, a.0, a.1);
+        assert_eq!(o.held([c, b].into_iter(), 42), 39 + 1 + 1);
+        assert_eq!(o.held([c, b].into_iter(), 43), 42);
+        assert_eq!(o.held([c, b].into_iter(), 60), 21 + 2 + 19);
+        assert_eq!(o.peak_until([c, b].into_iter(), 82), 42);
+        o.leaves([c, b].into_iter(), 82, c.0, c.1);
+        // Then the second packet leaves at 84 (2 + 0 separators after the
+        // control packet) with all of it in: 40 held, 42 the peak.
+        assert_eq!(o.held([b].into_iter(), 84), 40);
+        o.leaves([b].into_iter(), 84, b.0, b.1);
+        assert_eq!(o.peak_until(std::iter::empty(), 1000), 42);
+        // A packet that passes straight through (leaves when its head is ready) holds nothing.
+        let mut o = Occupancy::default();
+        o.leaves([(5, 40)].into_iter(), 5, 5, 40);
+        assert_eq!(o.peak_until(std::iter::empty(), 100), 0);
+    }
 
     /// Every operation agrees with `VecDeque` over a random mix that wraps
     /// the buffer and makes it grow.

@@ -2,7 +2,7 @@
 //! bypass FIFO in front of its output link and the state of that link; its
 //! client side is an output queue and an input queue per traffic class.
 
-use crate::bypass::BypassFifo;
+use crate::bypass::{BypassFifo, Occupancy};
 use crate::client::{InputQueue, OutputQueue};
 use crate::params::{Params, MAX_CLASSES};
 use crate::topology::{AgentId, IfaceId, RingletId, Topology};
@@ -18,6 +18,8 @@ pub struct Iface {
     /// with the time each can leave (head arrival + bypass delay). Entries
     /// with a time still in the future have not arrived yet.
     pub bypass: BypassFifo,
+    /// The most the bypass FIFO has held (see [`Occupancy`]).
+    pub occupancy: Occupancy,
     /// The output link is busy (packet symbols and separator idles) until then.
     pub out_free_at: Time,
     /// Time of the pending output decision (`OutputFree` event), or
@@ -71,6 +73,7 @@ impl Iface {
         order[..p.classes.len()].copy_from_slice(&p.classes.precedence);
         Iface {
             bypass: BypassFifo::with_capacity(16),
+            occupancy: Occupancy::default(),
             out_free_at: 0,
             decision_at: NO_DECISION,
             next: topology.next(i),

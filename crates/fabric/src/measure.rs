@@ -294,6 +294,7 @@ impl Measure {
                     utilization: share(busy),
                     send_utilization: share(send_busy),
                     ringlet: topo.ringlet_of(i) as u32,
+                    bypass_max_symbols: 0,
                 }
             })
             .collect();

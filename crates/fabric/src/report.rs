@@ -124,6 +124,8 @@ table! {
         send_utilization: f64 [""],
         /// The ringlet the link belongs to.
         ringlet: u32 [""],
+        /// The most symbols the bypass FIFO in front of the link held at once (whole run; packet symbols, not idles).
+        bypass_max_symbols: u64 [""],
     }
 }
 
@@ -213,6 +215,8 @@ table! {
         slot_held_ns_mean: f64 ["ns"],
         /// TRAIN: longest time a released reservation was held.
         slot_held_ns_max: f64 ["ns"],
+        /// The most symbols any bypass FIFO held at once (whole run; packet symbols, not idles); at most `network.bypass_fifo_symbols` unless a protocol overfills it.
+        bypass_max_symbols: u64 [""],
     }
 }
 

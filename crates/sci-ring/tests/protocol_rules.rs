@@ -98,6 +98,30 @@ fn figure_5_stop_thru() {
     assert_eq!(b.may_send(n6), Permit::Go);
 }
 
+/// Each node acts on what *it* has seen: halfway round, the nodes the
+/// STOP-THRU symbol has passed hold a lower-priority packet through the
+/// congested node, those it has not reached yet do not.
+#[test]
+fn stop_thru_holds_only_where_it_has_been_seen() {
+    let mut b = Bench::new(8);
+    let n4 = b.waiting(4, 2, 5);
+    let n7 = b.waiting(7, 2, 5);
+    b.dfc.on_blocked(1, 0, 10, &mut b.fx);
+    let (origin, len, tag, _) = b.fx.controls.pop().expect("STOP-THRU sent");
+    let mut pk = Packet::new(PacketKind::Control, 0, origin, origin, 0, len, 0).on(origin, origin);
+    pk.tag = tag;
+    for j in 2..=4 {
+        assert!(b.dfc.on_control(j, 0, &mut pk, &b.nodes[j], &b.slab, &mut b.fx));
+    }
+    assert_eq!((b.dfc.stop_thru_seen(4, 1), b.dfc.stop_thru_seen(7, 1), b.dfc.stop_thru_seen(0, 1)), (11, 0, 0));
+    assert_eq!(b.may_send(n4), Permit::Skip, "node 4 has seen it");
+    assert_eq!(b.may_send(n7), Permit::Go, "node 7 has not");
+    for j in 5..=7 {
+        assert!(b.dfc.on_control(j, 0, &mut pk, &b.nodes[j], &b.slab, &mut b.fx));
+    }
+    assert_eq!(b.may_send(n7), Permit::Skip);
+}
+
 /// After sending, a congested node with another packet waiting changes the
 /// restriction to that packet's priority instead of lifting it (section 3.1).
 #[test]
@@ -298,4 +322,58 @@ fn ppq_inheritance_frees_a_starved_packet() {
     let last_high = t.iter().filter(|x| x.what == TraceKind::Serviced && x.iface == 2 && x.src == 1).map(|x| x.time).max().unwrap();
     assert!(low < last_high, "served before the higher-priority stream ended ({low} vs {last_high})");
     assert!(r.report().counters.inheritances >= 1);
+}
+
+/// STOP-THRU's ">=" rule on a running ring (seed 003 section 3.1: held
+/// "unless the packets have a priority greater than or equal to the
+/// priority of the packet the congested node is trying to send"). Four
+/// nodes, move64 (40-symbol requests, 41-symbol slots, 82 ns; no responses):
+/// - node 1 sends its first priority-10 request at 0 ns; node 0's request
+///   (for node 2) reaches node 1 at 2 ns and waits in its bypass FIFO;
+/// - at 82 ns node 1 forwards it while its second priority-10 request waits:
+///   node 1 is congested and circulates STOP-THRU(10), which leaves at 164 ns
+///   (behind the forwarded packet) and reaches node 3 at 168 ns;
+/// - at 168 ns node 1 sends its second request and lifts the restriction:
+///   the lift leaves behind it at 250 ns and reaches node 3 at 254 ns.
+///
+/// At 200 ns node 3 has a request for node 2, which passes node 1. Of the
+/// announced priority 10 it goes at once; of priority 9 it is held until
+/// the lift is at node 3 and goes then, ahead of the lift (an own packet
+/// takes the idle slot when a passing packet arrives at the same instant).
+#[test]
+fn stop_thru_lets_equal_priority_through() {
+    for (priority, sent_at) in [(10, 200 * NS), (11, 200 * NS), (9, 254 * NS)] {
+        let mut r = ring_with::<Dfc>(4, &["network.protocol=\"dfc\"", "traffic.priorities=16", "traffic.transaction=\"move64\""]);
+        r.inject(1, 2, 10, 0);
+        r.inject(1, 2, 10, 0);
+        r.inject(0, 2, 0, 0);
+        r.inject(3, 2, priority, 200 * NS);
+        r.run_until(1_000 * NS);
+        let controls: Vec<(u64, u16)> = records(&r).iter().filter(|x| x.what == TraceKind::Control && x.iface == 3).map(|x| (x.time, x.src)).collect();
+        assert_eq!(controls, vec![(168 * NS, 1), (254 * NS, 1)], "STOP-THRU and its lift at node 3");
+        assert_eq!(times(&r, 1, TraceKind::Transmit { own: true }, PacketKind::Request, 1), vec![0, 168 * NS]);
+        assert_eq!(times(&r, 3, TraceKind::Transmit { own: true }, PacketKind::Request, 3), vec![sent_at], "priority {priority}");
+        assert_eq!(r.protocol(0).stop_thru_seen(3, 1), 0, "lifted by the end");
+        // Two control symbols in all: the announcement and its lift.
+        assert_eq!(r.report().counters.control_symbols, 2);
+    }
+}
+
+/// DFC's STOP-TO water marks at the edges of what is accepted (input
+/// queues of 5): the high mark at most the queue size, the low mark below
+/// the high one.
+#[test]
+fn dfc_water_marks_at_their_bounds() {
+    let check = |extra: &[&str]| {
+        let mut all = vec!["network.protocol=\"dfc\""];
+        all.extend_from_slice(extra);
+        let (s, p) = setup(4, &all);
+        Dfc::build(&topology(&s).view(0), &p, &s).map(|_| ())
+    };
+    assert_eq!(check(&["dfc.stop_to_high=5", "dfc.stop_to_low=4"]), Ok(()));
+    assert_eq!(check(&["dfc.stop_to_high=6"]), Err("dfc.stop_to_high: expected at most the input queue size (5), got 6".into()));
+    assert_eq!(check(&["dfc.stop_to_high=3", "dfc.stop_to_low=3"]), Err("dfc.stop_to_low: expected less than the high-water mark (3), got 3".into()));
+    assert_eq!(check(&["dfc.stop_to_high=3", "dfc.stop_to_low=2"]), Ok(()));
+    // Derived: the high mark is the smaller queue's size.
+    assert_eq!(check(&["node.requestor_input_queue_packets=3", "dfc.stop_to_low=3"]), Err("dfc.stop_to_low: expected less than the high-water mark (3), got 3".into()));
 }

@@ -111,7 +111,15 @@ fn own_packet_waits_behind_bypass_traffic() {
     assert_eq!(own[0], 0);
     assert_eq!(fwd, vec![41 * CYCLE]);
     assert_eq!(own[1], 82 * CYCLE);
-    assert_eq!(r.report().counters.bypass_waits, 1);
+    let report = r.report();
+    assert_eq!(report.counters.bypass_waits, 1);
+    // Node 0's packet came into node 2's bypass FIFO from 4 ns and started to
+    // leave at 82 ns: 39 of its 40 symbols were in. The echo of node 2's
+    // first packet (node 3 -> 2) reached node 0 at 4 ns, while node 0 sent
+    // its own (0..82 ns): all 4 symbols waited there. Nothing waited elsewhere.
+    let held: Vec<u64> = report.per_link.iter().map(|l| l.bypass_max_symbols).collect();
+    assert_eq!(held, vec![4, 0, 39, 0]);
+    assert_eq!(report.counters.bypass_max_symbols, 39);
 }
 
 /// A packet arriving at the very instant the output frees does not stop the

@@ -105,8 +105,10 @@ fn run<P: RingProtocol>(
     (format!("{:?}", ring.report()), ring.protocol(0).asked, ring.protocol(0).blocked_calls)
 }
 
-const DFC_CASES: [&[&str]; 4] = [
+const DFC_CASES: [&[&str]; 5] = [
     &["traffic.load_mbps_per_node=150", "node.iqst_ns=100"],
+    // Held nodes that become congested themselves (STOP-THRU holds only with several priorities).
+    &["traffic.load_mbps_per_node=150", "node.iqst_ns=100", "traffic.priorities=3"],
     &["traffic.load_mbps_per_node=150", "node.iqst_ns=100", "dfc.stop_thru_after_packets=3"],
     &["traffic.load_mbps_per_node=100", "node.iqst_ns=1000", "traffic.priorities=3"],
     &["traffic.load_mbps_per_node=120", "traffic.destinations=\"hotspot\"", "traffic.hotspot_fraction=0.8"],

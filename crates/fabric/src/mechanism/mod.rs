@@ -231,8 +231,13 @@ impl<P: RingProtocol> Fabric<P> {
             slots_released: pc.slots_released,
             slot_held_ns_mean: if pc.slots_released == 0 { 0.0 } else { ps_to_ns(pc.slot_held) / pc.slots_released as f64 },
             slot_held_ns_max: ps_to_ns(pc.slot_held_max),
+            bypass_max_symbols: 0,
             ..self.counters.clone()
         };
+        for l in r.per_link.iter_mut() {
+            l.bypass_max_symbols = self.bypass_max_symbols(l.link as usize);
+            r.counters.bypass_max_symbols = r.counters.bypass_max_symbols.max(l.bypass_max_symbols);
+        }
         let queued: u64 = self.apps.iter().map(|a| a.queue.len() as u64).sum();
         r.conservation = Conservation { generated: self.generated, completed: self.completed, queued, in_flight: self.slab.live_send(), lost: self.lost };
         r

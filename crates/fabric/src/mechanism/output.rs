@@ -40,6 +40,7 @@ impl<P: RingProtocol> Fabric<P> {
         if let Some(&(id, ready)) = n.bypass.front() {
             if ready < now {
                 let has_own = n.has_own();
+                self.bypass_leaves(i, id, ready);
                 self.ifaces[i].bypass.pop_front();
                 if has_own {
                     self.own_blocked(i);
@@ -56,6 +57,7 @@ impl<P: RingProtocol> Fabric<P> {
         }
         match self.ifaces[i].bypass.front() {
             Some(&(id, ready)) if ready <= now => {
+                self.bypass_leaves(i, id, ready);
                 self.ifaces[i].bypass.pop_front();
                 self.transmit(i, id, false);
             }
@@ -243,6 +245,35 @@ impl<P: RingProtocol> Fabric<P> {
         if self.ifaces[i].decide_by(at, now) {
             self.sched.at(at, Event::OutputFree { iface: i as u16 }.pack());
         }
+    }
+
+    /// Bypass entry `id` (head ready at `ready`) of interface `i` starts to
+    /// leave now: the FIFO's peak holding so far is counted first.
+    #[inline(always)]
+    pub(super) fn bypass_leaves(&mut self, i: usize, id: u32, ready: Time) {
+        let (now, cycle, slab) = (self.sched.now(), self.p.cycle, &self.slab);
+        let n = &mut self.ifaces[i];
+        let mut o = n.occupancy;
+        let entries = n.bypass.iter().map(|&(e, r)| (r, slab.at(e).len as Time * cycle));
+        o.leaves(entries, now, ready, slab.at(id).len as Time * cycle);
+        n.occupancy = o;
+    }
+
+    /// Interface `i`'s bypass FIFO is about to change other than by an entry
+    /// arriving or leaving: its peak holding so far is counted first.
+    pub(super) fn bypass_seen(&mut self, i: usize) {
+        let (now, cycle, slab) = (self.sched.now(), self.p.cycle, &self.slab);
+        let n = &mut self.ifaces[i];
+        let mut o = n.occupancy;
+        o.seen(n.bypass.iter().map(|&(e, r)| (r, slab.at(e).len as Time * cycle)), now);
+        n.occupancy = o;
+    }
+
+    /// The most symbols interface `i`'s bypass FIFO has held so far.
+    pub(super) fn bypass_max_symbols(&self, i: usize) -> u64 {
+        let (cycle, slab, n) = (self.p.cycle, &self.slab, &self.ifaces[i]);
+        let peak = n.occupancy.peak_until(n.bypass.iter().map(|&(e, r)| (r, slab.at(e).len as Time * cycle)), self.sched.now());
+        peak.div_ceil(cycle)
     }
 
     /// Puts `id` into interface `i`'s bypass FIFO at the current position in

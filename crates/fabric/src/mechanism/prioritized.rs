@@ -42,7 +42,9 @@ impl<P: RingProtocol> Fabric<P> {
         }
         match best {
             Some((k, _)) => {
-                let (id, _) = self.ifaces[i].bypass.remove(k).expect("entry");
+                let (id, ready) = self.ifaces[i].bypass[k];
+                self.bypass_leaves(i, id, ready);
+                self.ifaces[i].bypass.remove(k);
                 if has_own && buffered {
                     self.own_blocked(i);
                 }
@@ -87,6 +89,7 @@ impl<P: RingProtocol> Fabric<P> {
             }
             let Some((k, _)) = victim else { return };
             let (id, ready) = self.ifaces[i].bypass[k];
+            self.bypass_seen(i);
             let echo = self.busy_echo(i, id, Phase::Fresh);
             self.ifaces[i].bypass[k] = (echo, ready);
             self.counters.preemptions += 1;
