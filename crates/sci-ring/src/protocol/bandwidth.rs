@@ -43,7 +43,9 @@
 //! treats every packet alike.
 
 use ringlet_engine::Time;
-use ringlet_fabric::protocol::{Effects, Permit, RingletView};
+use ringlet_fabric::packet::Packet;
+use ringlet_fabric::params::Params;
+use ringlet_fabric::protocol::{Effects, Permit, ProtoCounters, RingletView};
 use std::collections::VecDeque;
 
 /// Why a node was held (counted for the report).
@@ -61,6 +63,8 @@ pub struct Bandwidth {
     view: RingletView,
     max_dist: Time,
     cycle: Time,
+    /// Idles that follow every packet (part of a packet's debt).
+    separator: u32,
     /// Per node: the idle priority its idles carry, as (from, level)
     /// steps, oldest first (0 = nothing waiting, else 1 + priority). The
     /// last step may lie in the future (a change made at the end of a packet).
@@ -79,6 +83,8 @@ pub struct Bandwidth {
     /// Bit `i`: node `i`'s idles may show something to someone now (a
     /// superset, cleared lazily), so decisions look only at those.
     recent: Vec<u64>,
+    /// Scratch list of the nodes whose converted idles hold a node (no allocation per decision).
+    holders: Vec<usize>,
     pub holds: Holds,
     /// Debts repaid in full, and debts forgiven or ended early (nobody waiting).
     pub repaid: u64,
@@ -86,14 +92,15 @@ pub struct Bandwidth {
 }
 
 impl Bandwidth {
-    pub fn new(view: &RingletView, cycle: Time, enabled: bool, prioritized: bool) -> Self {
+    pub fn new(view: &RingletView, p: &Params, enabled: bool, prioritized: bool) -> Self {
         let n = view.len();
         Bandwidth {
             enabled,
             prioritized,
             view: view.clone(),
             max_dist: view.longest_travel(),
-            cycle,
+            cycle: p.cycle,
+            separator: p.separator,
             ipr: (0..n).map(|_| VecDeque::from([(0, 0)])).collect(),
             withheld: (0..n).map(|_| VecDeque::new()).collect(),
             debt: vec![0; n],
@@ -101,6 +108,7 @@ impl Bandwidth {
             repay_until: vec![None; n],
             waiters: vec![Vec::new(); n],
             recent: vec![0; n.div_ceil(64)],
+            holders: Vec::new(),
             holds: Holds::default(),
             repaid: 0,
             forgiven: 0,
@@ -258,7 +266,8 @@ impl Bandwidth {
         }
         // Go bits withheld upstream, as the idles reaching it show them.
         let mut go_until: Option<Time> = None;
-        let mut holders = Vec::new();
+        let mut holders = std::mem::take(&mut self.holders);
+        holders.clear();
         self.scan(now, |bw, i| {
             if i != j {
                 let d = bw.view.travel(i, j);
@@ -274,11 +283,12 @@ impl Bandwidth {
         });
         if let Some(u) = go_until {
             self.holds.go += 1;
-            for i in holders {
+            for &i in &holders {
                 self.wait_on(i, j);
             }
             wake = Some(wake.map_or(u, |w| w.max(u)));
         }
+        self.holders = holders;
         match wake {
             None => Permit::Go,
             Some(at) => {
@@ -287,6 +297,17 @@ impl Bandwidth {
                 Permit::Hold { wake_at: Some(at) }
             }
         }
+    }
+
+    /// Node `j` started own packet `pk` at `now` (its debt: the packet and
+    /// its separating idles); `next` is the priority of its next own packet.
+    pub fn on_sent_packet(&mut self, j: usize, now: Time, pk: &Packet, next: Option<u16>, fx: &mut Effects) {
+        self.on_sent(j, now, pk.eff, pk.len as u32 + self.separator, next, fx);
+    }
+
+    /// What it counted, for the protocol's report.
+    pub fn counters(&self) -> ProtoCounters {
+        ProtoCounters { go_bit_holds: self.holds.go, debt_holds: self.holds.debt, debts_repaid: self.repaid, debts_forgiven: self.forgiven, ..Default::default() }
     }
 
     /// Node `j` started an own packet of `symbols` (with its separator) at
@@ -362,9 +383,15 @@ impl Bandwidth {
 mod tests {
     use super::*;
 
+    /// Table 1's parameters: 2 ns symbols, one separating idle.
+    fn params() -> Params {
+        let s = crate::load_str("", &[]).expect("defaults");
+        crate::params::params(&crate::keys::Settings::of(&s)).expect("params")
+    }
+
     /// A ring of `nodes` with 2 ns hops and 2 ns symbols.
     fn bw(nodes: usize) -> Bandwidth {
-        Bandwidth::new(&crate::ring::view_of(nodes, 2000), 2000, true, false)
+        Bandwidth::new(&crate::ring::view_of(nodes, 2000), &params(), true, false)
     }
 
     #[test]
@@ -450,7 +477,7 @@ mod tests {
 
     #[test]
     fn within_priority_levels_a_repayment_holds_only_lower_or_equal_priorities() {
-        let mut b = Bandwidth::new(&crate::ring::view_of(4, 2000), 2000, true, true);
+        let mut b = Bandwidth::new(&crate::ring::view_of(4, 2000), &params(), true, true);
         let mut fx = Effects::default();
         b.on_blocked(3, 0, 7, &mut fx);
         b.on_sent(0, 10_000, 5, 9, None, &mut fx);

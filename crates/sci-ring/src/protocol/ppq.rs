@@ -80,7 +80,6 @@ impl Settings {
 pub struct Ppq {
     view: RingletView,
     bandwidth: Bandwidth,
-    separator: u32,
     /// Aging step, ps (`None` with inheritance).
     aging: Option<Time>,
     holdoff: Time,
@@ -99,8 +98,7 @@ impl Ppq {
     pub fn new(view: &RingletView, p: &Params, s: &Settings, priorities: u32) -> Self {
         Ppq {
             view: view.clone(),
-            bandwidth: Bandwidth::new(view, p.cycle, s.bandwidth_allocation, true),
-            separator: p.separator,
+            bandwidth: Bandwidth::new(view, p, s.bandwidth_allocation, true),
             aging: (s.starvation == Starvation::Aging).then(|| ns_to_ps(s.aging_ns).max(1)),
             holdoff: ns_to_ps(s.retry_holdoff_ns),
             ewq: s.ewq_packets,
@@ -136,7 +134,7 @@ impl RingProtocol for Ppq {
     }
 
     fn on_sent(&mut self, node: usize, now: Time, _id: u32, pk: &Packet, next: Option<u16>, fx: &mut Effects) {
-        self.bandwidth.on_sent(node, now, pk.eff, pk.len as u32 + self.separator, next, fx);
+        self.bandwidth.on_sent_packet(node, now, pk, next, fx);
     }
 
     fn on_recovered(&mut self, node: usize, now: Time, _fx: &mut Effects) {
@@ -216,7 +214,7 @@ impl RingProtocol for Ppq {
     }
 
     fn counters(&self) -> ProtoCounters {
-        let b = &self.bandwidth;
-        ProtoCounters { go_bit_holds: b.holds.go, debt_holds: b.holds.debt, debts_repaid: b.repaid, debts_forgiven: b.forgiven, ..self.counters }
+        let b = self.bandwidth.counters();
+        ProtoCounters { go_bit_holds: b.go_bit_holds, debt_holds: b.debt_holds, debts_repaid: b.debts_repaid, debts_forgiven: b.debts_forgiven, ..self.counters }
     }
 }

@@ -19,16 +19,13 @@ pub use super::go_bits::GoBits;
 pub struct BaseSci {
     pub bandwidth: Bandwidth,
     pub queues: QueueAllocation,
-    /// Symbols a packet and its separating idles take on a link.
-    separator: u32,
 }
 
 impl BaseSci {
     pub fn new(view: &RingletView, p: &Params, bandwidth: bool, queues: bool) -> Self {
         BaseSci {
-            bandwidth: Bandwidth::new(view, p.cycle, bandwidth, false),
+            bandwidth: Bandwidth::new(view, p, bandwidth, false),
             queues: QueueAllocation::new(view.len(), queues),
-            separator: p.separator,
         }
     }
 
@@ -56,7 +53,7 @@ impl RingProtocol for BaseSci {
     }
 
     fn on_sent(&mut self, node: usize, now: Time, _id: u32, pk: &Packet, next: Option<u16>, fx: &mut Effects) {
-        self.bandwidth.on_sent(node, now, pk.eff, pk.len as u32 + self.separator, next, fx);
+        self.bandwidth.on_sent_packet(node, now, pk, next, fx);
     }
 
     fn on_recovered(&mut self, node: usize, now: Time, _fx: &mut Effects) {
@@ -80,14 +77,6 @@ impl RingProtocol for BaseSci {
     }
 
     fn counters(&self) -> ProtoCounters {
-        let b = &self.bandwidth;
-        ProtoCounters {
-            go_bit_holds: b.holds.go,
-            debt_holds: b.holds.debt,
-            debts_repaid: b.repaid,
-            debts_forgiven: b.forgiven,
-            reservations: self.queues.reservations,
-            ..Default::default()
-        }
+        ProtoCounters { reservations: self.queues.reservations, ..self.bandwidth.counters() }
     }
 }
