@@ -13,7 +13,6 @@ use ringlet_fabric::params::Params;
 use ringlet_fabric::protocol::{Admission, Effects, Permit, ProtoCounters, QueueView, RingProtocol, RingletView, Rules};
 use ringlet_scenario::Scenario;
 
-pub use super::go_bits::GoBits;
 
 /// Base SCI: bandwidth allocation plus queue allocation, FIFO queues.
 pub struct BaseSci {

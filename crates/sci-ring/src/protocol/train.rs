@@ -25,7 +25,7 @@
 //!   report on the LocalMotive what they sent, and the TicketMaster shifts to
 //!   arbitrated mode on the same threshold.
 
-use super::sci::GoBits;
+use super::go_bits::GoBits;
 use super::Registered;
 use ringlet_engine::Time;
 use ringlet_fabric::interface::Iface;
