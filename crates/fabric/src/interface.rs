@@ -8,6 +8,8 @@ use crate::params::{Params, MAX_CLASSES};
 use crate::topology::{AgentId, IfaceId, RingletId, Topology};
 use ringlet_engine::Time;
 use std::cell::Cell;
+use std::collections::VecDeque;
+use crate::packet::{PacketKind, Slab};
 
 /// No output decision is pending.
 pub const NO_DECISION: Time = Time::MAX;
@@ -53,6 +55,15 @@ pub struct Iface {
     /// In transmission recovery: an own packet was started and the bypass
     /// FIFO has not been empty since (kept with `Rules::recovery` only).
     pub recovering: bool,
+    /// Packets this interface puts into the stream itself, not in place of a
+    /// stripped one (control packets, echoes sent on service or eviction),
+    /// waiting for room in the bypass FIFO, first first.
+    pub generated: VecDeque<u32>,
+    /// Entries in the bypass FIFO that add to the stream rather than pass
+    /// along it (generated packets, a train this node made longer): the
+    /// node's own packet waits until they have left, as the FIFO could not
+    /// hold them and what arrives while it sends.
+    pub inserted: Vec<u32>,
 }
 
 /// The queue slot of `class`. Classes are below `MAX_CLASSES`, a power of
@@ -91,7 +102,29 @@ impl Iface {
             blocked_quiet: None,
             first_own_cache: Cell::new((u64::MAX, None)),
             recovering: false,
+            generated: VecDeque::new(),
+            inserted: Vec::new(),
         }
+    }
+
+    /// Symbol times the bypass FIFO is committed to: until the output link
+    /// is free (the own packet or the entry it is sending, separator
+    /// included), then every entry that has arrived (or, a control packet,
+    /// been put in) with its separator idles. While the FIFO forwards what
+    /// it holds, up to a symbol can arrive in each of those symbol times,
+    /// and no more, so what a node inserts must fit in the FIFO's size on
+    /// top of them; arrivals after that bring their own separators.
+    pub fn bypass_committed(&self, slab: &Slab, p: &Params, now: Time) -> u32 {
+        let arrived = self
+            .bypass
+            .iter()
+            .filter(|&&(id, ready)| ready <= now || slab.get(id).kind == PacketKind::Control)
+            .map(|&(id, _)| {
+                let pk = slab.get(id);
+                if pk.kind == PacketKind::Control { pk.len as Time * p.cycle } else { p.slot(pk.len) }
+            })
+            .sum::<Time>();
+        (arrived + self.out_free_at.saturating_sub(now)).div_ceil(p.cycle) as u32
     }
 
     /// Which protocol instance it answers to and what that calls it: its

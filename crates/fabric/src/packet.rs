@@ -53,6 +53,8 @@ pub struct Packet {
     /// For send packets: when it entered the output queue it is sent from
     /// (a request waits in the application queue first; a response or a
     /// packet sent on by a bridge is created into it). TRAIN orders tickets by it.
+    /// For a control packet: when it came into the bypass FIFO it is in
+    /// (it may be held there past that, see `RingProtocol::control_hold`).
     pub queued_at: Time,
     /// For send packets: the phase of the next transmission.
     pub phase: Phase,

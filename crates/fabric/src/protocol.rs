@@ -232,6 +232,7 @@ pub struct ProtoCounters {
     pub preemptions: u64,
     pub control_symbols: u64,
     pub tickets_deleted: u64,
+    pub tickets_without_room: u64,
     /// Times a node held a packet because of another node's state (DFC
     /// STOP-THRU / STOP-TO holds, TRAIN waits for the LocalMotive).
     pub flow_holds: u64,
@@ -267,6 +268,7 @@ impl std::iter::Sum for ProtoCounters {
             preemptions: a.preemptions + c.preemptions,
             control_symbols: a.control_symbols + c.control_symbols,
             tickets_deleted: a.tickets_deleted + c.tickets_deleted,
+            tickets_without_room: a.tickets_without_room + c.tickets_without_room,
             flow_holds: a.flow_holds + c.flow_holds,
             inheritances: a.inheritances + c.inheritances,
             slots_reserved: a.slots_reserved + c.slots_reserved,

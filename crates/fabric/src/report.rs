@@ -215,6 +215,10 @@ table! {
         slot_held_ns_mean: f64 ["ns"],
         /// TRAIN: longest time a released reservation was held.
         slot_held_ns_max: f64 ["ns"],
+        /// Packets a node generated itself (control packets, echoes sent on service or eviction) that waited for room in its bypass FIFO.
+        generated_waits: u64 ["", "generated packets that waited for room"],
+        /// TRAIN: tickets truncated from a passing train (the lowest first) because the node adding its own had no room in its bypass FIFO for a longer train; counted in `tickets_deleted` too.
+        tickets_without_room: u64 ["", "tickets without room"],
         /// The most symbols any bypass FIFO held at once (whole run; packet symbols, not idles); at most `network.bypass_fifo_symbols` unless a protocol overfills it.
         bypass_max_symbols: u64 [""],
     }

@@ -226,22 +226,41 @@ proptest! {
     }
 }
 
-/// The same invariant for the real-time protocols, which put symbols of
-/// their own into the stream with no check for room. It fails today (see
-/// docs/validation.md, "The bypass FIFO invariant"): DFC's control symbols
-/// (seen: 43-44 symbols in a 41-symbol FIFO), PPQ's echoes on service and
-/// eviction busy echoes, which its bypass queue sends ahead of buffered
-/// packets (up to 60), TRAIN's launched trains and the tickets a request
-/// train gains at each node (up to 71).
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+    /// The same invariant for the real-time protocols, which put symbols of
+    /// their own into the stream: DFC's control symbols, PPQ's echoes sent
+    /// on service or eviction, TRAIN's trains (launched by the
+    /// TicketMaster, held by each node while it handles them, grown by the
+    /// tickets a node adds). A node puts nothing in that its FIFO has no
+    /// room for, and sends no own packet ahead of what it put in.
+    #[test]
+    fn bypass_fifo_never_overfills_realtime(
+        protocol in prop::sample::select(vec!["ppq", "train", "dfc"]),
+        nodes in 2u32..9, load in 5.0f64..300.0, priorities in prop::sample::select(vec![1u32, 3]),
+        transaction in prop::sample::select(vec!["read64", "write64", "move64"]),
+        destinations in prop::sample::select(vec!["uniform", "hotspot", "local"]),
+        iqst in prop::sample::select(vec![0.0, 100.0, 1000.0]), fifo in prop::sample::select(vec![0u32, 48]),
+        link_delay in prop::sample::select(vec![0.0, 5.0]), seed in 0u64..1000
+    ) {
+        let (peak, size) = bypass_peak(protocol, nodes, load, priorities, transaction, destinations, iqst, fifo, link_delay, seed);
+        prop_assert!(peak <= size, "{protocol}: {peak} > {size}");
+    }
+}
+
+/// The cases that overfilled a 41-symbol FIFO before nodes waited for
+/// room (42-71 symbols), each at its derived size.
 #[test]
-#[ignore = "known violation: PPQ, TRAIN and DFC insert symbols without room (docs/validation.md)"]
-fn bypass_fifo_never_overfills_realtime() {
+fn bypass_fifo_never_overfills_realtime_at_saturation() {
     for protocol in ["ppq", "train", "dfc"] {
         for (nodes, load, priorities, transaction, iqst) in
             [(3, 80.0, 1, "read64", 0.0), (8, 150.0, 1, "read64", 100.0), (8, 150.0, 3, "read64", 100.0), (8, 100.0, 1, "read64", 1000.0)]
         {
             let (peak, size) = bypass_peak(protocol, nodes, load, priorities, transaction, "uniform", iqst, 0, 0.0, 1);
             assert!(peak <= size, "{protocol} on {nodes} nodes at {load} MB/s per node, {priorities} priorities, IQST {iqst}: {peak} > {size}");
+            // Not vacuous: the FIFO does fill at these loads.
+            assert!(peak >= 30, "{protocol} on {nodes} nodes at {load} MB/s per node: only {peak} held");
         }
     }
 }
@@ -341,14 +360,17 @@ fn realtime_protocols_conserve_deliver_and_repeat() {
 }
 
 /// Lower priorities roll off first: with three priorities at a load beyond
-/// saturation, the highest priority keeps its offered load and the lowest
-/// gets the least (seed 003 section 4.2).
+/// saturation, the highest priority keeps most of its offered load (480
+/// MB/s), more than the others together, and the lowest gets the least
+/// (seed 003 section 4.2). (PPQ keeps the least of it, about 79%: its
+/// echoes on service wait for room in the bypass FIFO like any packet a
+/// node sends, and its own packets wait behind them.)
 #[test]
 fn realtime_protocols_enforce_priorities() {
     for proto in REALTIME {
         let r = run(&[&format!("network.protocol={proto}"), "traffic.priorities=3", "traffic.load_mbps_per_node=60", "run.measure_transactions=20000"]);
         let t: Vec<f64> = r.per_priority.iter().map(|x| x.throughput_mbps).collect();
-        assert!(t[2] > 0.8 * 480.0, "{proto}: high priority keeps most of its load: {t:?}");
+        assert!(t[2] > 0.75 * 480.0 && t[2] > t[0] + t[1], "{proto}: high priority keeps most of its load: {t:?}");
         assert!(t[0] < t[1] && t[1] <= t[2] * 1.01, "{proto}: {t:?}");
     }
 }

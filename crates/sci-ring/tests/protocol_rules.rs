@@ -333,16 +333,20 @@ fn ppq_inheritance_frees_a_starved_packet() {
 /// - at 82 ns node 1 forwards it while its second priority-10 request waits:
 ///   node 1 is congested and circulates STOP-THRU(10), which leaves at 164 ns
 ///   (behind the forwarded packet) and reaches node 3 at 168 ns;
-/// - at 168 ns node 1 sends its second request and lifts the restriction:
-///   the lift leaves behind it at 250 ns and reaches node 3 at 254 ns.
+/// - at 168 ns node 1 sends its second request and lifts the restriction;
+///   the lift goes into the stream when node 1's bypass FIFO has room for it.
 ///
 /// At 200 ns node 3 has a request for node 2, which passes node 1. Of the
-/// announced priority 10 it goes at once; of priority 9 it is held until
-/// the lift is at node 3 and goes then, ahead of the lift (an own packet
-/// takes the idle slot when a passing packet arrives at the same instant).
+/// announced priority 10 (or 11) it goes at once and reaches node 1 at
+/// 204 ns, during node 1's send: the FIFO then holds its 40 symbols, and
+/// 2 more would overfill it (41), so the lift leaves behind it, at 332 ns,
+/// and reaches node 3 at 336 ns. Of priority 9 it is held: the lift leaves
+/// node 1 as its send ends, at 250 ns, reaches node 3 at 254 ns, and node
+/// 3's request goes then, ahead of the lift (an own packet takes the idle
+/// slot when a passing packet arrives at the same instant).
 #[test]
 fn stop_thru_lets_equal_priority_through() {
-    for (priority, sent_at) in [(10, 200 * NS), (11, 200 * NS), (9, 254 * NS)] {
+    for (priority, sent_at, lift_at) in [(10, 200 * NS, 336 * NS), (11, 200 * NS, 336 * NS), (9, 254 * NS, 254 * NS)] {
         let mut r = ring_with::<Dfc>(4, &["network.protocol=\"dfc\"", "traffic.priorities=16", "traffic.transaction=\"move64\""]);
         r.inject(1, 2, 10, 0);
         r.inject(1, 2, 10, 0);
@@ -350,7 +354,7 @@ fn stop_thru_lets_equal_priority_through() {
         r.inject(3, 2, priority, 200 * NS);
         r.run_until(1_000 * NS);
         let controls: Vec<(u64, u16)> = records(&r).iter().filter(|x| x.what == TraceKind::Control && x.iface == 3).map(|x| (x.time, x.src)).collect();
-        assert_eq!(controls, vec![(168 * NS, 1), (254 * NS, 1)], "STOP-THRU and its lift at node 3");
+        assert_eq!(controls, vec![(168 * NS, 1), (lift_at, 1)], "STOP-THRU and its lift at node 3, priority {priority}");
         assert_eq!(times(&r, 1, TraceKind::Transmit { own: true }, PacketKind::Request, 1), vec![0, 168 * NS]);
         assert_eq!(times(&r, 3, TraceKind::Transmit { own: true }, PacketKind::Request, 3), vec![sent_at], "priority {priority}");
         assert_eq!(r.protocol(0).stop_thru_seen(3, 1), 0, "lifted by the end");

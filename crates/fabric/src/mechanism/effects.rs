@@ -41,7 +41,8 @@ impl<P: RingProtocol> Fabric<P> {
     }
 
     /// Interface `i` puts a control packet on its ringlet: it leads the
-    /// output like an echo (ahead of bypass packets that arrive later).
+    /// output like an echo (ahead of bypass packets that arrive later),
+    /// once the bypass FIFO has room for it.
     pub(super) fn emit_control(&mut self, i: usize, len: u16, tag: u32) {
         let now = self.sched.now();
         let next = self.ifaces[i].next;
@@ -49,7 +50,7 @@ impl<P: RingProtocol> Fabric<P> {
         let mut c = Packet::new(PacketKind::Control, 0, from, to, 0, len, now).on(i as u16, next);
         c.tag = tag;
         let id = self.slab.alloc(c);
-        self.insert_in_stream(i, id);
+        self.insert_generated(i, id);
         self.decide_at(i, now);
     }
 

@@ -225,6 +225,7 @@ impl<P: RingProtocol> Fabric<P> {
             preemptions: self.counters.preemptions + pc.preemptions,
             control_symbols: pc.control_symbols,
             tickets_deleted: pc.tickets_deleted,
+            tickets_without_room: pc.tickets_without_room,
             flow_holds: pc.flow_holds,
             inheritances: pc.inheritances,
             slots_reserved: pc.slots_reserved,

@@ -28,6 +28,9 @@ impl<P: RingProtocol> Fabric<P> {
 
     #[inline(always)]
     pub(super) fn decide_output_inline(&mut self, i: usize) {
+        if !self.ifaces[i].generated.is_empty() {
+            self.release_generated(i);
+        }
         if P::RULES.bypass == BypassOrder::Priority {
             return self.decide_prioritized(i);
         }
@@ -43,7 +46,7 @@ impl<P: RingProtocol> Fabric<P> {
                 self.bypass_leaves(i, id, ready);
                 self.ifaces[i].bypass.pop_front();
                 if has_own {
-                    self.own_blocked(i);
+                    self.own_blocked_behind(i, id);
                 }
                 return self.transmit(i, id, false);
             }
@@ -52,7 +55,7 @@ impl<P: RingProtocol> Fabric<P> {
             self.recovered(i);
         }
         let n = &self.ifaces[i];
-        if n.has_own() && self.start_own(i) {
+        if n.has_own() && n.inserted.is_empty() && self.start_own(i) {
             return;
         }
         match self.ifaces[i].bypass.front() {
@@ -90,6 +93,22 @@ impl<P: RingProtocol> Fabric<P> {
             return; // the protocol said another call would change nothing
         }
         self.tell_blocked(i);
+    }
+
+    /// `own_blocked`, with bypass entry `id` about to go out: what the
+    /// protocol puts into the stream now queues behind it.
+    #[inline(always)]
+    pub(super) fn own_blocked_behind(&mut self, i: usize, id: u32) {
+        self.ifaces[i].out_free_at = self.sched.now() + self.slot_of(id);
+        self.own_blocked(i);
+    }
+
+    /// Link time packet `id` takes: its symbols, and the separator idles
+    /// after a packet (control symbols ride in the stream without them).
+    #[inline(always)]
+    pub(super) fn slot_of(&self, id: u32) -> Time {
+        let pk = self.slab.at(id);
+        if pk.kind == PacketKind::Control { pk.len as Time * self.p.cycle } else { self.p.slot(pk.len) }
     }
 
     /// `own_blocked` when the protocol has to be told.
@@ -183,6 +202,8 @@ impl<P: RingProtocol> Fabric<P> {
         let pk = *self.slab.at(id);
         self.ifaces[i].take_own(id, pk.class);
         let next_own = self.ifaces[i].first_own().map(|next| self.slab.at(next).eff);
+        // (What the protocol puts into the stream now waits for room behind the packet.)
+        self.ifaces[i].out_free_at = now + self.slot_of(id);
         self.protos[r].on_sent(at, now, id, &pk, next_own, &mut self.fx);
         self.ifaces[i].recovering = P::RULES.recovery;
         self.flush_effects(r);
@@ -196,10 +217,9 @@ impl<P: RingProtocol> Fabric<P> {
     #[inline(always)]
     pub(super) fn transmit(&mut self, i: usize, id: u32, own: bool) {
         let now = self.sched.now();
+        let slot = self.slot_of(id);
         let pk = self.slab.at(id);
         let (len, to, send, kind) = (pk.len, pk.to, pk.is_send(), pk.kind);
-        // Control symbols ride in the symbol stream without separator idles.
-        let slot = if kind == PacketKind::Control { len as Time * self.p.cycle } else { self.p.slot(len) };
         let n = &mut self.ifaces[i];
         n.out_free_at = now + slot;
         n.decision_at = now + slot;
@@ -253,9 +273,13 @@ impl<P: RingProtocol> Fabric<P> {
     pub(super) fn bypass_leaves(&mut self, i: usize, id: u32, ready: Time) {
         let (now, cycle, slab) = (self.sched.now(), self.p.cycle, &self.slab);
         let n = &mut self.ifaces[i];
+        if !n.inserted.is_empty() {
+            n.inserted.retain(|&x| x != id);
+        }
         let mut o = n.occupancy;
-        let entries = n.bypass.iter().map(|&(e, r)| (r, slab.at(e).len as Time * cycle));
-        o.leaves(entries, now, ready, slab.at(id).len as Time * cycle);
+        let entries = n.bypass.iter().map(|&(e, r)| span(slab, e, r, cycle));
+        let (came, len) = span(slab, id, ready, cycle);
+        o.leaves(entries, now, came, len);
         n.occupancy = o;
     }
 
@@ -265,14 +289,14 @@ impl<P: RingProtocol> Fabric<P> {
         let (now, cycle, slab) = (self.sched.now(), self.p.cycle, &self.slab);
         let n = &mut self.ifaces[i];
         let mut o = n.occupancy;
-        o.seen(n.bypass.iter().map(|&(e, r)| (r, slab.at(e).len as Time * cycle)), now);
+        o.seen(n.bypass.iter().map(|&(e, r)| span(slab, e, r, cycle)), now);
         n.occupancy = o;
     }
 
     /// The most symbols interface `i`'s bypass FIFO has held so far.
     pub(super) fn bypass_max_symbols(&self, i: usize) -> u64 {
         let (cycle, slab, n) = (self.p.cycle, &self.slab, &self.ifaces[i]);
-        let peak = n.occupancy.peak_until(n.bypass.iter().map(|&(e, r)| (r, slab.at(e).len as Time * cycle)), self.sched.now());
+        let peak = n.occupancy.peak_until(n.bypass.iter().map(|&(e, r)| span(slab, e, r, cycle)), self.sched.now());
         peak.div_ceil(cycle)
     }
 
@@ -280,6 +304,37 @@ impl<P: RingProtocol> Fabric<P> {
     /// the stream: behind what has arrived, ahead of what is still arriving.
     pub(super) fn insert_in_stream(&mut self, i: usize, id: u32) {
         self.insert_in_stream_ready(i, id, self.sched.now());
+    }
+
+    /// Puts `id`, a packet interface `i` generates itself (not in place of
+    /// a stripped packet), into the stream as soon as its bypass FIFO has
+    /// room for it: a node outputs nothing the FIFO could not hold, so
+    /// until then it waits, behind any generated before it.
+    pub(super) fn insert_generated(&mut self, i: usize, id: u32) {
+        self.ifaces[i].generated.push_back(id);
+        self.release_generated(i);
+        if self.ifaces[i].generated.back() == Some(&id) {
+            self.counters.generated_waits += 1;
+        }
+    }
+
+    /// Inserts the generated packets waiting at interface `i` that now fit.
+    #[inline(never)]
+    pub(super) fn release_generated(&mut self, i: usize) {
+        let (now, size) = (self.sched.now(), self.p.bypass_fifo_symbols);
+        while let Some(&id) = self.ifaces[i].generated.front() {
+            let n = &self.ifaces[i];
+            let committed = n.bypass_committed(&self.slab, &self.p, now);
+            // (A packet longer than the FIFO could never fit: it goes when the FIFO is empty.)
+            if committed != 0 && committed + self.slab.at(id).len as u32 > size {
+                return;
+            }
+            self.ifaces[i].generated.pop_front();
+            self.ifaces[i].inserted.push(id);
+            self.slab.at_mut(id).queued_at = now;
+            self.bypass_seen(i);
+            self.insert_in_stream(i, id);
+        }
     }
 
     /// `insert_in_stream`, the packet ready to leave only at `ready` (what
@@ -299,4 +354,15 @@ impl<P: RingProtocol> Fabric<P> {
         let at = bypass.iter().rposition(arrived).map_or(0, |k| k + 1);
         bypass.insert(at, (id, ready));
     }
+}
+
+/// When bypass entry `id` (head ready to leave at `ready`) starts to come
+/// into the FIFO, and its length, in symbol times: a control packet a node
+/// holds while it handles it comes in from its arrival (`queued_at`), before
+/// it can leave; everything else from when it can leave.
+#[inline(always)]
+fn span(slab: &crate::packet::Slab, id: u32, ready: Time, cycle: Time) -> (Time, Time) {
+    let pk = slab.at(id);
+    let came = if pk.kind == PacketKind::Control { pk.queued_at.min(ready) } else { ready };
+    (came, pk.len as Time * cycle)
 }

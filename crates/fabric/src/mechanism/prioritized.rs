@@ -21,7 +21,7 @@ impl<P: RingProtocol> Fabric<P> {
             self.recovered(i);
         }
         let has_own = self.ifaces[i].has_own();
-        if has_own && !buffered && self.start_own(i) {
+        if has_own && !buffered && self.ifaces[i].inserted.is_empty() && self.start_own(i) {
             return;
         }
         if has_own && buffered {
@@ -46,7 +46,7 @@ impl<P: RingProtocol> Fabric<P> {
                 self.bypass_leaves(i, id, ready);
                 self.ifaces[i].bypass.remove(k);
                 if has_own && buffered {
-                    self.own_blocked(i);
+                    self.own_blocked_behind(i, id);
                 }
                 self.transmit(i, id, false);
             }

@@ -23,11 +23,18 @@ impl<P: RingProtocol> Fabric<P> {
                 let (r, at) = self.ifaces[i].place();
                 let keep = self.protos[r].on_control(at, now, &mut c, &self.ifaces[i], &self.slab, &mut self.fx);
                 if keep {
+                    let hold = self.protos[r].control_hold();
+                    if c.len > pk.len || hold > 0 {
+                        // Made longer here (more than the link brought in),
+                        // or held while it still comes in: it is in the
+                        // FIFO before it can leave, so no own packet goes first.
+                        self.ifaces[i].inserted.push(id);
+                    }
                     let next = self.ifaces[i].next;
                     c.to = next;
                     c.dst = self.ifaces[next as usize].agent;
+                    c.queued_at = now;
                     *self.slab.at_mut(id) = c;
-                    let hold = self.protos[r].control_hold();
                     self.insert_in_stream_ready(i, id, now + hold);
                 } else {
                     self.slab.free(id);
@@ -56,7 +63,7 @@ impl<P: RingProtocol> Fabric<P> {
                 self.counters.preemptions += 1;
                 self.record(i, TraceKind::Preempted, victim);
                 let e = self.busy_echo(i, victim, Phase::Fresh);
-                self.insert_in_stream(i, e);
+                self.insert_generated(i, e);
                 self.accept(i, class, id, &pk)
             }
             Admission::Busy(phase) => {

@@ -152,7 +152,7 @@ impl<P: RingProtocol> Fabric<P> {
     fn serviced(&mut self, i: usize, class: usize, id: u32, pk: &Packet) {
         if P::RULES.echo == EchoAt::Service {
             let e = self.accept_echo(i, id, pk);
-            self.insert_in_stream(i, e);
+            self.insert_generated(i, e);
             self.decide_at(i, self.sched.now());
         }
         self.slab.free(id);

@@ -177,6 +177,9 @@ pub struct Train {
     /// How long a node holds the train before passing it on.
     handling: Time,
     cycle: Time,
+    /// The ring's parameters: a node grows a passing train only as far as
+    /// its bypass FIFO (`bypass_fifo_symbols`) has room.
+    p: Params,
     counters: ProtoCounters,
 }
 
@@ -227,6 +230,7 @@ impl Train {
             scratch_tickets: Vec::new(),
             handling: if s.handling_cycles == 0 { loco as Time } else { s.handling_cycles as Time } * p.cycle,
             cycle: p.cycle,
+            p: p.clone(),
             counters: ProtoCounters::default(),
         })
     }
@@ -246,8 +250,16 @@ impl Train {
     /// train's length.
     fn train_len_after_turn(&mut self, j: usize, now: Time, launch: Time, n: &Iface, slab: &Slab, fx: &mut Effects) -> u16 {
         let mut c = Packet::new(PacketKind::Control, 0, n.agent, n.agent, 0, self.train_len(), now);
-        self.visit(j, now, launch, &mut c, n, slab, fx);
+        let room = self.room(n, slab, now, c.len);
+        self.visit(j, now, launch, room, &mut c, n, slab, fx);
         c.len
+    }
+
+    /// How long the train may grow at a node whose bypass FIFO is `n`'s
+    /// now: what the FIFO has room for besides what it is committed to
+    /// hold, but never shorter than the train already is.
+    fn room(&self, n: &Iface, slab: &Slab, now: Time, len: u16) -> u32 {
+        self.p.bypass_fifo_symbols.saturating_sub(n.bypass_committed(slab, &self.p, now)).max(len as u32)
     }
 
     fn train_len(&self) -> u16 {
@@ -455,7 +467,8 @@ impl RingProtocol for Train {
         // The node holds the train in its bypass FIFO while it handles it
         // (`control_hold`): the revolution time is the ring's, handling and
         // queueing included.
-        self.visit(j, now, now + self.handling, pk, n, slab, fx);
+        let room = self.room(n, slab, now, pk.len);
+        self.visit(j, now, now + self.handling, room, pk, n, slab, fx);
         true
     }
 
@@ -470,9 +483,10 @@ impl RingProtocol for Train {
 
 impl Train {
     /// Node `j` handles the train, whose head reached it `now` and which
-    /// leaves it at `pass` (its grants take effect then).
+    /// leaves it at `pass` (its grants take effect then); its tickets make
+    /// the train no longer than `room` symbols.
     #[allow(clippy::too_many_arguments)]
-    fn visit(&mut self, j: usize, now: Time, pass: Time, pk: &mut Packet, n: &Iface, slab: &Slab, fx: &mut Effects) {
+    fn visit(&mut self, j: usize, now: Time, pass: Time, room: u32, pk: &mut Packet, n: &Iface, slab: &Slab, fx: &mut Effects) {
         self.sees_free[j] = matches!(self.phase, TrainPhase::Free { .. });
         match self.phase {
             TrainPhase::Immediate { tally } => {
@@ -504,11 +518,20 @@ impl Train {
                 );
                 deferred.clear();
                 self.deferred[j] = deferred;
+                // As many tickets as the bypass FIFO has room for.
+                let fits = (room.saturating_sub(self.loco_len as u32) / self.ticket_len as u32) as usize;
                 for &id in &order {
                     let p = slab.get(id);
                     let t = Ticket { priority: p.eff, size: p.len as u32, src: j as u16, dst: self.view.pos(p.to) as u16, side: p.class, pkt: id, queued_at: p.queued_at, approved: false };
                     self.ticketed[j].push(id);
-                    let dropped = insert_ticket(&mut self.tickets, t, self.budget);
+                    let mut dropped = insert_ticket(&mut self.tickets, t, self.budget);
+                    // A train longer than the FIFO has room for loses its
+                    // lowest tickets, as one over the budget does.
+                    if self.tickets.len() > fits {
+                        let over = self.tickets.split_off(fits);
+                        self.counters.tickets_without_room += over.len() as u64;
+                        dropped.extend(over);
+                    }
                     let lost_own = dropped.iter().any(|d| d.pkt == id);
                     for d in dropped {
                         self.drop_ticket(&d, now);
