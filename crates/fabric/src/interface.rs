@@ -160,21 +160,18 @@ impl Iface {
         self.own_changes += 1;
     }
 
-    /// Queues own packet `id` ahead of everything of its priority (a retried
-    /// packet keeps its place).
+    /// Busied packet `id` of `class` no longer awaits its echo: it goes
+    /// again, ahead of the packets of its priority not yet sent but behind
+    /// those busied before it that wait to go again (`retried`), so that
+    /// every busied packet keeps its turn. (Put first of all, a packet
+    /// busied again and again would keep an earlier one from ever being
+    /// resent: with A/B, one holding the reservation the queue waits for.)
     #[inline]
-    pub fn push_own_front(&mut self, class: u8, priority: u16, id: u32) {
-        self.outputs[slot(class as usize)].to_send.push_front(priority, id);
+    pub fn retry(&mut self, class: u8, priority: u16, id: u32, retried: impl Fn(u32) -> bool) {
+        self.echoed(class, id);
+        self.outputs[slot(class as usize)].to_send.push_front_behind(priority, id, |&x| retried(x));
         self.own_len += 1;
         self.own_changes += 1;
-    }
-
-    /// Busied packet `id` of `class` no longer awaits its echo: it goes
-    /// again, first of its priority.
-    #[inline]
-    pub fn retry(&mut self, class: u8, priority: u16, id: u32) {
-        self.echoed(class, id);
-        self.push_own_front(class, priority, id);
     }
 
     /// Takes own packet `id` of `class` out to be sent; it then awaits its echo.

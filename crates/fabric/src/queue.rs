@@ -60,6 +60,18 @@ impl<T: Copy> PriorityFifo<T> {
         self.len += 1;
     }
 
+    /// Puts `item` ahead of everything of its priority but the items at the
+    /// front for which `ahead` holds (a retried packet goes behind those
+    /// busied before it).
+    #[inline]
+    pub fn push_front_behind(&mut self, priority: u16, item: T, ahead: impl Fn(&T) -> bool) {
+        let l = self.level(priority);
+        let at = self.levels[l].iter().take_while(|x| ahead(x)).count();
+        self.levels[l].insert(at, item);
+        self.nonempty[l / 64] |= 1u64 << (l % 64);
+        self.len += 1;
+    }
+
     /// Puts `item` ahead of everything of its priority (a retried packet keeps its place).
     #[inline]
     pub fn push_front(&mut self, priority: u16, item: T) {
@@ -171,6 +183,23 @@ mod tests {
         q.push_front(0, 0);
         assert_eq!(q.peek_level(), Some(0));
         assert_eq!((q.pop(), q.pop(), q.pop(), q.pop()), (Some(0), Some(1), Some(2), None));
+    }
+
+    #[test]
+    fn push_front_behind_goes_behind_the_leading_items_it_is_told_to() {
+        let mut q = PriorityFifo::new(4);
+        for x in [10, 11, 12] {
+            q.push(1, x);
+        }
+        q.push(3, 30);
+        // Items below 10 are retries: the first goes first of its level,
+        // the next behind it, and neither passes the level above.
+        q.push_front_behind(1, 1, |&x| x < 10);
+        q.push_front_behind(1, 2, |&x| x < 10);
+        assert_eq!(q.iter().copied().collect::<Vec<_>>(), vec![30, 1, 2, 10, 11, 12]);
+        assert_eq!(q.len(), 6);
+        q.push_front_behind(2, 20, |_| true);
+        assert_eq!(q.iter().copied().collect::<Vec<_>>(), vec![30, 20, 1, 2, 10, 11, 12]);
     }
 
     #[test]

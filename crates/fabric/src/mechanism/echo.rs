@@ -14,7 +14,8 @@ impl<P: RingProtocol> Fabric<P> {
         self.slab.free(e);
         let class = echo.echoed_class;
         if echo.busy {
-            // The target kept nothing: the sender's copy goes again, first in its priority.
+            // The target kept nothing: the sender's copy goes again, ahead of its
+            // priority's packets not yet sent, behind those busied before it.
             let pk = self.slab.at_mut(echo.echo_of);
             pk.phase = echo.echo_phase;
             pk.retries = pk.retries.saturating_add(1);
@@ -27,7 +28,8 @@ impl<P: RingProtocol> Fabric<P> {
                 self.sched.after(holdoff, Event::Requeue { iface: i as u16, pkt: echo.echo_of }.pack());
                 return;
             }
-            self.ifaces[i].retry(class, eff, echo.echo_of);
+            let slab = &self.slab;
+            self.ifaces[i].retry(class, eff, echo.echo_of, |x| slab.at(x).retries > 0);
         } else {
             self.ifaces[i].echoed(class, echo.echo_of);
             if class == self.p.shape.request_class {
@@ -51,11 +53,12 @@ impl<P: RingProtocol> Fabric<P> {
         }
     }
 
-    /// A busied packet's retry hold-off is over: it rejoins its output queue, first in its priority.
+    /// A busied packet's retry hold-off is over: it rejoins its output queue, ahead of the packets of its priority not yet sent.
     pub(super) fn requeue(&mut self, i: usize, id: u32) {
         let pk = self.slab.at(id);
         let (class, eff) = (pk.class, pk.eff);
-        self.ifaces[i].retry(class, eff, id);
+        let slab = &self.slab;
+        self.ifaces[i].retry(class, eff, id, |x| slab.at(x).retries > 0);
         self.try_output(i);
     }
 }

@@ -128,6 +128,21 @@ mod tests {
     }
 
     #[test]
+    fn a_fresh_packet_gets_only_a_slot_no_phase_is_owed() {
+        let mut q = QueueAllocation::new(4, true);
+        // One reservation in each phase: two free slots are both owed, the
+        // one of the phase not served included.
+        assert_eq!(q.admit(3, 0, DoTry, 0), Busy(Retry(0)));
+        assert_eq!(q.admit(3, 0, DoTry, 0), Busy(Retry(1)));
+        assert_eq!(q.admit(3, 0, Fresh, 2), Reserved(DoTry));
+        assert_eq!(q.admit(3, 0, Fresh, 3), Accept);
+        // A refused DOTRY packet joins phase B (A is served): three slots owed.
+        assert_eq!(q.admit(3, 0, DoTry, 2), Reserved(Retry(1)));
+        assert_eq!(q.state(3, 0), (0, [1, 2]));
+        assert_eq!(q.admit(3, 0, Fresh, 3), Reserved(DoTry));
+    }
+
+    #[test]
     fn without_queue_allocation_a_busied_packet_retries_as_notry() {
         let mut q = QueueAllocation::new(4, false);
         assert_eq!(q.admit(0, 0, Fresh, 0), Busy(Fresh));
