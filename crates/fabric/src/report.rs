@@ -191,7 +191,7 @@ table! {
         go_bit_holds: u64 ["", "go-bit holds"],
         /// Times a node was kept from starting a packet while it repaid its own transmission debt (others waiting).
         debt_holds: u64 ["", "debt holds"],
-        /// Transmission debts repaid in full (idles converted while others waited).
+        /// Transmission debts repaid in full (idles converted while others waited), counted when the node next asks to send: a node's last debt of a run may be missing.
         debts_repaid: u64 ["", "debts repaid"],
         /// Transmission debts forgiven or ended early: nobody else was waiting (the idle-priority condition).
         debts_forgiven: u64 ["", "debts forgiven"],
