@@ -271,6 +271,29 @@ def test_sensitivity_figures_are_checked_when_the_study_loads(tmp_path):
             load_study(write_study(tmp_path / "bad", SENS_TOML.replace(old, new, 1)))
 
 
+def test_a_derived_key_marks_the_value_ringlet_derives(tmp_path):
+    """A key whose default is derived from the ring (0 in the scenario) is marked at the
+    figure's ``derived_x``; it must be derived there, and marked."""
+    from ringlet.study.format import default_x
+    derived = SENS_TOML.replace('"node.output_queue_packets" = [2, 5, 8]', '"network.bypass_fifo_symbols" = [41, 82]', 1)
+    derived = derived.replace('x = "node.output_queue_packets"', 'x = "network.bypass_fifo_symbols"')
+    with pytest.raises(StudyError, match=r"ringlet's value of network.bypass_fifo_symbols \(0\) is not on the grid"):
+        load_study(write_study(tmp_path / "plain", derived))
+    marked = derived.replace("mark_default = true\nseed_lines", "mark_default = true\nderived_x = 41\nseed_lines", 1)
+    marked = marked.replace('stat = "at_min" }\nmark_default = true', 'stat = "at_min" }\nmark_default = true\nderived_x = 41', 1)
+    study = load_study(write_study(tmp_path / "marked", marked))
+    assert [default_x(study, study.figure(f)) for f in ("sens", "sens-latency")] == [41.0, 41.0]
+    unmarked = marked.replace("mark_default = true\nderived_x = 41\nseed_lines", "derived_x = 41\nseed_lines", 1)
+    assert unmarked != marked
+    with pytest.raises(StudyError, match="derived_x must be a finite number, with mark_default = true"):
+        load_study(write_study(tmp_path / "unmarked", unmarked))
+    # A key the scenario gives a value (the output queue's 5) is not derived.
+    given = SENS_TOML.replace("mark_default = true\nseed_lines", "mark_default = true\nderived_x = 5\nseed_lines", 1)
+    assert given != SENS_TOML
+    with pytest.raises(StudyError, match="derived_x: node.output_queue_packets is set to 5 for this figure"):
+        load_study(write_study(tmp_path / "given", given))
+
+
 def test_the_latency_seed_line_must_share_the_plots_unit(tmp_path):
     bad = SENS_TOML.replace('stat = "at_min" }\nmark_default = true\n',
                             'stat = "at_min" }\nmark_default = true\nseed_lines = ["figA:peak"]\n')

@@ -87,6 +87,9 @@ class PlotSpec:
     reduce: Optional[tuple[str, str]] = None
     #: Mark the value of ``x`` that ringlet uses (the base scenario's, after ``fixed``).
     mark_default: bool = False
+    #: ringlet's value of ``x`` when the key's default is derived from the ring (the
+    #: scenario holds 0): the value it derives for this figure's scenario, marked instead of 0.
+    derived_x: Optional[float] = None
     #: Other figures' quotes, ``(figure id, quote id)``, whose seed value is drawn as a line.
     seed_lines: tuple[tuple[str, str], ...] = ()
 
@@ -323,7 +326,7 @@ def _labels(spec: Any, context: str) -> dict[str, str]:
 
 PLOT_FIELDS = {"x", "y", "series", "series_values", "series_labels", "series_title", "panel", "panel_values",
                "panel_labels", "where", "xlabel", "ylabel", "logx", "logy", "ylim", "reduce", "mark_default",
-               "seed_lines"}
+               "derived_x", "seed_lines"}
 
 
 def _plot(spec: Any, context: str) -> PlotSpec:
@@ -342,6 +345,9 @@ def _plot(spec: Any, context: str) -> PlotSpec:
             raise StudyError(f"{context}: reduce must be {{ over = \"<swept key>\", stat = "
                              f"{' | '.join(REDUCE_STATS)} }}")
         reduce = (reduce["over"], reduce["stat"])
+    derived_x = spec.get("derived_x")
+    if derived_x is not None and (not is_finite_number(derived_x) or not spec.get("mark_default", False)):
+        raise StudyError(f"{context}: derived_x must be a finite number, with mark_default = true")
     seed_lines = spec.get("seed_lines", [])
     if not isinstance(seed_lines, list) or not all(isinstance(r, str) and r.count(":") == 1 for r in seed_lines):
         raise StudyError(f"{context}: seed_lines must be a list of \"<figure id>:<quote id>\"")
@@ -367,6 +373,7 @@ def _plot(spec: Any, context: str) -> PlotSpec:
         ylim=None if ylim is None else (float(ylim[0]), float(ylim[1])),
         reduce=reduce,
         mark_default=spec.get("mark_default", False),
+        derived_x=None if derived_x is None else float(derived_x),
         seed_lines=tuple(tuple(r.split(":")) for r in seed_lines),  # type: ignore[misc]
     )
 
@@ -540,8 +547,12 @@ def parse_study(text: str, folder: Path, name: Optional[str] = None) -> Study:
 
 
 def default_x(study: Study, fig: Figure) -> Any:
-    """The value of ``fig``'s x that ringlet uses: the base scenario's, after the figure's ``fixed``."""
-    return study.scenario(fig).get(fig.plot.x)
+    """The value of ``fig``'s x that ringlet uses: the base scenario's, after the figure's ``fixed``;
+    for a key ringlet derives from the ring (0 in the scenario), the figure's ``plot.derived_x``."""
+    value = study.scenario(fig).get(fig.plot.x)
+    if fig.plot.derived_x is not None and same_value(value, 0):
+        return fig.plot.derived_x
+    return value
 
 
 def _check_sensitivity(study: Study, fig: Figure, owner: Figure, where: str) -> None:
@@ -553,6 +564,9 @@ def _check_sensitivity(study: Study, fig: Figure, owner: Figure, where: str) -> 
         over = plot.reduce[0]
         if over not in owner.grid or over in (plot.x, plot.series, plot.panel):
             raise StudyError(f"{context}: reduce.over {over!r} must be a swept key other than x, series and panel")
+    if plot.derived_x is not None and not same_value(study.scenario(fig).get(plot.x), 0):
+        raise StudyError(f"{context}: derived_x: {plot.x} is set to {study.scenario(fig).get(plot.x)!r} "
+                         "for this figure, not derived (0)")
     if plot.mark_default:
         value = default_x(study, fig)
         if not any(same_value(value, v) for v in owner.grid[plot.x]):

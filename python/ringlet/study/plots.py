@@ -104,9 +104,11 @@ def _place_labels(labels: list[SeedLabel], dpi: float) -> None:
             at = ax.transData.transform((0.0 if x is None else x, value))[1] * 72.0 / dpi
             placed = max(at + 1.0, top + 1.0) if x is None else max(at - 4.0, top + 1.0)
             if x is None:
+                # Under the data (lines are at zorder 2): a point at the left edge
+                # near the seed's value stays visible through its label.
                 ax.annotate(text, xy=(0.0, value), xycoords=("axes fraction", "data"), xytext=(3, placed - at),
                             textcoords="offset points", ha="left", va="bottom", fontsize=7, color=color,
-                            bbox=LABEL_BOX)
+                            bbox=LABEL_BOX, zorder=1.5)
             else:
                 ax.annotate(text, xy=(x, value), xytext=(9, placed - at), textcoords="offset points",
                             va="bottom", fontsize=7, color=color, bbox=LABEL_BOX)
