@@ -170,6 +170,13 @@ impl Occupancy {
     /// The most held up to `now`, with `entries` (ready time, length in
     /// symbol times) in the FIFO since the last call to `seen` or `leaves`.
     pub fn peak_until<I: Iterator<Item = (Time, Time)> + Clone>(&self, entries: I, now: Time) -> Time {
+        // The FIFO never holds more than its entries and the last one to
+        // leave, whole: no new peak unless that passes the old (the usual
+        // case, so the instants are looked at rarely).
+        let whole = entries.clone().map(|(_, len)| len).sum::<Time>() + self.last.map_or(0, |(_, len, _)| len);
+        if whole <= self.peak {
+            return self.peak;
+        }
         let mut peak = self.peak.max(self.held(entries.clone(), now));
         let last = self.last.map(|(ready, len, _)| (ready, len));
         for (ready, len) in entries.clone().chain(last) {
