@@ -381,3 +381,72 @@ fn dfc_water_marks_at_their_bounds() {
     // Derived: the high mark is the smaller queue's size.
     assert_eq!(check(&["node.requestor_input_queue_packets=3", "dfc.stop_to_low=3"]), Err("dfc.stop_to_low: expected less than the high-water mark (3), got 3".into()));
 }
+
+/// Sends TRAIN's train round a bench ring of idle interfaces once, from the
+/// TicketMaster (node 0) and home again, a nanosecond a node; returns the
+/// length it had when it came home.
+fn train_revolution(t: &mut ringlet_sci::protocol::train::Train, nodes: &[Iface], slab: &Slab, fx: &mut Effects, launch: u64) -> u16 {
+    let (origin, len, _, _) = fx.controls.pop().expect("a train was launched");
+    assert_eq!(origin, 0);
+    let mut pk = Packet::new(PacketKind::Control, 0, 0, 1, 0, len, launch).on(0, 1);
+    for (k, j) in (1..nodes.len()).chain([0]).enumerate() {
+        let now = launch + (k as u64 + 1) * NS;
+        let at_home = pk.len;
+        if !t.on_control(j, now, &mut pk, &nodes[j], slab, fx) {
+            assert_eq!(j, 0, "taken off by the TicketMaster");
+            return at_home;
+        }
+    }
+    unreachable!("the TicketMaster takes the train off")
+}
+
+/// A node adds its tickets to a passing request train only as far as its
+/// bypass FIFO has room for the longer train; what does not fit are the
+/// lowest-priority tickets, truncated as at the size budget (seed 003
+/// Figure 3). Four nodes; nodes 1, 2 and 3 each have four requests of
+/// priority 1, 2 and 3; a budget that never truncates (400 symbols), up to 4
+/// tickets a node, arbitrated from the second revolution on.
+///
+/// The first (immediate) revolution grants each node one packet. On the
+/// request train node 1 adds its other 3 (8 + 12 = 20 symbols), node 2 3
+/// more ahead of them (6 tickets, 32 symbols). A 41-symbol FIFO has room for
+/// 8 + 8 x 4 = 40 symbols: node 3's first two tickets make 7 and 8, its
+/// third pushes a priority-1 ticket off the end (home with 40 symbols, 1
+/// truncated). With a 40-symbol packet waiting in node 3's FIFO its room is
+/// only the train as it arrives (32 symbols): each of its 3 tickets pushes a
+/// priority-1 ticket off (home with 32, 3 truncated). With an 80-symbol FIFO
+/// nothing is truncated (9 tickets, 44 symbols).
+#[test]
+fn a_train_grows_only_as_far_as_the_bypass_fifo_has_room() {
+    for (fifo, busy_fifo, home_len, truncated) in [(0, false, 40, 1), (0, true, 32, 3), (80, false, 44, 0)] {
+        let fifo = format!("network.bypass_fifo_symbols={fifo}");
+        let (s, p) = setup(
+            4,
+            &[
+                "network.protocol=\"train\"", "traffic.priorities=4", "train.budget_symbols=400", "train.max_tickets_per_node=4",
+                "train.arbitrate_above=0", "train.immediate_below=0", &fifo,
+            ],
+        );
+        let topo = topology(&s);
+        let mut t = ringlet_sci::protocol::train::Train::build(&topo.view(0), &p, &s).unwrap();
+        let mut nodes: Vec<Iface> = (0..4u16).map(|i| Iface::new(&topo, i, &p, 4, 0)).collect();
+        let mut slab = Slab::with_capacity(32);
+        for src in 1..4u16 {
+            for _ in 0..4 {
+                let id = slab.alloc(Packet::new(PacketKind::Request, 0, src, 0, src, 8, 0).on(src, 0));
+                nodes[src as usize].push_own(0, src, id);
+            }
+        }
+        if busy_fifo {
+            // A 40-symbol packet has arrived in node 3's bypass FIFO and waits there.
+            let id = slab.alloc(Packet::new(PacketKind::Response, 1, 1, 0, 0, 40, 0).on(1, 0));
+            nodes[3].bypass.push_back((id, 0));
+        }
+        let mut fx = Effects::default();
+        t.on_start(&mut fx);
+        assert_eq!(train_revolution(&mut t, &nodes, &slab, &mut fx, 0), 8, "immediate mode: the LocalMotive alone");
+        let launch = fx.controls.last().expect("the next revolution").3;
+        assert_eq!(train_revolution(&mut t, &nodes, &slab, &mut fx, launch), home_len, "{fifo}, busy {busy_fifo}");
+        assert_eq!(t.counters().tickets_without_room, truncated, "{fifo}, busy {busy_fifo}");
+    }
+}
