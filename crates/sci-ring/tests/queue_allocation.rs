@@ -30,9 +30,12 @@ fn contended(queue_allocation: &str, outstanding: u32) -> ringlet_fabric::Fabric
     r
 }
 
-/// Per accepted request, in order of acceptance: (sender, first sent,
-/// accepted, requests of others accepted in between, busy echoes it got).
-fn accepted(queue_allocation: &str) -> (Vec<(u16, u64, u64, usize, u16)>, ringlet_fabric::report::Counters) {
+/// One accepted request: (sender, first sent, accepted, requests of others
+/// accepted in between, busy echoes it got).
+type Acceptance = (u16, u64, u64, usize, u16);
+
+/// Per accepted request, in order of acceptance.
+fn accepted(queue_allocation: &str) -> (Vec<Acceptance>, ringlet_fabric::report::Counters) {
     let r = contended(queue_allocation, 1);
     // One outstanding request per sender: a send with no retry before is a
     // new request, and the next acceptance of that sender is its own.
