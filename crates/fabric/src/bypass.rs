@@ -158,9 +158,9 @@ pub struct Occupancy {
 impl Occupancy {
     /// Symbol times held at `t`, of `entries` (ready time, length in
     /// symbol times) still in the FIFO and the entry that left last.
-    fn held(&self, entries: impl Iterator<Item = (Time, Time)>, t: Time) -> Time {
+    fn held(&self, entries: &[(Time, Time)], t: Time) -> Time {
         let arrived = |ready: Time, len: Time| t.saturating_sub(ready).min(len);
-        let waiting: Time = entries.map(|(ready, len)| arrived(ready, len)).sum();
+        let waiting: Time = entries.iter().map(|&(ready, len)| arrived(ready, len)).sum();
         match self.last {
             Some((ready, len, left)) => waiting + arrived(ready, len) - arrived(left, len),
             None => waiting,
@@ -169,34 +169,51 @@ impl Occupancy {
 
     /// The most held up to `now`, with `entries` (ready time, length in
     /// symbol times) in the FIFO since the last call to `seen` or `leaves`.
-    pub fn peak_until<I: Iterator<Item = (Time, Time)> + Clone>(&self, entries: I, now: Time) -> Time {
+    pub fn peak_until(&self, entries: impl Iterator<Item = (Time, Time)>, now: Time) -> Time {
+        // Only entries that have started to come in hold anything by now;
+        // they are few (what one link brought while the node was busy).
+        let mut few = [(0, 0); 8];
+        let (mut n, mut many) = (0, Vec::new());
+        for (ready, len) in entries.filter(|&(ready, _)| ready < now) {
+            if n < few.len() {
+                few[n] = (ready, len);
+                n += 1;
+            } else {
+                many.push((ready, len));
+            }
+        }
+        let entries = if many.is_empty() {
+            &few[..n]
+        } else {
+            many.extend_from_slice(&few[..n]);
+            &many[..]
+        };
         // The FIFO never holds more than its entries and the last one to
-        // leave, whole: no new peak unless that passes the old (the usual
-        // case, so the instants are looked at rarely).
-        let whole = entries.clone().map(|(_, len)| len).sum::<Time>() + self.last.map_or(0, |(_, len, _)| len);
+        // leave, whole: no new peak unless that passes the old.
+        let whole = entries.iter().map(|&(_, len)| len).sum::<Time>() + self.last.map_or(0, |(_, len, _)| len);
         if whole <= self.peak {
             return self.peak;
         }
-        let mut peak = self.peak.max(self.held(entries.clone(), now));
+        let mut peak = self.peak.max(self.held(entries, now));
         let last = self.last.map(|(ready, len, _)| (ready, len));
-        for (ready, len) in entries.clone().chain(last) {
+        for &(ready, len) in entries.iter().chain(last.as_ref()) {
             let all_in = ready + len;
             if all_in > self.checked && all_in < now {
-                peak = peak.max(self.held(entries.clone(), all_in));
+                peak = peak.max(self.held(entries, all_in));
             }
         }
         peak
     }
 
     /// Counts the peaks up to `now` (the entries are about to change).
-    pub fn seen<I: Iterator<Item = (Time, Time)> + Clone>(&mut self, entries: I, now: Time) {
+    pub fn seen(&mut self, entries: impl Iterator<Item = (Time, Time)>, now: Time) {
         self.peak = self.peak_until(entries, now);
         self.checked = now;
     }
 
     /// The entry of `ready` and `len` (symbol times), one of `entries`,
     /// starts to leave now.
-    pub fn leaves<I: Iterator<Item = (Time, Time)> + Clone>(&mut self, entries: I, now: Time, ready: Time, len: Time) {
+    pub fn leaves(&mut self, entries: impl Iterator<Item = (Time, Time)>, now: Time, ready: Time, len: Time) {
         self.seen(entries, now);
         self.last = Some((ready, len, now));
     }
@@ -236,14 +253,14 @@ mod tests {
         assert_eq!(o.peak_until([a].into_iter(), 20), 20);
         assert_eq!(o.peak_until([a].into_iter(), 41), 40);
         o.leaves([a, c, b].into_iter(), 41, a.0, a.1);
-        assert_eq!(o.held([c, b].into_iter(), 42), 39 + 1 + 1);
-        assert_eq!(o.held([c, b].into_iter(), 43), 42);
-        assert_eq!(o.held([c, b].into_iter(), 60), 21 + 2 + 19);
+        assert_eq!(o.held(&[c, b], 42), 39 + 1 + 1);
+        assert_eq!(o.held(&[c, b], 43), 42);
+        assert_eq!(o.held(&[c, b], 60), 21 + 2 + 19);
         assert_eq!(o.peak_until([c, b].into_iter(), 82), 42);
         o.leaves([c, b].into_iter(), 82, c.0, c.1);
         // Then the second packet leaves at 84 (2 + 0 separators after the
         // control packet) with all of it in: 40 held, 42 the peak.
-        assert_eq!(o.held([b].into_iter(), 84), 40);
+        assert_eq!(o.held(&[b], 84), 40);
         o.leaves([b].into_iter(), 84, b.0, b.1);
         assert_eq!(o.peak_until(std::iter::empty(), 1000), 42);
         // A packet that passes straight through (leaves when its head is ready) holds nothing.
