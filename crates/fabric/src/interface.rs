@@ -4,12 +4,12 @@
 
 use crate::bypass::{BypassFifo, Occupancy};
 use crate::client::{InputQueue, OutputQueue};
+use crate::packet::{PacketKind, Slab};
 use crate::params::{Params, MAX_CLASSES};
 use crate::topology::{AgentId, IfaceId, RingletId, Topology};
 use ringlet_engine::Time;
 use std::cell::Cell;
 use std::collections::VecDeque;
-use crate::packet::{PacketKind, Slab};
 
 /// No output decision is pending.
 pub const NO_DECISION: Time = Time::MAX;

@@ -325,8 +325,10 @@ impl<P: RingProtocol> Fabric<P> {
         while let Some(&id) = self.ifaces[i].generated.front() {
             let n = &self.ifaces[i];
             let committed = n.bypass_committed(&self.slab, &self.p, now);
-            // (A packet longer than the FIFO could never fit: it goes when the FIFO is empty.)
-            if committed != 0 && committed + self.slab.at(id).len as u32 > size {
+            // Its symbols and separator on top (one longer than the FIFO
+            // could never fit: it goes when the FIFO is empty).
+            let needs = self.slot_of(id).div_ceil(self.p.cycle) as u32;
+            if committed != 0 && committed + needs > size {
                 return;
             }
             self.ifaces[i].generated.pop_front();
