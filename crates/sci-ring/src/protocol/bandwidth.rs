@@ -475,6 +475,94 @@ mod tests {
         assert_eq!(b.repaid, 1);
     }
 
+    /// On a long ring a node far downstream still sees an older repayment
+    /// while the repaying node has begun a newer one: node 3 is 60 ns from
+    /// node 0 (20 ns hops), node 0 repays 28-46 ns and again from 64 ns.
+    #[test]
+    fn a_far_node_sees_an_older_repayment_behind_a_newer_one() {
+        let mut b = Bandwidth::new(&crate::ring::view_of(4, 20_000), &params(), true, false);
+        let mut fx = Effects::default();
+        b.on_blocked(3, 0, 0, &mut fx); // seen by node 0 from 20 ns
+        b.on_sent(0, 10_000, 0, 9, Some(0), &mut fx);
+        b.on_recovered(0, 28_000); // repays until 46 ns
+        b.on_sent(0, 46_000, 0, 9, None, &mut fx);
+        b.on_recovered(0, 64_000); // repays until 82 ns
+        // At 90 ns node 3 sees node 0's idles of 30 ns: converted (the first
+        // repayment, seen until 46 + 60 ns), not those of the second.
+        assert_eq!(b.may_start(3, 90_000, 0, &mut fx), Permit::Hold { wake_at: Some(106_000) });
+        assert_eq!(b.may_start(3, 106_000, 0, &mut fx), Permit::Go);
+        // The second repayment reaches it at 124 ns.
+        assert_eq!(b.may_start(3, 124_000, 0, &mut fx), Permit::Hold { wake_at: Some(142_000) });
+        assert_eq!(b.holds.go, 2);
+    }
+
+    /// A node's idle priority is seen as it was when the idles left it, even
+    /// after it changed twice since: node 2 is 60 ns downstream of node 3
+    /// (20 ns hops); node 3 waits from 5 ns, sends at 10 ns (its idles show
+    /// nothing waiting from 28 ns) and waits again from 40 ns.
+    #[test]
+    fn an_idle_priority_is_seen_as_it_was_when_its_idles_left() {
+        let mut b = Bandwidth::new(&crate::ring::view_of(4, 20_000), &params(), true, false);
+        let mut fx = Effects::default();
+        b.on_blocked(3, 5_000, 0, &mut fx);
+        b.on_sent(3, 10_000, 0, 9, None, &mut fx);
+        b.on_blocked(3, 40_000, 0, &mut fx);
+        // Node 2's recovery ends at 68 ns: it sees node 3's idles of 8 ns,
+        // which show a packet waiting, so it repays, until 86 ns.
+        b.on_sent(2, 50_000, 0, 9, None, &mut fx);
+        b.on_recovered(2, 68_000);
+        assert_eq!(b.forgiven, 0);
+        assert_eq!(b.may_start(2, 68_000, 0, &mut fx), Permit::Hold { wake_at: Some(86_000) });
+    }
+
+    /// Rings of more than 64 nodes: node 65's state is kept in the second
+    /// word of the set of nodes whose idles may show something.
+    #[test]
+    fn a_node_beyond_the_64th_is_seen_waiting() {
+        let mut b = bw(70);
+        let mut fx = Effects::default();
+        b.on_blocked(65, 0, 0, &mut fx); // seen by node 0 from 10 ns
+        b.on_sent(0, 10_000, 0, 9, None, &mut fx);
+        b.on_recovered(0, 28_000);
+        assert_eq!(b.forgiven, 0);
+        assert_eq!(b.may_start(0, 28_000, 0, &mut fx), Permit::Hold { wake_at: Some(46_000) });
+    }
+
+    /// A node that no longer shows anything is dropped from the nodes the
+    /// decisions look at, and only it: node 1 waited and was served long
+    /// before node 0's recovery ends; node 3 waits from 30 ns.
+    #[test]
+    fn a_node_that_shows_nothing_any_more_is_dropped_alone() {
+        let mut b = bw(4);
+        let mut fx = Effects::default();
+        b.on_blocked(1, 0, 0, &mut fx);
+        b.on_sent(1, 2_000, 0, 9, None, &mut fx); // nothing waiting from 20 ns
+        b.on_blocked(3, 30_000, 0, &mut fx); // seen by node 0 from 32 ns
+        b.on_sent(0, 40_000, 0, 9, None, &mut fx);
+        b.on_recovered(0, 58_000); // repays until 76 ns
+        assert_eq!(b.may_start(0, 58_000, 0, &mut fx), Permit::Hold { wake_at: Some(76_000) });
+        assert_eq!(b.may_start(0, 60_000, 0, &mut fx), Permit::Hold { wake_at: Some(76_000) });
+        assert_eq!((b.forgiven, b.holds.debt), (0, 2));
+    }
+
+    /// Two upstream nodes repaying at once: a node is held until the later
+    /// of the two releases reaches it. Node 0 repays 28-46 ns (seen at node 2
+    /// 4 ns later), node 1 repays 38-56 ns (seen 2 ns later).
+    #[test]
+    fn a_node_held_by_two_repayments_waits_for_the_later_release() {
+        let mut b = bw(4);
+        let mut fx = Effects::default();
+        b.on_blocked(3, 0, 0, &mut fx);
+        b.on_sent(0, 10_000, 0, 9, None, &mut fx);
+        b.on_recovered(0, 28_000);
+        b.on_sent(1, 20_000, 0, 9, None, &mut fx);
+        b.on_recovered(1, 38_000);
+        assert_eq!(b.may_start(2, 45_000, 0, &mut fx), Permit::Hold { wake_at: Some(58_000) });
+        assert_eq!(b.may_start(2, 50_000, 0, &mut fx), Permit::Hold { wake_at: Some(58_000) });
+        assert_eq!(b.may_start(2, 58_000, 0, &mut fx), Permit::Go);
+        assert_eq!(b.holds.go, 2);
+    }
+
     #[test]
     fn within_priority_levels_a_repayment_holds_only_lower_or_equal_priorities() {
         let mut b = Bandwidth::new(&crate::ring::view_of(4, 2000), &params(), true, true);
