@@ -563,6 +563,41 @@ mod tests {
         assert_eq!(b.holds.go, 2);
     }
 
+    /// A packet's debt is its symbols and its separating idle: a read64
+    /// request of 8 symbols owes 9 idles (18 ns).
+    #[test]
+    fn a_packets_debt_is_its_symbols_and_its_separator() {
+        let mut b = bw(4);
+        let mut fx = Effects::default();
+        b.on_blocked(2, 0, 0, &mut fx);
+        let pk = Packet::new(ringlet_fabric::packet::PacketKind::Request, 0, 0, 2, 0, 8, 0);
+        b.on_sent_packet(0, 10_000, &pk, None, &mut fx);
+        b.on_recovered(0, 28_000);
+        assert_eq!(b.may_start(0, 28_000, 0, &mut fx), Permit::Hold { wake_at: Some(46_000) });
+    }
+
+    /// What the report shows: go-bit holds, debt holds, debts repaid and
+    /// debts forgiven, each counted once here.
+    #[test]
+    fn the_counters_report_holds_and_debts() {
+        let mut b = bw(4);
+        let mut fx = Effects::default();
+        b.on_blocked(3, 0, 0, &mut fx);
+        b.on_sent(0, 10_000, 0, 9, None, &mut fx);
+        b.on_recovered(0, 28_000); // repays until 46 ns
+        assert_eq!(b.may_start(1, 30_000, 0, &mut fx), Permit::Hold { wake_at: Some(48_000) });
+        assert_eq!(b.may_start(0, 30_000, 0, &mut fx), Permit::Hold { wake_at: Some(46_000) });
+        assert_eq!(b.may_start(0, 46_000, 0, &mut fx), Permit::Go);
+        // Nodes 1 and 3 are served at 48 and 50 ns; node 0's next debt
+        // (recovered at 78 ns) is forgiven.
+        b.on_sent(1, 48_000, 0, 9, None, &mut fx);
+        b.on_sent(3, 50_000, 0, 9, None, &mut fx);
+        b.on_sent(0, 60_000, 0, 9, None, &mut fx);
+        b.on_recovered(0, 78_000);
+        let c = b.counters();
+        assert_eq!((c.go_bit_holds, c.debt_holds, c.debts_repaid, c.debts_forgiven), (1, 1, 1, 1));
+    }
+
     #[test]
     fn within_priority_levels_a_repayment_holds_only_lower_or_equal_priorities() {
         let mut b = Bandwidth::new(&crate::ring::view_of(4, 2000), &params(), true, true);
