@@ -598,6 +598,40 @@ mod tests {
         assert_eq!((c.go_bit_holds, c.debt_holds, c.debts_repaid, c.debts_forgiven), (1, 1, 1, 1));
     }
 
+    /// A packet that reaches the node the instant its repayment ends is not
+    /// counted into it: node 0 repays 28-46 ns, a response passes at 46 ns.
+    #[test]
+    fn a_packet_passing_as_the_repayment_ends_does_not_extend_it() {
+        let mut b = bw(4);
+        let mut fx = Effects::default();
+        b.on_blocked(2, 0, 0, &mut fx);
+        b.on_sent(0, 10_000, 0, 9, Some(0), &mut fx);
+        b.on_recovered(0, 28_000);
+        b.on_pass(0, 46_000, 40);
+        assert_eq!(b.may_start(0, 46_000, 0, &mut fx), Permit::Go);
+        assert_eq!(b.repaid, 1);
+    }
+
+    /// A repayment that ends early (nobody waits any more) stops its
+    /// converted idles there: downstream nodes are released as soon as the
+    /// last converted idle has passed them, not when the debt would have
+    /// been repaid.
+    #[test]
+    fn a_repayment_ended_early_releases_downstream_nodes_then() {
+        let mut b = bw(4);
+        let mut fx = Effects::default();
+        b.on_blocked(3, 0, 0, &mut fx);
+        b.on_sent(0, 10_000, 0, 9, Some(0), &mut fx);
+        b.on_recovered(0, 28_000);
+        b.on_pass(0, 30_000, 40); // repays until 126 ns if nothing changes
+        b.on_sent(3, 32_000, 0, 9, None, &mut fx); // node 0 sees it served at 52 ns
+        assert_eq!(b.may_start(0, 52_000, 0, &mut fx), Permit::Go);
+        assert_eq!(b.forgiven, 1);
+        // Node 1, one hop on, saw converted idles until 54 ns.
+        assert_eq!(b.may_start(1, 53_998, 0, &mut fx), Permit::Hold { wake_at: Some(54_000) });
+        assert_eq!(b.may_start(1, 54_000, 0, &mut fx), Permit::Go);
+    }
+
     #[test]
     fn within_priority_levels_a_repayment_holds_only_lower_or_equal_priorities() {
         let mut b = Bandwidth::new(&crate::ring::view_of(4, 2000), &params(), true, true);
