@@ -303,6 +303,71 @@ fn ppq_aging_and_inheritance() {
     assert_eq!(fx.raises, vec![(1, low, 3), (2, low, 3), (3, low, 3)]);
 }
 
+/// Inheritance after earlier raises: a packet already raised counts at its
+/// raised priority when the next victim is chosen, and each packet keeps its
+/// own latest raise. Node 0 has a priority-0 and a priority-1 request out.
+/// A priority-2 transaction waits: the priority-0 packet inherits 2. A
+/// priority-3 one: the lowest is now the priority-1 packet: it inherits 3.
+/// That one's echo returns and a new priority-1 request goes out; priority
+/// 3 waits again: the new packet (1) is lower than the raised one (2).
+#[test]
+fn ppq_inheritance_counts_earlier_raises() {
+    let (s, p) = setup(4, &["network.protocol=\"ppq\"", "traffic.priorities=4", "ppq.starvation=\"inheritance\"", "node.output_queue_packets=2"]);
+    let t = topology(&s);
+    let mut ppq = Ppq::build(&t.view(0), &p, &s).unwrap();
+    let mut node = Iface::new(&t, 0, &p, 4, 0);
+    let mut slab = Slab::with_capacity(4);
+    let send = |node: &mut Iface, slab: &mut Slab, dst: u16, prio: u16| {
+        let id = slab.alloc(Packet::new(PacketKind::Request, 0, 0, dst, prio, 8, 0).on(0, dst));
+        node.push_own(0, prio, id);
+        node.take_own(id, 0);
+        id
+    };
+    let low = send(&mut node, &mut slab, 2, 0);
+    let mid = send(&mut node, &mut slab, 3, 1);
+    let mut fx = Effects::default();
+    ppq.on_output_full(0, 0, 0, 2, &node, &mut slab, &mut fx);
+    ppq.on_output_full(0, 0, 0, 3, &node, &mut slab, &mut fx);
+    node.echoed(0, mid);
+    let new = send(&mut node, &mut slab, 1, 1);
+    ppq.on_output_full(0, 0, 0, 3, &node, &mut slab, &mut fx);
+    // What each message raises, as node 1 sees it.
+    let raised: Vec<(u32, u16)> = std::mem::take(&mut fx.controls)
+        .into_iter()
+        .map(|(origin, len, tag, _)| {
+            let mut msg = Packet::new(PacketKind::Control, 0, origin, 1, 0, len, 0).on(origin, 1);
+            msg.tag = tag;
+            assert!(ppq.on_control(1, 0, &mut msg, &node, &slab, &mut fx));
+            let (at, id, prio) = fx.raises.pop().expect("a raise");
+            assert_eq!(at, 1);
+            (id, prio)
+        })
+        .collect();
+    assert_eq!(raised, vec![(low, 2), (mid, 3), (new, 3)]);
+    let c = ppq.counters();
+    assert_eq!((c.inheritances, c.control_symbols), (3, 3));
+}
+
+/// PPQ's Echo Waiting Queue (`ppq.ewq_packets`): a sent packet waits for
+/// its echo (sent on service, 1 us here) in the EWQ, so its output queue
+/// slot takes the next transaction at once. Node 0, one output queue slot:
+/// with an EWQ of one, its second request follows the first after its 8
+/// symbols and idle (18 ns); without, it waits for the first one's echo:
+/// the request is in node 2's queue at 20 ns and served at 1020 ns, when
+/// node 2 sends its response (41 symbols with the idle) and then the echo,
+/// which is back at node 0 two hops and 4 symbols later, at 1114 ns.
+#[test]
+fn ppq_echo_waiting_queue_frees_the_output_queue_slot() {
+    for (ewq, second) in [("ppq.ewq_packets=1", 18 * NS), ("ppq.ewq_packets=0", 1_114 * NS)] {
+        let mut r = ppq_ring(4, &["node.output_queue_packets=1", "node.iqst_ns=1000.0", ewq]);
+        r.inject(0, 2, 0, 0);
+        r.inject(0, 2, 0, 0);
+        r.run_until(2_000 * NS);
+        assert_eq!(times(&r, 0, TraceKind::Transmit { own: true }, PacketKind::Request, 0), vec![0, second], "{ewq}");
+        assert_eq!(times(&r, 2, TraceKind::Transmit { own: true }, PacketKind::Response, 2)[0], 1_020 * NS);
+    }
+}
+
 /// A starved low-priority packet stuck in an input queue behind a stream of
 /// higher-priority ones is served once inheritance raises it (ring level).
 #[test]
