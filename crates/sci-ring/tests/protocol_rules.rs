@@ -515,3 +515,15 @@ fn a_train_grows_only_as_far_as_the_bypass_fifo_has_room() {
         assert_eq!(t.counters().tickets_without_room, truncated, "{fifo}, busy {busy_fifo}");
     }
 }
+
+/// The water marks are checked before any run (a sweep checks every point
+/// first), not only when the protocol is built.
+#[test]
+fn dfc_water_marks_are_checked_before_a_run() {
+    let (s, p) = setup(4, &["network.protocol=\"dfc\"", "dfc.stop_to_high=6"]);
+    let t = topology(&s);
+    let dfc = ringlet_sci::protocol::REGISTRY.iter().find(|r| r.schema.name == "dfc").expect("registered");
+    assert_eq!((dfc.check)(&t, &p, &s), Err("dfc.stop_to_high: expected at most the input queue size (5), got 6".into()));
+    let (s, p) = setup(4, &["network.protocol=\"dfc\"", "dfc.stop_to_high=5", "dfc.stop_to_low=4"]);
+    assert_eq!((dfc.check)(&topology(&s), &p, &s), Ok(()));
+}
