@@ -354,17 +354,17 @@ fn ppq_inheritance_counts_earlier_raises() {
 /// with an EWQ of one, its second request follows the first after its 8
 /// symbols and idle (18 ns); without, it waits for the first one's echo:
 /// the request is in node 2's queue at 20 ns and served at 1020 ns, when
-/// node 2 sends its response (41 symbols with the idle) and then the echo,
-/// which is back at node 0 two hops and 4 symbols later, at 1114 ns.
+/// node 2 sends the echo, back at node 0 two hops and 4 symbols later, at
+/// 1032 ns.
 #[test]
 fn ppq_echo_waiting_queue_frees_the_output_queue_slot() {
-    for (ewq, second) in [("ppq.ewq_packets=1", 18 * NS), ("ppq.ewq_packets=0", 1_114 * NS)] {
+    for (ewq, second) in [("ppq.ewq_packets=1", 18 * NS), ("ppq.ewq_packets=0", 1_032 * NS)] {
         let mut r = ppq_ring(4, &["node.output_queue_packets=1", "node.iqst_ns=1000.0", ewq]);
         r.inject(0, 2, 0, 0);
         r.inject(0, 2, 0, 0);
         r.run_until(2_000 * NS);
         assert_eq!(times(&r, 0, TraceKind::Transmit { own: true }, PacketKind::Request, 0), vec![0, second], "{ewq}");
-        assert_eq!(times(&r, 2, TraceKind::Transmit { own: true }, PacketKind::Response, 2)[0], 1_020 * NS);
+        assert_eq!(times(&r, 2, TraceKind::Transmit { own: false }, PacketKind::Echo, 2)[0], 1_020 * NS);
     }
 }
 
@@ -526,4 +526,90 @@ fn dfc_water_marks_are_checked_before_a_run() {
     assert_eq!((dfc.check)(&t, &p, &s), Err("dfc.stop_to_high: expected at most the input queue size (5), got 6".into()));
     let (s, p) = setup(4, &["network.protocol=\"dfc\"", "dfc.stop_to_high=5", "dfc.stop_to_low=4"]);
     assert_eq!((dfc.check)(&topology(&s), &p, &s), Ok(()));
+}
+
+/// STOP-THRU as the other nodes see it change: raised (from nothing to
+/// priority 10, and on to 12 when a higher-priority own packet waits behind
+/// bypass traffic too), nobody is woken: nobody was released; lowered (to
+/// the next own packet's priority 4) or lifted, every node is woken to
+/// decide again.
+#[test]
+fn stop_thru_wakes_the_other_nodes_when_lowered_or_lifted_only() {
+    let mut b = Bench::new(4);
+    assert!(!b.dfc.on_blocked(1, 0, 10, &mut b.fx), "announced: no need to be told again");
+    assert_eq!(b.circulate(), Symbol::StopThru { level: 11 });
+    assert_eq!(b.fx.wakes, vec![]);
+    // A priority-12 packet now waits as well: the announcement is raised.
+    assert!(!b.dfc.on_blocked(1, 0, 12, &mut b.fx));
+    assert_eq!(b.circulate(), Symbol::StopThru { level: 13 });
+    assert_eq!(b.fx.wakes, vec![]);
+    assert_eq!(b.dfc.stop_thru_seen(3, 1), 13);
+    // Node 1 sends; its next packet has priority 4.
+    let sent = b.waiting(1, 2, 12);
+    let pk = *b.slab.get(sent);
+    b.nodes[1].take_own(sent, 0);
+    b.dfc.on_sent(1, 0, sent, &pk, Some(4), &mut b.fx);
+    assert_eq!(b.circulate(), Symbol::StopThru { level: 5 });
+    assert_eq!(b.fx.wakes, vec![(2, 0), (3, 0), (0, 0)]);
+    b.fx.wakes.clear();
+    b.dfc.on_sent(1, 0, sent, &pk, None, &mut b.fx);
+    assert_eq!(b.circulate(), Symbol::StopThru { level: 0 });
+    assert_eq!(b.fx.wakes, vec![(2, 0), (3, 0), (0, 0)]);
+}
+
+/// STOP-TO grants for slots freed while a symbol is out. Node 1's queue is
+/// full; a slot frees before the initial STOP-TO is home: nobody is known
+/// yet, so nothing is sent. When it comes home naming node 2 (priority 10),
+/// that slot goes to node 2 at once; its grant comes home naming node 3,
+/// which waits for the next slot (one slot, one grant). Node 3 is granted
+/// the next one; when nobody is left waiting and another slot frees, a
+/// STOP-TO goes round to find who wants it.
+#[test]
+fn stop_to_grants_slots_freed_while_a_symbol_is_out() {
+    let mut b = Bench::new(4);
+    let from_2 = b.waiting(2, 1, 10);
+    let from_3 = b.waiting(3, 1, 5);
+    b.dfc.on_input_change(1, 0, queue(5), 0, &mut b.fx);
+    b.dfc.on_input_change(1, 0, queue(4), 0, &mut b.fx);
+    assert_eq!(b.fx.controls.len(), 1, "only the initial STOP-TO is out");
+    assert_eq!(b.circulate(), Symbol::StopTo { side: 0, grant: Grant::Initial, best: Some((2, 10)) });
+    assert_eq!(b.circulate(), Symbol::StopTo { side: 0, grant: Grant::One(Some(2)), best: Some((3, 5)) });
+    assert!(b.fx.controls.is_empty(), "one slot freed, one grant");
+    for (id, src) in [(from_2, 2u16), (from_3, 3)] {
+        let pk = *b.slab.get(id);
+        b.nodes[src as usize].take_own(id, 0);
+        b.dfc.on_sent(src as usize, 0, id, &pk, None, &mut b.fx);
+        b.dfc.on_input_change(1, 0, queue(5), 0, &mut b.fx); // it arrives
+        b.dfc.on_input_change(1, 0, queue(4), 0, &mut b.fx); // a slot frees
+        if src == 2 {
+            assert_eq!(b.circulate(), Symbol::StopTo { side: 0, grant: Grant::One(Some(3)), best: None });
+        }
+    }
+    assert_eq!(b.circulate(), Symbol::StopTo { side: 0, grant: Grant::One(None), best: None });
+    assert!(b.fx.controls.is_empty());
+    assert_eq!(b.dfc.counters().control_symbols, 4);
+}
+
+/// A queue that fills again while its release is still on its way round:
+/// the release coming home does not end the new STOP-TO's collection, so a
+/// slot freed meanwhile sends nothing more.
+#[test]
+fn stop_to_release_home_after_the_queue_refilled() {
+    let mut b = Bench::new(4);
+    b.waiting(2, 1, 10);
+    b.dfc.on_input_change(1, 0, queue(5), 0, &mut b.fx);
+    b.circulate();
+    b.dfc.on_input_change(1, 0, queue(2), 0, &mut b.fx); // low-water mark: released
+    let (origin, len, tag, _) = b.fx.controls.pop().expect("the release");
+    assert_eq!(b.dfc.symbol(tag), Symbol::StopTo { side: 0, grant: Grant::Release, best: None });
+    b.dfc.on_input_change(1, 0, queue(5), 0, &mut b.fx); // full again: a new initial STOP-TO
+    assert_eq!(b.fx.controls.len(), 1);
+    // The release comes home.
+    let mut pk = Packet::new(PacketKind::Control, 0, origin, origin, 0, len, 0).on(origin, origin);
+    pk.tag = tag;
+    assert!(!b.dfc.on_control(1, 0, &mut pk, &b.nodes[1], &b.slab, &mut b.fx));
+    b.dfc.on_input_change(1, 0, queue(4), 0, &mut b.fx);
+    assert_eq!(b.fx.controls.len(), 1, "the new STOP-TO still collects");
+    assert_eq!(b.circulate(), Symbol::StopTo { side: 0, grant: Grant::Initial, best: Some((2, 10)) });
+    assert_eq!(b.circulate(), Symbol::StopTo { side: 0, grant: Grant::One(Some(2)), best: None });
 }
