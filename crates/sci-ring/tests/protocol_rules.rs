@@ -613,3 +613,14 @@ fn stop_to_release_home_after_the_queue_refilled() {
     assert_eq!(b.circulate(), Symbol::StopTo { side: 0, grant: Grant::Initial, best: Some((2, 10)) });
     assert_eq!(b.circulate(), Symbol::StopTo { side: 0, grant: Grant::One(Some(2)), best: None });
 }
+
+/// Of two nodes waiting with the same priority for a blocked queue, the
+/// STOP-TO names the first it passes (node 2 before node 3).
+#[test]
+fn stop_to_names_the_first_of_equal_priorities() {
+    let mut b = Bench::new(4);
+    b.waiting(3, 1, 10);
+    b.waiting(2, 1, 10);
+    b.dfc.on_input_change(1, 0, queue(5), 0, &mut b.fx);
+    assert_eq!(b.circulate(), Symbol::StopTo { side: 0, grant: Grant::Initial, best: Some((2, 10)) });
+}
