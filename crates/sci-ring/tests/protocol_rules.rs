@@ -624,3 +624,17 @@ fn stop_to_names_the_first_of_equal_priorities() {
     b.dfc.on_input_change(1, 0, queue(5), 0, &mut b.fx);
     assert_eq!(b.circulate(), Symbol::StopTo { side: 0, grant: Grant::Initial, best: Some((2, 10)) });
 }
+
+/// A packet busied at a full queue leaves its occupancy as it was (the
+/// fabric reports every arrival): no slot is freed, nobody is granted.
+#[test]
+fn stop_to_a_busied_arrival_frees_no_slot() {
+    let mut b = Bench::new(4);
+    b.waiting(2, 1, 10);
+    b.dfc.on_input_change(1, 0, queue(5), 0, &mut b.fx);
+    assert_eq!(b.circulate(), Symbol::StopTo { side: 0, grant: Grant::Initial, best: Some((2, 10)) });
+    b.dfc.on_input_change(1, 0, queue(5), 0, &mut b.fx);
+    assert!(b.fx.controls.is_empty());
+    b.dfc.on_input_change(1, 0, queue(4), 0, &mut b.fx);
+    assert_eq!(b.circulate(), Symbol::StopTo { side: 0, grant: Grant::One(Some(2)), best: None });
+}
