@@ -218,6 +218,7 @@ fn ppq_preempts_a_lower_priority_packet_in_the_input_queue() {
     let preempted: Vec<_> = t.iter().filter(|x| x.what == TraceKind::Preempted).collect();
     assert_eq!(preempted.len(), 1);
     assert_eq!((preempted[0].iface, preempted[0].priority), (2, 0));
+    assert_eq!(r.report().counters.preemptions, 1);
     let accepted: Vec<_> = t.iter().filter(|x| x.what == TraceKind::Accepted && x.iface == 2).map(|x| (x.src, x.priority)).collect();
     assert_eq!(accepted, vec![(1, 0), (0, 0), (3, 3)]);
     // The evicted packet's source got a busy echo and will retry it.

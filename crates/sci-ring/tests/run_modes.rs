@@ -1,11 +1,12 @@
-//! A traced run (`ringlet trace`) runs to the end of its window, or to the
-//! run's time cap if that comes first, or until its trace is full, and
-//! says which.
+//! How a run ends in each mode: a traced run (`ringlet trace`) runs to the
+//! end of its window, or to the run's time cap if that comes first, or
+//! until its trace is full, and says which; an observed run reports its
+//! progress and stops when asked to.
 
 mod common;
 use common::*;
 use ringlet_engine::run::TraceWindow;
-use ringlet_fabric::family::Mode;
+use ringlet_fabric::family::{Mode, Outcome};
 
 /// (simulated time, why it stopped, records, trace full) of a traced base SCI run.
 fn traced(extra: &[&str], window: TraceWindow) -> (f64, &'static str, usize, bool) {
@@ -33,4 +34,32 @@ fn a_traced_run_ends_at_its_window_its_time_cap_or_a_full_trace() {
     // The run's time cap before the window's end.
     let (t, by, _, full) = traced(&["run.max_sim_time_ns=10000"], all(100_000, usize::MAX));
     assert_eq!((t, by, full), (10_000.0, "time_cap", false));
+}
+
+/// An observed base SCI run of `transactions`, asked for its progress
+/// after every chunk of events (and at its end); `go_on` answers.
+fn observed(transactions: u32, go_on: bool) -> (Outcome, u32) {
+    let n = format!("run.measure_transactions={transactions}");
+    let (s, p) = setup(4, &["traffic.load_mbps_per_node=200", &n]);
+    let sci = ringlet_sci::protocol::REGISTRY.iter().find(|r| r.schema.name == "sci").expect("registered");
+    let mut calls = 0;
+    let mut progress = |_| {
+        calls += 1;
+        go_on
+    };
+    let out = (sci.run)(&s, topology(&s), p, Mode::Observed { every: std::time::Duration::ZERO, progress: &mut progress }).expect("runs");
+    (out, calls)
+}
+
+#[test]
+fn an_observed_run_reports_progress_and_stops_when_asked() {
+    let (out, calls) = observed(200, true);
+    assert!(!out.interrupted);
+    assert_eq!((out.report.stopped_by, out.report.transactions), ("transactions", 200));
+    assert!(calls >= 1);
+    assert!(out.report.counters.events > 0, "the events executed are reported");
+    // Long enough for more than one chunk of events: asked once, and stopped.
+    let (out, calls) = observed(20_000, false);
+    assert!(out.interrupted);
+    assert_eq!((out.report.stopped_by, calls), ("interrupted", 1));
 }
