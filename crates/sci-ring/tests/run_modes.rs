@@ -63,3 +63,16 @@ fn an_observed_run_reports_progress_and_stops_when_asked() {
     assert!(out.interrupted);
     assert_eq!((out.report.stopped_by, calls), ("interrupted", 1));
 }
+
+/// A hand-built ring says when it has stopped: not before its one
+/// transaction is complete (a read64 to the next node, 1 us service at
+/// each end), then because the transactions asked for are measured.
+#[test]
+fn a_ring_says_why_it_stopped() {
+    let mut r = ring(4, &["run.measure_transactions=1", "node.iqst_ns=1000.0"]);
+    r.inject(0, 1, 0, 0);
+    r.run_until(1_000 * NS);
+    assert_eq!(r.stopped(), None);
+    r.run_until(3_000 * NS);
+    assert_eq!(r.stopped(), Some(ringlet_engine::run::Stop::Transactions));
+}
