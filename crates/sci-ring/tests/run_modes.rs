@@ -38,15 +38,16 @@ fn a_traced_run_ends_at_its_window_its_time_cap_or_a_full_trace() {
 
 /// An observed base SCI run with `extra` settings, asked for its progress
 /// after every chunk of events (and at its end); `go_on` answers. Returns
-/// the outcome and each progress seen as (transactions, target, fraction).
-fn observed(extra: &[&str], go_on: bool) -> (Outcome, Vec<(u64, u64, f64)>) {
+/// the outcome and each progress seen as (transactions, target, fraction,
+/// simulated ns).
+fn observed(extra: &[&str], go_on: bool) -> (Outcome, Vec<(u64, u64, f64, f64)>) {
     let mut all = vec!["traffic.load_mbps_per_node=200"];
     all.extend_from_slice(extra);
     let (s, p) = setup(4, &all);
     let sci = ringlet_sci::protocol::REGISTRY.iter().find(|r| r.schema.name == "sci").expect("registered");
     let mut seen = Vec::new();
     let mut progress = |x: ringlet_engine::run::Progress| {
-        seen.push((x.transactions, x.target_transactions, x.fraction));
+        seen.push((x.transactions, x.target_transactions, x.fraction, x.sim_time_ns));
         go_on
     };
     let out = (sci.run)(&s, topology(&s), p, Mode::Observed { every: std::time::Duration::ZERO, progress: &mut progress }).expect("runs");
@@ -59,20 +60,28 @@ fn an_observed_run_reports_progress_and_stops_when_asked() {
     let (out, seen) = observed(&["run.measure_transactions=200"], true);
     assert!(!out.interrupted);
     assert_eq!((out.report.stopped_by, out.report.transactions), ("transactions", 200));
-    assert_eq!(seen.last().map(|&(_, _, f)| f), Some(1.0));
+    assert_eq!(seen.last().map(|&(_, _, f, _)| f), Some(1.0));
     assert!(out.report.counters.events > 0, "the events executed are reported");
     // 20 000 transactions, far more events than one chunk: on the way the
     // fraction is the transactions' (the time cap is far off).
     let (out, seen) = observed(&["run.measure_transactions=20000"], true);
     assert!(seen.len() >= 3, "{} progress calls", seen.len());
-    for &(done, target, fraction) in &seen[..seen.len() - 1] {
+    for &(done, target, fraction, t) in &seen[..seen.len() - 1] {
         assert_eq!(target, 20_000);
-        assert!(fraction >= done as f64 / 20_000.0 && fraction < 1.0, "{done} of {target}: {fraction}");
+        assert_eq!(fraction, done as f64 / 20_000.0, "{done} of {target} at {t} ns");
     }
-    assert_eq!((out.report.transactions, seen.last().map(|&(_, _, f)| f)), (20_000, Some(1.0)));
+    assert_eq!((out.report.transactions, seen.last().map(|&(_, _, f, _)| f)), (20_000, Some(1.0)));
+    // Bound by its time cap (200 us): on the way the fraction is the time's.
+    let (out, seen) = observed(&["run.measure_transactions=1000000", "run.max_sim_time_ns=200000"], true);
+    assert!(seen.len() >= 3, "{} progress calls", seen.len());
+    for &(done, _, fraction, t) in &seen[..seen.len() - 1] {
+        assert!(done > 0 && t > 0.0 && t < 200_000.0);
+        assert!((fraction - t / 200_000.0).abs() < 1e-12, "{fraction} at {t} ns");
+    }
+    assert_eq!(out.report.stopped_by, "time_cap");
     // Ended by its time cap: complete too.
     let (out, seen) = observed(&["run.measure_transactions=1000000", "run.max_sim_time_ns=10000"], true);
-    assert_eq!((out.report.stopped_by, seen.last().map(|&(_, _, f)| f)), ("time_cap", Some(1.0)));
+    assert_eq!((out.report.stopped_by, seen.last().map(|&(_, _, f, _)| f)), ("time_cap", Some(1.0)));
     // Asked once, and stopped.
     let (out, seen) = observed(&["run.measure_transactions=20000"], false);
     assert!(out.interrupted);
