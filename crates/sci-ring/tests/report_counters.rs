@@ -20,3 +20,29 @@ fn train_slot_reservations_report_their_mean_and_longest_hold() {
     assert_eq!((c.slots_reserved, c.slots_released), (2, 2));
     assert_eq!((c.slot_held_ns_mean, c.slot_held_ns_max), (113.0, 114.0));
 }
+
+/// TRAIN's tickets that found no room in a node's bypass FIFO, as the report
+/// counts them on a running ring: the twelve requests of
+/// `protocol_rules.rs`'s `a_train_grows_only_as_far_as_the_bypass_fifo_has_room`
+/// (nodes 1, 2 and 3 each four of priority 1, 2 and 3, for node 0) for 1 us.
+/// With the derived 41-symbol FIFO six tickets are dropped for room; with
+/// an 80-symbol FIFO none.
+#[test]
+fn train_tickets_without_room_are_reported() {
+    for (fifo, without_room) in [("network.bypass_fifo_symbols=0", 6), ("network.bypass_fifo_symbols=80", 0)] {
+        let mut r = ring_with::<Train>(
+            4,
+            &[
+                "network.protocol=train", "traffic.priorities=4", "train.budget_symbols=400", "train.max_tickets_per_node=4",
+                "train.arbitrate_above=0", "train.immediate_below=0", fifo,
+            ],
+        );
+        for src in 1..4u16 {
+            for _ in 0..4 {
+                r.inject(src, 0, src, 0);
+            }
+        }
+        r.run_until(1_000 * NS);
+        assert_eq!(r.report().counters.tickets_without_room, without_room, "{fifo}");
+    }
+}
