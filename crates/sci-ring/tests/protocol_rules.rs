@@ -426,6 +426,8 @@ fn stop_thru_lets_equal_priority_through() {
         assert_eq!(r.protocol(0).stop_thru_seen(3, 1), 0, "lifted by the end");
         // Two control symbols in all: the announcement and its lift.
         assert_eq!(r.report().counters.control_symbols, 2);
+        // Both waited for room in node 1's bypass FIFO (each leaves behind a packet).
+        assert_eq!(r.report().counters.generated_waits, 2);
     }
 }
 
