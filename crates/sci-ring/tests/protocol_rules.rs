@@ -641,3 +641,27 @@ fn stop_to_a_busied_arrival_frees_no_slot() {
     b.dfc.on_input_change(1, 0, queue(4), 0, &mut b.fx);
     assert_eq!(b.circulate(), Symbol::StopTo { side: 0, grant: Grant::One(Some(2)), best: None });
 }
+
+/// A generated control symbol goes into the stream only if the bypass FIFO
+/// has room for it beside what the node is committed to. In the
+/// `stop_thru_lets_equal_priority_through` ring node 1 generates its
+/// STOP-THRU (at 82 ns) and its lift (at 168 ns) each while a 40-symbol
+/// packet and its idle leave it (41 symbols committed): a 2-symbol control
+/// symbol fits a 43-symbol FIFO, not a 42-symbol one, where both wait for
+/// room (counted). Either way they leave behind that packet, so they reach
+/// node 3 at the same times.
+#[test]
+fn dfc_control_symbols_wait_only_when_the_fifo_lacks_room() {
+    for (fifo, waits) in [(42, 2), (43, 0)] {
+        let fifo = format!("network.bypass_fifo_symbols={fifo}");
+        let mut r = ring_with::<Dfc>(4, &["network.protocol=\"dfc\"", "traffic.priorities=16", "traffic.transaction=\"move64\"", &fifo]);
+        r.inject(1, 2, 10, 0);
+        r.inject(1, 2, 10, 0);
+        r.inject(0, 2, 0, 0);
+        r.inject(3, 2, 9, 200 * NS);
+        r.run_until(1_000 * NS);
+        let controls: Vec<(u64, u16)> = records(&r).iter().filter(|x| x.what == TraceKind::Control && x.iface == 3).map(|x| (x.time, x.src)).collect();
+        assert_eq!(controls, vec![(168 * NS, 1), (254 * NS, 1)], "{fifo}");
+        assert_eq!(r.report().counters.generated_waits, waits, "{fifo}");
+    }
+}
