@@ -256,6 +256,7 @@ fn ppq_preempts_a_lower_priority_packet_in_the_bypass_queue() {
     let preempted: Vec<_> = t.iter().filter(|x| x.what == TraceKind::Preempted).map(|x| (x.time, x.iface, x.src, x.priority)).collect();
     // Node 1's first request occupies its link for 40 + 1 symbols.
     assert_eq!(preempted, vec![(41 * CYCLE, 1, 0, 0)]);
+    assert_eq!(r.report().counters.preemptions, 1);
     assert!(t.iter().any(|x| x.what == (TraceKind::EchoBack { busy: true }) && x.iface == 0));
     // Node 0 retries and its request is eventually delivered.
     assert!(t.iter().any(|x| x.what == TraceKind::Received && x.iface == 2 && x.src == 0));
