@@ -666,3 +666,24 @@ fn dfc_control_symbols_wait_only_when_the_fifo_lacks_room() {
         assert_eq!(r.report().counters.generated_waits, waits, "{fifo}");
     }
 }
+
+/// PPQ's bypass queue sends the highest-priority packet first, the oldest
+/// of equal priority. Node 1 serves node 2's request at 32 ns and sends its
+/// echo, then its 40-symbol response (42 to 124 ns). Meanwhile node 3's
+/// request (sent at 40 ns) and node 0's (at 62 ns), both for node 2, reach
+/// node 1's bypass queue. At 124 ns the first goes, the other 9 symbols
+/// (18 ns) later.
+#[test]
+fn ppq_bypass_queue_sends_the_highest_priority_then_the_oldest() {
+    for (from_3, from_0, first_3) in [(1, 1, true), (1, 2, false)] {
+        let mut r = ppq_ring(4, &["node.iqst_ns=10.0"]);
+        r.inject(2, 1, 0, 0);
+        r.inject(3, 2, from_3, 40 * NS);
+        r.inject(0, 2, from_0, 62 * NS);
+        r.run_until(1_000 * NS);
+        assert_eq!(times(&r, 1, TraceKind::Transmit { own: true }, PacketKind::Response, 1), vec![42 * NS]);
+        let (t3, t0) = if first_3 { (124 * NS, 142 * NS) } else { (142 * NS, 124 * NS) };
+        let forwarded = |src| times(&r, 1, TraceKind::Transmit { own: false }, PacketKind::Request, src);
+        assert_eq!((forwarded(3), forwarded(0)), (vec![t3], vec![t0]), "priorities {from_3} and {from_0}");
+    }
+}
