@@ -687,3 +687,21 @@ fn ppq_bypass_queue_sends_the_highest_priority_then_the_oldest() {
         assert_eq!((forwarded(3), forwarded(0)), (vec![t3], vec![t0]), "priorities {from_3} and {from_0}");
     }
 }
+
+/// PPQ's limited busy-retries (`ppq.retry_holdoff_ns`): a busied packet
+/// goes again the holdoff after its busy echo is back, not at once. Node
+/// 3's only responder slot is taken by node 2's request; node 1's is busied
+/// and its busy echo is back at 32 ns: without a holdoff it goes again then
+/// (and every 18 ns after, busied each time), with 100 ns at 132 ns.
+#[test]
+fn ppq_retry_holdoff_delays_each_retry() {
+    for (holdoff, sends) in [("ppq.retry_holdoff_ns=0", vec![0, 32, 50, 68, 86, 104, 122, 140]), ("ppq.retry_holdoff_ns=100", vec![0, 132])] {
+        let mut r = ppq_ring(4, &["node.responder_input_queue_packets=1", "node.iqst_ns=1000.0", holdoff]);
+        r.inject(2, 3, 0, 0);
+        r.inject(1, 3, 0, 0);
+        r.run_until(140 * NS);
+        let sends: Vec<u64> = sends.iter().map(|t| t * NS).collect();
+        assert_eq!(times(&r, 1, TraceKind::Transmit { own: true }, PacketKind::Request, 1), sends, "{holdoff}");
+        assert_eq!(times(&r, 1, TraceKind::EchoBack { busy: true }, PacketKind::Echo, 3)[0], 32 * NS);
+    }
+}
