@@ -100,3 +100,19 @@ fn a_ring_says_why_it_stopped() {
     r.run_until(3_000 * NS);
     assert_eq!(r.stopped(), Some(ringlet_engine::run::Stop::Transactions));
 }
+
+/// A run stops for backlog only when the transactions generated and not
+/// completed (nor lost) pass `run.max_backlog_transactions`: a light load
+/// (20 MB/s a node) keeps few outstanding, so a cap of 20 never stops a run
+/// of 500 transactions, while one of 1 does.
+#[test]
+fn a_run_stops_for_backlog_only_past_its_cap() {
+    let run = |cap: &str| {
+        let (s, p) = setup(4, &["traffic.load_mbps_per_node=20", "run.measure_transactions=500", cap]);
+        let sci = ringlet_sci::protocol::REGISTRY.iter().find(|r| r.schema.name == "sci").expect("registered");
+        let out = (sci.run)(&s, topology(&s), p, Mode::Plain).expect("runs");
+        (out.report.stopped_by, out.report.transactions)
+    };
+    assert_eq!(run("run.max_backlog_transactions=20"), ("transactions", 500));
+    assert_eq!(run("run.max_backlog_transactions=1").0, "backlog");
+}
