@@ -219,7 +219,7 @@ table! {
         generated_waits: u64 ["", "generated packets that waited for room"],
         /// TRAIN: tickets truncated from a passing train (the lowest first) because the node adding its own had no room in its bypass FIFO for a longer train; counted in `tickets_deleted` too.
         tickets_without_room: u64 ["", "tickets without room"],
-        /// The most symbols any bypass FIFO held at once (whole run; packet symbols, not idles); at most `network.bypass_fifo_symbols` unless a protocol overfills it.
+        /// The most symbols any bypass FIFO held at once (whole run; packet symbols, not idles); never more than `network.bypass_fifo_symbols`.
         bypass_max_symbols: u64 [""],
     }
 }
