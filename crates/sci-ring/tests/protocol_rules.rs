@@ -257,6 +257,10 @@ fn ppq_preempts_a_lower_priority_packet_in_the_bypass_queue() {
     // Node 1's first request occupies its link for 40 + 1 symbols.
     assert_eq!(preempted, vec![(41 * CYCLE, 1, 0, 0)]);
     assert_eq!(r.report().counters.preemptions, 1);
+    // Node 1's bypass FIFO held the whole 40-symbol request before it
+    // became a 4-symbol echo (its peak is counted before the change).
+    let link1 = r.report().per_link.iter().find(|l| l.link == 1).map(|l| l.bypass_max_symbols);
+    assert_eq!(link1, Some(40));
     assert!(t.iter().any(|x| x.what == (TraceKind::EchoBack { busy: true }) && x.iface == 0));
     // Node 0 retries and its request is eventually delivered.
     assert!(t.iter().any(|x| x.what == TraceKind::Received && x.iface == 2 && x.src == 0));
