@@ -2,7 +2,7 @@
 //! bypass FIFO in front of its output link and the state of that link; its
 //! client side is an output queue and an input queue per traffic class.
 
-use crate::bypass::{BypassFifo, Occupancy};
+use crate::bypass::{BypassFifo, Entry, Occupancy};
 use crate::client::{InputQueue, OutputQueue};
 use crate::packet::{PacketKind, Slab};
 use crate::params::{Params, MAX_CLASSES};
@@ -10,6 +10,14 @@ use crate::topology::{AgentId, IfaceId, RingletId, Topology};
 use ringlet_engine::Time;
 use std::cell::Cell;
 use std::collections::VecDeque;
+
+/// Whether bypass entry `(id, ready)` is in the FIFO by `now`: it is ready,
+/// or it is a control packet (one enters a bypass FIFO only when a node puts
+/// it there, so it is in even while held: `RingProtocol::control_hold`).
+#[inline]
+pub fn in_fifo(slab: &Slab, &(id, ready): &Entry, now: Time) -> bool {
+    ready <= now || slab.get(id).kind == PacketKind::Control
+}
 
 /// No output decision is pending.
 pub const NO_DECISION: Time = Time::MAX;
@@ -115,15 +123,7 @@ impl Iface {
     /// and no more, so what a node inserts must fit in the FIFO's size on
     /// top of them; arrivals after that bring their own separators.
     pub fn bypass_committed(&self, slab: &Slab, p: &Params, now: Time) -> u32 {
-        let arrived = self
-            .bypass
-            .iter()
-            .filter(|&&(id, ready)| ready <= now || slab.get(id).kind == PacketKind::Control)
-            .map(|&(id, _)| {
-                let pk = slab.get(id);
-                if pk.kind == PacketKind::Control { pk.len as Time * p.cycle } else { p.slot(pk.len) }
-            })
-            .sum::<Time>();
+        let arrived = self.bypass.iter().filter(|e| in_fifo(slab, e, now)).map(|&(id, _)| p.slot_of(slab.get(id))).sum::<Time>();
         (arrived + self.out_free_at.saturating_sub(now)).div_ceil(p.cycle) as u32
     }
 

@@ -97,6 +97,13 @@ impl Params {
         (len as u32 + self.separator) as Time * self.cycle
     }
 
+    /// Time packet `pk` occupies a link: its symbols, and the separator
+    /// idles after a packet (control symbols ride in the stream without them).
+    #[inline]
+    pub fn slot_of(&self, pk: &crate::packet::Packet) -> Time {
+        if pk.kind == crate::packet::PacketKind::Control { pk.len as Time * self.cycle } else { self.slot(pk.len) }
+    }
+
     /// The longest send packet, symbols.
     pub fn longest_send(&self) -> u16 {
         self.shape.request_len.max(self.shape.response_len)

@@ -3,6 +3,7 @@
 
 use super::Fabric;
 use crate::event::Event;
+use crate::interface::in_fifo;
 use crate::packet::PacketKind;
 use crate::protocol::{BypassOrder, Permit, RingProtocol};
 use crate::trace::TraceKind;
@@ -103,12 +104,10 @@ impl<P: RingProtocol> Fabric<P> {
         self.own_blocked(i);
     }
 
-    /// Link time packet `id` takes: its symbols, and the separator idles
-    /// after a packet (control symbols ride in the stream without them).
+    /// Link time packet `id` takes (`Params::slot_of`).
     #[inline(always)]
     pub(super) fn slot_of(&self, id: u32) -> Time {
-        let pk = self.slab.at(id);
-        if pk.kind == PacketKind::Control { pk.len as Time * self.p.cycle } else { self.p.slot(pk.len) }
+        self.p.slot_of(self.slab.at(id))
     }
 
     /// `own_blocked` when the protocol has to be told.
@@ -344,9 +343,7 @@ impl<P: RingProtocol> Fabric<P> {
     pub(super) fn insert_in_stream_ready(&mut self, i: usize, id: u32, ready: Time) {
         let now = self.sched.now();
         let slab = &self.slab;
-        // In by now: what is ready, and any control packet (one only ever
-        // enters a bypass FIFO here, so it is in, if held: `control_hold`).
-        let arrived = |&(x, r): &(u32, Time)| r <= now || slab.at(x).kind == PacketKind::Control;
+        let arrived = |e: &(u32, Time)| in_fifo(slab, e, now);
         let bypass = &mut self.ifaces[i].bypass;
         if bypass.back().is_none_or(arrived) {
             // Usually nothing is on its way in: the end of the queue.

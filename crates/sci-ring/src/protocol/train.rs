@@ -176,9 +176,8 @@ pub struct Train {
     scratch_tickets: Vec<Ticket>,
     /// How long a node holds the train before passing it on.
     handling: Time,
-    cycle: Time,
-    /// The ring's parameters: a node grows a passing train only as far as
-    /// its bypass FIFO (`bypass_fifo_symbols`) has room.
+    /// The ring's parameters (the cycle; a node grows a passing train only
+    /// as far as its bypass FIFO, `bypass_fifo_symbols`, has room).
     p: Params,
     counters: ProtoCounters,
 }
@@ -229,7 +228,6 @@ impl Train {
             scratch_ids: Vec::new(),
             scratch_tickets: Vec::new(),
             handling: if s.handling_cycles == 0 { loco as Time } else { s.handling_cycles as Time } * p.cycle,
-            cycle: p.cycle,
             p: p.clone(),
             counters: ProtoCounters::default(),
         })
@@ -459,7 +457,7 @@ impl RingProtocol for Train {
             // longer than its revolution, however many tickets it carries.
             self.turn(now);
             self.counters.control_symbols += 1;
-            let launch = now + pk.len as Time * self.cycle;
+            let launch = now + pk.len as Time * self.p.cycle;
             let len = self.train_len_after_turn(j, now, launch, n, slab, fx);
             fx.controls.push((self.tm as u16, len, 0, launch));
             return false;
