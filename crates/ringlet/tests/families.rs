@@ -190,4 +190,10 @@ fn full_source_buffers_lose_transactions() {
     let lost: f64 = r.per_node.iter().map(|n| n.loss_mbps).sum();
     assert!((lost - r.loss_mbps).abs() < 1e-6 * r.loss_mbps);
     assert!(r.throughput_mbps + r.loss_mbps <= r.offered_mbps * 1.05);
+    // Lost transactions are not outstanding: a backlog cap far below the
+    // number lost (but above what waits or is in flight) does not stop the run.
+    let capped = scenario(&["traffic.load_mbps_per_node=400", "bridge.source_buffer=1", "run.measure_transactions=3000", "run.max_backlog_transactions=100"]);
+    let r = registry().run(&capped).unwrap().report;
+    assert!(r.conservation.lost > 100 && r.conservation.queued + r.conservation.in_flight <= 100, "{:?}", r.conservation);
+    assert_eq!(r.stopped_by, "transactions");
 }

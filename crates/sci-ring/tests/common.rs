@@ -1,7 +1,9 @@
 //! Helpers for hand-built rings.
 #![allow(dead_code)]
 
-use ringlet_fabric::packet::PacketKind;
+use ringlet_fabric::interface::Iface;
+use ringlet_fabric::packet::{Packet, PacketKind, Slab};
+use ringlet_fabric::protocol::Effects;
 use ringlet_fabric::params::Params;
 use ringlet_fabric::protocol::RingProtocol;
 use ringlet_fabric::trace::{TraceKind, TraceRecord};
@@ -9,6 +11,7 @@ use ringlet_fabric::Fabric;
 use ringlet_fabric::topology::Topology;
 use ringlet_sci::keys::Settings;
 use ringlet_sci::protocol::sci::BaseSci;
+use ringlet_sci::protocol::train::Train;
 use ringlet_sci::protocol::Registered;
 use ringlet_scenario::Scenario;
 
@@ -56,3 +59,21 @@ pub const NS: u64 = 1000;
 /// One symbol cycle (2 ns) and one hop (link 0 + 1-cycle node delay) in ps.
 pub const CYCLE: u64 = 2 * NS;
 pub const HOP: u64 = CYCLE;
+
+/// Sends TRAIN's train round a bench ring of idle interfaces once, from the
+/// TicketMaster (node 0) and home again, a nanosecond a node; returns the
+/// length it had when it came home.
+pub fn train_revolution(t: &mut Train, nodes: &[Iface], slab: &Slab, fx: &mut Effects, launch: u64) -> u16 {
+    let (origin, len, _, _) = fx.controls.pop().expect("a train was launched");
+    assert_eq!(origin, 0);
+    let mut pk = Packet::new(PacketKind::Control, 0, 0, 1, 0, len, launch).on(0, 1);
+    for (k, j) in (1..nodes.len()).chain([0]).enumerate() {
+        let now = launch + (k as u64 + 1) * NS;
+        let at_home = pk.len;
+        if !t.on_control(j, now, &mut pk, &nodes[j], slab, fx) {
+            assert_eq!(j, 0, "taken off by the TicketMaster");
+            return at_home;
+        }
+    }
+    unreachable!("the TicketMaster takes the train off")
+}

@@ -376,23 +376,43 @@ fn ppq_echo_waiting_queue_frees_the_output_queue_slot() {
 
 /// A starved low-priority packet stuck in an input queue behind a stream of
 /// higher-priority ones is served once inheritance raises it (ring level).
+/// Five nodes. Nodes 1 and 3 each keep one priority-3 request for node 2
+/// outstanding (output queues of one packet, no EWQ), a new one every 100
+/// ns; node 2 serves one per 200 ns, so its responder queue always holds a
+/// priority-3 request ahead of node 0's priority-0 one (in at 38 ns). Node
+/// 0's priority-3 transaction (235 ns) finds its output queue full: its
+/// event message raises the waiting request to 3 as it passes node 2 (272
+/// ns), where it joins the priority-3 requests; it is served at 818 ns.
+/// Without the message it is never served in the 3 us run. When the
+/// message passes, node 2's bypass FIFO holds node 4's request for node 3
+/// (252 to 322 ns, behind node 2's response): the raise finds the starved
+/// packet in the input queue all the same.
 #[test]
 fn ppq_inheritance_frees_a_starved_packet() {
-    // Node 0 has room for one outstanding request; its priority-0 request to
-    // node 2 waits in node 2's queue behind priority-3 traffic from node 1.
-    let mut r = ppq_ring(4, &["node.output_queue_packets=1", "ppq.ewq_packets=0", "node.iqst_ns=200.0", "node.responder_input_queue_packets=16"]);
-    for k in 0..12u64 {
-        r.inject(1, 2, 3, k * 100 * NS);
-    }
-    r.inject(0, 2, 0, 10 * NS);
-    r.inject(0, 3, 3, 20 * NS);
-    r.run_until(3_000 * NS);
-    let t = records(&r);
-    let served = |src: u16, prio: u16| t.iter().find(|x| x.what == TraceKind::Serviced && x.iface == 2 && x.src == src && x.priority == prio).map(|x| x.time);
-    let low = served(0, 0).expect("the low-priority request is served");
-    let last_high = t.iter().filter(|x| x.what == TraceKind::Serviced && x.iface == 2 && x.src == 1).map(|x| x.time).max().unwrap();
-    assert!(low < last_high, "served before the higher-priority stream ended ({low} vs {last_high})");
-    assert!(r.report().counters.inheritances >= 1);
+    let served = |inherit: bool| {
+        let mut r = ppq_ring(5, &["node.output_queue_packets=1", "ppq.ewq_packets=0", "node.iqst_ns=200.0", "node.responder_input_queue_packets=16"]);
+        for k in 0..14u64 {
+            r.inject(1, 2, 3, k * 100 * NS);
+            r.inject(3, 2, 3, k * 100 * NS);
+        }
+        r.inject(4, 3, 3, 225 * NS);
+        r.inject(0, 2, 0, 10 * NS);
+        if inherit {
+            r.inject(0, 3, 3, 235 * NS);
+        }
+        r.run_until(3_000 * NS);
+        assert_eq!(r.report().counters.inheritances, inherit as u64);
+        if inherit {
+            assert_eq!(times(&r, 2, TraceKind::Control, PacketKind::Control, 0), vec![272 * NS]);
+            let passing = |at: u16| times(&r, at, TraceKind::Transmit { own: false }, PacketKind::Request, 4);
+            assert_eq!((passing(1), passing(2)), (vec![252 * NS], vec![322 * NS]));
+        }
+        let order: Vec<(u16, u64)> =
+            records(&r).iter().filter(|x| x.what == TraceKind::Serviced && x.iface == 2).map(|x| (x.src, x.time / NS)).take(5).collect();
+        (order, times(&r, 2, TraceKind::Serviced, PacketKind::Request, 0))
+    };
+    assert_eq!(served(true), (vec![(1, 218), (3, 418), (1, 618), (0, 818), (3, 1018)], vec![818 * NS]));
+    assert_eq!(served(false), (vec![(1, 218), (3, 418), (1, 618), (3, 818), (1, 1018)], vec![]));
 }
 
 /// STOP-THRU's ">=" rule on a running ring (seed 003 section 3.1: held
@@ -453,24 +473,6 @@ fn dfc_water_marks_at_their_bounds() {
     assert_eq!(check(&["dfc.stop_to_high=3", "dfc.stop_to_low=2"]), Ok(()));
     // Derived: the high mark is the smaller queue's size.
     assert_eq!(check(&["node.requestor_input_queue_packets=3", "dfc.stop_to_low=3"]), Err("dfc.stop_to_low: expected less than the high-water mark (3), got 3".into()));
-}
-
-/// Sends TRAIN's train round a bench ring of idle interfaces once, from the
-/// TicketMaster (node 0) and home again, a nanosecond a node; returns the
-/// length it had when it came home.
-fn train_revolution(t: &mut ringlet_sci::protocol::train::Train, nodes: &[Iface], slab: &Slab, fx: &mut Effects, launch: u64) -> u16 {
-    let (origin, len, _, _) = fx.controls.pop().expect("a train was launched");
-    assert_eq!(origin, 0);
-    let mut pk = Packet::new(PacketKind::Control, 0, 0, 1, 0, len, launch).on(0, 1);
-    for (k, j) in (1..nodes.len()).chain([0]).enumerate() {
-        let now = launch + (k as u64 + 1) * NS;
-        let at_home = pk.len;
-        if !t.on_control(j, now, &mut pk, &nodes[j], slab, fx) {
-            assert_eq!(j, 0, "taken off by the TicketMaster");
-            return at_home;
-        }
-    }
-    unreachable!("the TicketMaster takes the train off")
 }
 
 /// A node adds its tickets to a passing request train only as far as its
@@ -692,6 +694,85 @@ fn ppq_bypass_queue_sends_the_highest_priority_then_the_oldest() {
     }
 }
 
+/// A PPQ ring with aging (`ppq.aging_ns`).
+fn ppq_aging_ring(aging_ns: &str, extra: &[&str]) -> Fabric<Ppq> {
+    let aging = format!("ppq.aging_ns={aging_ns}");
+    let mut all = vec!["network.protocol=\"ppq\"", "traffic.priorities=4", "ppq.starvation=\"aging\"", &aging];
+    all.extend_from_slice(extra);
+    ring_with(4, &all)
+}
+
+/// Aging in the bypass queue (seed 003 section 3): a packet gains a level
+/// per `ppq.aging_ns` waited there, up to the highest. Node 1 serves node
+/// 0's request and sends the response 128..210 ns; node 0's priority-0
+/// request for node 2 (sent at 140 ns) and its priority-3 one for node 3
+/// (158 ns) wait in node 1's bypass queue from 142 and 160 ns. At 210 ns,
+/// with 1 us aging, priority 3 goes first; with 20 ns aging the priority-0
+/// packet has waited 68 ns, three levels (to 3, the top), the other 50 ns:
+/// equal, so the older goes first.
+#[test]
+fn ppq_aging_lifts_a_packet_waiting_in_the_bypass_queue() {
+    for (aging, first_3) in [("1000.0", true), ("20.0", false)] {
+        let mut r = ppq_aging_ring(aging, &[]);
+        r.inject(0, 1, 0, 0);
+        r.inject(0, 2, 0, 140 * NS);
+        r.inject(0, 3, 3, 145 * NS);
+        r.run_until(1_000 * NS);
+        assert_eq!(times(&r, 1, TraceKind::Transmit { own: true }, PacketKind::Response, 1), vec![128 * NS]);
+        let forwarded = |priority: u16| records(&r).iter().find(|x| x.iface == 1 && x.what == TraceKind::Transmit { own: false } && x.kind == PacketKind::Request && x.priority == priority).map(|x| x.time);
+        let (t3, t0) = if first_3 { (210 * NS, 228 * NS) } else { (228 * NS, 210 * NS) };
+        assert_eq!((forwarded(3), forwarded(0)), (Some(t3), Some(t0)), "aging {aging} ns");
+    }
+}
+
+/// Preemption for an own packet counts the victims' aging, and takes the
+/// youngest of equal rank first. Node 1 (50 ns service) sends node 0 a
+/// response 78..160 ns; its priority-3 response to node 2 is ready at 118
+/// ns. Node 0's two priority-0 requests (to nodes 2 and 3, sent at 80 and
+/// 98 ns) wait in node 1's bypass queue from 82 and 100 ns. At 160 ns the
+/// 41-symbol response needs the whole FIFO: with 1 us aging both requests
+/// rank 0, below it, and become busy echoes, the younger first; with 20 ns
+/// aging they have reached priority 3 (78 and 60 ns waited) and stay.
+#[test]
+fn ppq_preemption_counts_aging_and_takes_the_youngest_first() {
+    for (aging, preempted) in [("1000.0", vec![3, 2]), ("20.0", vec![])] {
+        let mut r = ppq_aging_ring(aging, &["node.iqst_ns=50.0"]);
+        r.inject(0, 1, 0, 0);
+        r.inject(2, 1, 3, 0);
+        r.inject(0, 2, 0, 80 * NS);
+        r.inject(0, 3, 0, 90 * NS);
+        r.run_until(170 * NS);
+        let victims: Vec<u16> = records(&r).iter().filter(|x| x.what == TraceKind::Preempted).map(|x| x.dst).collect();
+        assert_eq!(victims, preempted, "aging {aging} ns");
+        assert!(records(&r).iter().filter(|x| x.what == TraceKind::Preempted).all(|x| x.time == 160 * NS));
+    }
+}
+
+/// PPQ runs base SCI's bandwidth allocation within a priority level: a
+/// node's transmission recovery ends when its (priority-ordered) bypass
+/// queue is empty, as in base SCI. One priority, write64 (41-symbol slots,
+/// 82 ns), no responses in the window. Node 0 sends W1 (to node 3) and
+/// node 1 V1 (to node 2) at 0, each with a second request queued:
+/// - node 0's FIFO is empty at 82 ns: its recovery ends, and node 1's
+///   waiting is seen there only from 88 ns: no debt, W2 goes at 82 ns;
+/// - node 1 forwards W1 (in from 2 ns) 82..164 and W2 (in from 84 ns)
+///   164..246: its recovery ends at 246 ns;
+/// - node 0's ends after W2, at 164 ns, with node 1 seen waiting: it owes
+///   41 symbols and converts idles 164..246, which node 1 sees until 248 ns:
+///   V2 goes then.
+#[test]
+fn ppq_recovery_ends_when_the_bypass_queue_is_empty() {
+    let mut r = ring_with::<Ppq>(4, &["network.protocol=\"ppq\"", "node.iqst_ns=10000.0", "traffic.transaction=write64"]);
+    for _ in 0..2 {
+        r.inject(0, 3, 0, 0);
+        r.inject(1, 2, 0, 0);
+    }
+    r.run_until(400 * NS);
+    assert_eq!(times(&r, 0, TraceKind::Transmit { own: true }, PacketKind::Request, 0), vec![0, 82 * NS]);
+    assert_eq!(times(&r, 1, TraceKind::Transmit { own: false }, PacketKind::Request, 0), vec![82 * NS, 164 * NS]);
+    assert_eq!(times(&r, 1, TraceKind::Transmit { own: true }, PacketKind::Request, 1), vec![0, 248 * NS]);
+}
+
 /// PPQ's limited busy-retries (`ppq.retry_holdoff_ns`): a busied packet
 /// goes again the holdoff after its busy echo is back, not at once. Node
 /// 3's only responder slot is taken by node 2's request; node 1's is busied
@@ -708,4 +789,26 @@ fn ppq_retry_holdoff_delays_each_retry() {
         assert_eq!(times(&r, 1, TraceKind::Transmit { own: true }, PacketKind::Request, 1), sends, "{holdoff}");
         assert_eq!(times(&r, 1, TraceKind::EchoBack { busy: true }, PacketKind::Echo, 3)[0], 32 * NS);
     }
+}
+
+/// A busied packet back from its holdoff rejoins its output queue ahead of
+/// the packets of its priority not yet sent. write64 (82 ns slots), 100 ns
+/// holdoff; node 3's only responder slot holds node 2's request. Node 1's
+/// R1 (0..82 ns) and R2 (82..164 ns) for node 3 are busied, their echoes
+/// back at 96 and 178 ns: they rejoin the queue at 196 and 278 ns. Fresh F1
+/// and F2 for node 0 (queued at 150 ns): F1 goes at 164 ns; R1 rejoins
+/// ahead of F2 and goes at 246 ns, R2 likewise at 328 ns, F2 at 410 ns.
+#[test]
+fn ppq_a_retry_back_from_its_holdoff_goes_ahead_of_fresh_packets() {
+    let mut r = ppq_ring(4, &["node.responder_input_queue_packets=1", "node.iqst_ns=1000.0", "ppq.retry_holdoff_ns=100", "traffic.transaction=write64"]);
+    r.inject(2, 3, 0, 0);
+    r.inject(1, 3, 0, 0);
+    r.inject(1, 3, 0, 0);
+    r.inject(1, 0, 0, 150 * NS);
+    r.inject(1, 0, 0, 150 * NS);
+    r.run_until(420 * NS);
+    assert_eq!(times(&r, 1, TraceKind::EchoBack { busy: true }, PacketKind::Echo, 3)[..2], [96 * NS, 178 * NS]);
+    let sends: Vec<(u64, u16)> =
+        records(&r).iter().filter(|x| x.iface == 1 && x.what == TraceKind::Transmit { own: true }).map(|x| (x.time / NS, x.dst)).collect();
+    assert_eq!(sends, vec![(0, 3), (82, 3), (164, 0), (246, 3), (328, 3), (410, 0)]);
 }

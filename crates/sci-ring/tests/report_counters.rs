@@ -50,7 +50,8 @@ fn train_tickets_without_room_are_reported() {
 /// One read64 transaction from node 0 to node 2 on a base SCI ring (100 ns
 /// service): the request (8 symbols) and the response's echo (4) cross
 /// links 0 and 1, the request's echo (4) and the response (40) links 2 and
-/// 3. The report counts 2 send packets and 8 packet hops, and each link's
+/// 3. The report counts 2 send packets, their 2 echoes (neither busy) and
+/// 8 packet hops, and each link's
 /// utilization is its symbols (2 ns each) over the 304 ns measured.
 #[test]
 fn base_sci_link_use_packets_and_hops_of_one_transaction() {
@@ -59,6 +60,7 @@ fn base_sci_link_use_packets_and_hops_of_one_transaction() {
     r.run_until(1_000 * NS);
     let rep = r.report();
     assert_eq!((rep.counters.send_packets, rep.counters.packet_hops), (2, 8));
+    assert_eq!((rep.counters.echoes, rep.counters.busy_echoes), (2, 0));
     assert_eq!(rep.measure_time_ns, 304.0);
     let busy_ns = |f: fn(&ringlet_fabric::report::LinkReport) -> f64| -> Vec<f64> { rep.per_link.iter().map(|l| (f(l) * 304.0).round()).collect() };
     assert_eq!(busy_ns(|l| l.utilization), vec![24.0, 24.0, 88.0, 88.0]);

@@ -122,3 +122,23 @@ fn tickets_rank_by_output_queue_entry_time() {
     assert_eq!(times(&r, 1, Transmit { own: true }, Request, 1), vec![34 * NS, 390 * NS]);
     assert_eq!(r.report().counters.tickets_deleted, 1);
 }
+
+/// A TRAIN responder never waits for room in its response queue (the
+/// responses join it in priority order). Output queues of one packet, 10 ns
+/// service from a request's tail (8 symbols after its head): node 2 serves
+/// node 1's request at 62 ns; its response waits for the train and leaves at
+/// 144 ns. Node 3's request is in at 118 ns and served at 144 ns all the
+/// same. (Base SCI's server would hold it until the first response's echo
+/// frees the slot.)
+#[test]
+fn a_train_responder_serves_without_room_for_the_response() {
+    let mut r = train_ring(&["node.output_queue_packets=1", "node.iqst_ns=10.0"]);
+    r.inject(1, 2, 0, 0);
+    r.inject(3, 2, 0, 0);
+    r.run_until(400 * NS);
+    let accepted = |src: u16| times(&r, 2, Accepted, Request, src)[0];
+    let served = |src: u16| times(&r, 2, TraceKind::Serviced, Request, src)[0];
+    assert_eq!([accepted(1), served(1)], [36 * NS, 62 * NS]);
+    assert_eq!([accepted(3), served(3)], [118 * NS, 144 * NS]);
+    assert_eq!(times(&r, 2, Transmit { own: true }, PacketKind::Response, 2)[0], 144 * NS);
+}

@@ -1,6 +1,8 @@
-//! The packet-level go-bit abstraction TRAIN's immediate mode still runs
-//! on (to move onto `bandwidth::Bandwidth`): a blocked node holds every
-//! other node that sees it blocked.
+//! The packet-level go bits TRAIN's gearshift mode runs on below the
+//! arbitration threshold: a node blocked by bypass traffic holds every other
+//! node once its idles reach them. Base SCI's own flow control
+//! (`bandwidth::Bandwidth`) also needs transmission recovery, which the
+//! fabric follows per protocol (`Rules::recovery`), not per TRAIN mode.
 
 use ringlet_engine::Time;
 use ringlet_fabric::protocol::{Effects, Permit, RingletView};

@@ -29,7 +29,8 @@ macro_rules! registry {
     };
 }
 
-// The flow control base SCI defines, which PPQ (and TRAIN's immediate mode) run on too.
+// The flow control base SCI defines, which PPQ runs on too, and the
+// packet-level go bits of TRAIN's gearshift mode.
 pub mod bandwidth;
 pub mod go_bits;
 pub mod queue_allocation;

@@ -1,0 +1,186 @@
+//! TRAIN's budget, mode switches, grants and counters on a bench: the
+//! protocol driven by hand round four idle interfaces, the train a
+//! nanosecond a node (seed 003 section 2.3; gearshift is beyond the seed).
+
+mod common;
+use common::*;
+use ringlet_fabric::interface::Iface;
+use ringlet_fabric::packet::{Packet, PacketKind, Slab};
+use ringlet_fabric::protocol::{Effects, Permit, RingProtocol};
+use ringlet_sci::protocol::train::{Train, TrainPhase};
+use ringlet_sci::protocol::Registered;
+
+/// The derived budget of a 4-node ring (1-cycle hops, an 8-symbol
+/// LocalMotive, 1 separator idle): twice the symbols one link carries while
+/// the LocalMotive circles the idle ring, 2 x (4 x 1 + 4 x (8 + 1)) = 80.
+const BUDGET: u32 = 80;
+
+struct Bench {
+    t: Train,
+    nodes: Vec<Iface>,
+    slab: Slab,
+    fx: Effects,
+    /// When the next revolution leaves the TicketMaster (node 0).
+    launch: u64,
+}
+
+impl Bench {
+    fn new(extra: &[&str]) -> Bench {
+        let mut all = vec!["network.protocol=\"train\""];
+        all.extend_from_slice(extra);
+        let (s, p) = setup(4, &all);
+        let topo = topology(&s);
+        let mut t = Train::build(&topo.view(0), &p, &s).unwrap();
+        let mut fx = Effects::default();
+        t.on_start(&mut fx);
+        Bench { t, nodes: (0..4u16).map(|i| Iface::new(&topo, i, &p, 1, 0)).collect(), slab: Slab::with_capacity(16), fx, launch: 0 }
+    }
+
+    /// A request of `len` symbols from `src` to node 0, waiting in `src`'s output queue.
+    fn request(&mut self, src: u16, len: u16) -> u32 {
+        let id = self.slab.alloc(Packet::new(PacketKind::Request, 0, src, 0, 0, len, 0).on(src, 0));
+        self.nodes[src as usize].push_own(0, 0, id);
+        id
+    }
+
+    /// One revolution; the phase the TicketMaster launches next.
+    fn revolution(&mut self) -> TrainPhase {
+        train_revolution(&mut self.t, &self.nodes, &self.slab, &mut self.fx, self.launch);
+        self.launch = self.fx.controls.last().expect("the next revolution").3;
+        self.t.phase()
+    }
+
+    /// Node `node` reports having sent packet `id` at `now`.
+    fn sent(&mut self, node: usize, now: u64, id: u32) {
+        let pk = *self.slab.get(id);
+        self.t.on_sent(node, now, id, &pk, None, &mut self.fx);
+    }
+}
+
+/// The derived budget, an explicit one, and one too small for the longest
+/// send packet (a read64 response, 40 symbols), refused before any run.
+#[test]
+fn the_budget_is_twice_an_idle_revolution_unless_set() {
+    assert_eq!(Bench::new(&[]).t.budget(), BUDGET);
+    assert_eq!(Bench::new(&["train.budget_symbols=40"]).t.budget(), 40);
+    let train = ringlet_sci::protocol::REGISTRY.iter().find(|r| r.schema.name == "train").expect("registered");
+    let (s, p) = setup(4, &["network.protocol=\"train\"", "train.budget_symbols=39"]);
+    assert_eq!(
+        (train.check)(&topology(&s), &p, &s),
+        Err("train.budget_symbols: expected 0 (derived) or at least the longest send packet (40 symbols), got 39".into())
+    );
+    let (s, p) = setup(4, &["network.protocol=\"train\"", "train.budget_symbols=40"]);
+    assert_eq!((train.check)(&topology(&s), &p, &s), Ok(()));
+}
+
+/// An idle revolution claims nothing: even with `arbitrate_above = 0` the
+/// TicketMaster switches to arbitrated mode only when more than that share
+/// was claimed (or, with gearshift, reported sent).
+#[test]
+fn an_idle_revolution_keeps_the_low_load_mode() {
+    let mut b = Bench::new(&["train.arbitrate_above=0", "train.immediate_below=0"]);
+    assert_eq!(b.revolution(), TrainPhase::Immediate { tally: BUDGET });
+    let mut b = Bench::new(&["train.arbitrate_above=0", "train.immediate_below=0", "train.gearshift=true"]);
+    assert_eq!(b.revolution(), TrainPhase::Free { used: 0 });
+    // One symbol reported is more than none.
+    let id = b.request(1, 8);
+    b.sent(1, 0, id);
+    assert_eq!(b.revolution(), TrainPhase::Request);
+}
+
+/// Gearshift: nodes report on the passing LocalMotive the symbols they sent
+/// since it last passed, and the TicketMaster switches to arbitrated mode
+/// when a revolution's reports exceed `arbitrate_above` (0.75 x 80 = 60).
+#[test]
+fn gearshift_switches_to_arbitrated_mode_on_the_symbols_reported_sent() {
+    // 40 symbols: below the threshold.
+    let mut b = Bench::new(&["train.gearshift=true"]);
+    let a = b.request(1, 40);
+    b.sent(1, 0, a);
+    assert_eq!(b.revolution(), TrainPhase::Free { used: 0 });
+    // 40 + 40 from two nodes: above it.
+    let mut b = Bench::new(&["train.gearshift=true"]);
+    let (a, c) = (b.request(1, 40), b.request(2, 40));
+    b.sent(1, 0, a);
+    b.sent(2, 0, c);
+    assert_eq!(b.revolution(), TrainPhase::Request);
+}
+
+/// After a grant train the TicketMaster goes back to immediate mode when the
+/// request train before it asked for less than `immediate_below` of the
+/// budget. Node 1's first packet (40 symbols, more than `arbitrate_above` of
+/// the budget) is claimed on revolution 1; its second (8 symbols, if any) is
+/// ticketed on the request train, revolution 2, and granted on revolution 3.
+#[test]
+fn arbitrated_mode_ends_when_a_request_train_asks_below_the_threshold() {
+    let after_grant = |threshold: &str, second: bool| {
+        let mut b = Bench::new(&[&format!("train.arbitrate_above={threshold}"), &format!("train.immediate_below={threshold}")]);
+        b.request(1, 40);
+        if second {
+            b.request(1, 8);
+        }
+        assert_eq!(b.revolution(), TrainPhase::Request);
+        assert_eq!(b.revolution(), TrainPhase::Grant);
+        b.revolution()
+    };
+    // 8 symbols against 0.25 x 80 = 20: back to immediate mode.
+    assert_eq!(after_grant("0.25", true), TrainPhase::Immediate { tally: BUDGET });
+    // 8 against 0.05 x 80 = 4: arbitrated on.
+    assert_eq!(after_grant("0.05", true), TrainPhase::Request);
+    // An empty request train (0 symbols) against a threshold of 0: not below it.
+    assert_eq!(after_grant("0", false), TrainPhase::Request);
+}
+
+/// A claimed packet goes only once the LocalMotive has left the node: the
+/// node is woken just after the train passes (the train reaches node 1 at 1
+/// ns and leaves after its 16 ns handling, at 17 ns); asked before that the
+/// answer is to wait until then. A packet with no claim or grant is skipped
+/// (a flow hold) while the node does not see the ring free.
+#[test]
+fn a_granted_packet_waits_for_the_train_to_pass() {
+    let mut b = Bench::new(&[]);
+    let claimed = b.request(1, 8);
+    let other = b.request(1, 8);
+    b.revolution();
+    let pass = 17 * NS;
+    assert!(b.fx.wakes.contains(&(1, pass + 1)), "{:?}", b.fx.wakes);
+    let pk = *b.slab.get(claimed);
+    assert_eq!(b.t.may_send(1, 10 * NS, claimed, &pk, &mut b.fx), Permit::Hold { wake_at: Some(pass + 1) });
+    assert_eq!(b.t.may_send(1, pass, claimed, &pk, &mut b.fx), Permit::Hold { wake_at: Some(pass + 1) });
+    assert_eq!(b.t.may_send(1, pass + 1, claimed, &pk, &mut b.fx), Permit::Go);
+    assert_eq!(b.t.counters().flow_holds, 0);
+    let pk = *b.slab.get(other);
+    assert_eq!(b.t.may_send(1, pass + 1, other, &pk, &mut b.fx), Permit::Skip);
+    assert_eq!(b.t.counters().flow_holds, 1);
+}
+
+/// Every train the TicketMaster launches counts as one control packet: the
+/// first at the start and one each time the train comes home.
+#[test]
+fn each_launched_train_counts_once() {
+    let mut b = Bench::new(&[]);
+    for _ in 0..3 {
+        b.revolution();
+    }
+    assert_eq!(b.t.counters().control_symbols, 4);
+}
+
+/// Gearshift's low-load mode is base SCI's go bits: a node blocked by bypass
+/// traffic holds the others once its idles reach them (node 2 to node 1:
+/// 3 hops, 6 ns), and the hold is counted. The node asks to hear of every
+/// further forward whether or not it sees the ring free, since that changes
+/// as the train passes.
+#[test]
+fn gearshift_holds_nodes_behind_a_blocked_one() {
+    let mut b = Bench::new(&["train.gearshift=true"]);
+    let id = b.request(1, 8);
+    let pk = *b.slab.get(id);
+    assert!(b.t.on_blocked(2, 0, 0, &mut b.fx));
+    assert_eq!(b.t.may_send(1, 5 * NS, id, &pk, &mut b.fx), Permit::Go);
+    assert!(matches!(b.t.may_send(1, 6 * NS, id, &pk, &mut b.fx), Permit::Hold { .. }));
+    assert_eq!(b.t.counters().go_bit_holds, 1);
+    // Immediate mode: the go bits are not used, yet the node asks again.
+    let mut b = Bench::new(&[]);
+    assert!(b.t.on_blocked(2, 0, 0, &mut b.fx));
+    assert_eq!(b.t.counters().go_bit_holds, 0);
+}
