@@ -456,6 +456,37 @@ fn stop_thru_lets_equal_priority_through() {
     }
 }
 
+/// A held node that becomes congested is held no more, at once. Five
+/// nodes, read64, 300 ns service, responder queues of 3; eight transactions
+/// (a case a randomized search found). Node 0 is congested and circulates
+/// STOP-THRU(9), which every other node has seen by 300 ns. Node 2's
+/// priority-3 response for node 1 passes node 0: held, and every own packet
+/// of node 2 skipped. Blocked by passing traffic, node 2 becomes congested
+/// itself and announces STOP-THRU(3) (node 3 sees it at 364 ns); a
+/// congested node is not held, so the response goes as soon as node 2's
+/// bypass FIFO is empty, at 366 ns, before node 0's lift reaches node 2
+/// (370 ns). (Nothing else node 2's packets depend on changed meanwhile:
+/// the fabric asks again only because the announcement says so.)
+#[test]
+fn dfc_a_held_node_that_becomes_congested_sends_at_once() {
+    let mut r = ring_with::<Dfc>(
+        5,
+        &["network.protocol=\"dfc\"", "traffic.priorities=16", "node.iqst_ns=300.0", "node.responder_input_queue_packets=3", "dfc.stop_thru_after_packets=1"],
+    );
+    for (src, dst, priority, at) in [(4u16, 0u16, 0u16, 110u64), (4, 0, 3, 140), (1, 2, 3, 20), (0, 4, 6, 130), (1, 2, 9, 48), (0, 2, 0, 18), (0, 3, 3, 104), (0, 2, 9, 136)] {
+        r.inject(src, dst, priority, at * NS);
+    }
+    let seen = |r: &Fabric<Dfc>, j: usize, i: usize| r.protocol(0).stop_thru_seen(j, i);
+    r.run_until(300 * NS);
+    assert_eq!((1..5).map(|j| seen(&r, j, 0)).collect::<Vec<_>>(), vec![10; 4], "STOP-THRU(9) from node 0 seen everywhere");
+    r.run_until(364 * NS);
+    assert_eq!((seen(&r, 3, 2), seen(&r, 2, 0)), (4, 10), "node 2's STOP-THRU(3) at node 3; node 0's still held at node 2");
+    r.run_until(1_000 * NS);
+    assert_eq!(times(&r, 2, TraceKind::Transmit { own: true }, PacketKind::Response, 2)[0], 366 * NS);
+    let lift: Vec<u64> = records(&r).iter().filter(|x| x.iface == 2 && x.what == TraceKind::Control && x.src == 0 && x.time > 300 * NS).map(|x| x.time).collect();
+    assert_eq!(lift[0], 370 * NS);
+}
+
 /// DFC's STOP-TO water marks at the edges of what is accepted (input
 /// queues of 5): the high mark at most the queue size, the low mark below
 /// the high one.
@@ -789,6 +820,28 @@ fn ppq_retry_holdoff_delays_each_retry() {
         assert_eq!(times(&r, 1, TraceKind::Transmit { own: true }, PacketKind::Request, 1), sends, "{holdoff}");
         assert_eq!(times(&r, 1, TraceKind::EchoBack { busy: true }, PacketKind::Echo, 3)[0], 32 * NS);
     }
+}
+
+/// Busied packets back from their holdoffs go in the order they were
+/// busied. Responder queues of one packet, 30 ns holdoff. Node 0 sends A
+/// (to node 1) at 72 ns, B (to node 3) at 108 and C (to node 1) at 126; B
+/// and C are busied, their echoes back at 124 and 142 ns, so they rejoin
+/// node 0's queue at 154 and 172 ns. From 154 ns node 0 sends a response
+/// (to node 1's request), then forwards passing traffic: B, which has waited
+/// longer, goes first when the link is free, at 328 ns, and C at 346 ns.
+#[test]
+fn ppq_retries_back_from_their_holdoffs_keep_their_order() {
+    let mut r = ppq_ring(4, &["node.responder_input_queue_packets=1", "node.iqst_ns=100.0", "node.output_queue_packets=3", "ppq.retry_holdoff_ns=30"]);
+    for (src, dst, at) in [(2u16, 3u16, 62u64), (1, 0, 20), (3, 2, 74), (0, 1, 72), (0, 3, 72), (0, 1, 74)] {
+        r.inject(src, dst, 0, at * NS);
+    }
+    r.run_until(400 * NS);
+    let busy_back: Vec<(u64, u16)> = records(&r).iter().filter(|x| x.iface == 0 && x.what == TraceKind::EchoBack { busy: true }).map(|x| (x.time / NS, x.src)).collect();
+    assert_eq!(busy_back, vec![(124, 3), (142, 1)]);
+    let sent: Vec<(u64, PacketKind, u16)> =
+        records(&r).iter().filter(|x| x.iface == 0 && x.what == TraceKind::Transmit { own: true }).map(|x| (x.time / NS, x.kind, x.dst)).collect();
+    use PacketKind::{Request, Response};
+    assert_eq!(sent, vec![(72, Request, 1), (108, Request, 3), (126, Request, 1), (154, Response, 1), (328, Request, 3), (346, Request, 1)]);
 }
 
 /// A busied packet back from its holdoff rejoins its output queue ahead of

@@ -174,3 +174,46 @@ fn request_arriving_at_a_busy_responder() {
         assert_eq!(times(&r, 3, Serviced, Request, 1), vec![second_done], "IQST {iqst_ns} ns");
     }
 }
+
+/// A server that waits for room waits only for what it produces: serving a
+/// response produces nothing. Output queues of one packet, 100 ns responder
+/// and 4 ns requestor service. Node 1 serves node 3's request and sends the
+/// response at 120 ns; that response keeps node 1's only response slot
+/// until its echo is back, at 214 ns. The response to node 1's own request
+/// (from node 2) is in at 204 ns and served at 208 ns, slot or no slot.
+#[test]
+fn serving_a_response_needs_no_room_in_the_response_queue() {
+    let mut r = ring(4, &["node.output_queue_packets=1", "node.requestor_iqst_ns=4.0", "node.responder_iqst_ns=100.0"]);
+    r.inject(1, 2, 0, 0);
+    r.inject(3, 1, 0, 0);
+    r.run_until(600 * NS);
+    assert_eq!(times(&r, 1, Transmit { own: true }, Response, 1), vec![120 * NS]);
+    assert_eq!(times(&r, 1, EchoBack { busy: false }, Echo, 3), vec![214 * NS]);
+    assert_eq!(times(&r, 1, Received, Response, 2), vec![204 * NS]);
+    assert_eq!(times(&r, 1, Serviced, Response, 2), vec![208 * NS]);
+}
+
+/// A busied packet goes again the instant its echo is back (no holdoff):
+/// it rejoins its output queue ahead of the packets not yet sent before the
+/// node decides what to send at that instant. Responder queues of one
+/// packet, output queues of two. Node 0's request holds node 1's only slot
+/// from 12 ns; node 3's R1 (queued at 34 ns) is busied there again and
+/// again, its busy echoes back at 50, 68, 86 and 126 ns; node 3's R2
+/// (queued at 42 ns) waits behind it. Other traffic (node 2 to 3 at 88 ns,
+/// node 0 to 2 at 78 ns) has node 3 forward an echo 116..126 ns, so at 126
+/// ns R1's echo is back just as node 3's link frees: R1 goes then, not R2,
+/// and, node 1's slot free again, is accepted at 138 ns.
+#[test]
+fn a_busied_packet_goes_again_the_instant_its_echo_is_back() {
+    let mut r = ring(4, &["node.responder_input_queue_packets=1", "node.iqst_ns=100.0", "node.output_queue_packets=2"]);
+    for (src, dst, at) in [(0u16, 2u16, 78u64), (3, 1, 34), (3, 1, 42), (2, 3, 88), (0, 1, 10)] {
+        r.inject(src, dst, 0, at * NS);
+    }
+    r.run_until(200 * NS);
+    assert_eq!(times(&r, 3, EchoBack { busy: true }, Echo, 1), vec![50 * NS, 68 * NS, 86 * NS, 126 * NS]);
+    assert_eq!(times(&r, 3, Transmit { own: false }, Echo, 2), vec![116 * NS]);
+    let sent: Vec<(u64, u32)> = records(&r).iter().filter(|x| x.iface == 3 && x.what == Transmit { own: true }).map(|x| (x.time / NS, x.pkt)).collect();
+    let r1 = sent[0].1;
+    assert_eq!(sent, vec![(34, r1), (52, r1), (70, r1), (88, r1), (126, r1)]);
+    assert_eq!(times(&r, 1, Accepted, Request, 3), vec![138 * NS]);
+}
