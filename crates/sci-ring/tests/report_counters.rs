@@ -66,3 +66,23 @@ fn base_sci_link_use_packets_and_hops_of_one_transaction() {
     assert_eq!(busy_ns(|l| l.utilization), vec![24.0, 24.0, 88.0, 88.0]);
     assert_eq!(busy_ns(|l| l.send_utilization), vec![16.0, 16.0, 80.0, 80.0]);
 }
+
+/// A read delivers its data when its response is serviced, not when its
+/// request is. Two read64 transactions from node 0 to node 2 (100 ns
+/// service); the run measures one: it stops when the first response is
+/// serviced, at 304 ns, after both requests were (120 and 220 ns). The
+/// throughput is that one response's 64 bytes over the 304 ns.
+#[test]
+fn a_read_delivers_its_data_with_its_response() {
+    let mut r = ring(4, &["run.measure_transactions=1", "node.iqst_ns=100.0"]);
+    r.inject(0, 2, 0, 0);
+    r.inject(0, 2, 0, 20 * NS);
+    r.run_until(2_000 * NS);
+    let serviced = |node: u16, kind| times(&r, node, ringlet_fabric::trace::TraceKind::Serviced, kind, if node == 2 { 0 } else { 2 });
+    use ringlet_fabric::packet::PacketKind::{Request, Response};
+    assert_eq!((serviced(2, Request), serviced(0, Response)), (vec![120 * NS, 220 * NS], vec![304 * NS]));
+    let rep = r.report();
+    assert_eq!((rep.stopped_by, rep.measure_time_ns), ("transactions", 304.0));
+    let bytes = rep.throughput_mbps * rep.measure_time_ns / 1e3;
+    assert!((bytes - 64.0).abs() < 1e-9, "{bytes} bytes");
+}
