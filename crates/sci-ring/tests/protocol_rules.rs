@@ -725,6 +725,23 @@ fn ppq_bypass_queue_sends_the_highest_priority_then_the_oldest() {
     }
 }
 
+/// The output decision taken as the link frees sees every packet that
+/// joins the output queues at that instant. Node 0's first request holds
+/// its link 0..18 ns; at 18 ns a priority-0 request (for node 1) and then a
+/// priority-2 one (for node 3) are queued: the priority-2 request goes at
+/// 18 ns, the priority-0 one after it, at 36 ns.
+#[test]
+fn ppq_packets_queued_as_the_link_frees_go_highest_priority_first() {
+    let mut r = ring_with::<Ppq>(4, &["network.protocol=\"ppq\"", "traffic.priorities=3"]);
+    r.inject(0, 2, 0, 0);
+    r.inject(0, 1, 0, 18 * NS);
+    r.inject(0, 3, 2, 18 * NS);
+    r.run_until(300 * NS);
+    let sent: Vec<(u64, u16, u16)> =
+        records(&r).iter().filter(|x| x.iface == 0 && x.what == TraceKind::Transmit { own: true }).map(|x| (x.time / NS, x.dst, x.priority)).collect();
+    assert_eq!(sent, vec![(0, 2, 0), (18, 3, 2), (36, 1, 0)]);
+}
+
 /// A PPQ ring with aging (`ppq.aging_ns`).
 fn ppq_aging_ring(aging_ns: &str, extra: &[&str]) -> Fabric<Ppq> {
     let aging = format!("ppq.aging_ns={aging_ns}");
