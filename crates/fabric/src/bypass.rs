@@ -290,6 +290,7 @@ mod tests {
     fn same_as_a_vecdeque() {
         let mut f = BypassFifo::with_capacity(2);
         let mut d: VecDeque<Entry> = VecDeque::new();
+        assert!(f.is_empty());
         let mut x: u64 = 5;
         for step in 0..20_000u64 {
             x ^= x << 13;
@@ -325,5 +326,11 @@ mod tests {
             assert!(f.iter().eq(d.iter()), "step {step}");
             assert_eq!(f.iter().rposition(|e| e.1 < 500), d.iter().rposition(|e| e.1 < 500));
         }
+        // Drained: empty again.
+        while let Some(e) = d.pop_front() {
+            assert!(!f.is_empty());
+            assert_eq!(f.pop_front(), Some(e));
+        }
+        assert!(f.is_empty() && f.front().is_none());
     }
 }
