@@ -8,17 +8,13 @@ use ringlet_engine::Time;
 use ringlet_fabric::protocol::{Effects, Permit, RingletView};
 use std::collections::VecDeque;
 
-/// The go-bit bandwidth allocation. Within priority levels (PPQ uses it that
-/// way) a blocked node holds only packets of its own priority or lower.
+/// The go-bit bandwidth allocation, every packet alike (no priority levels).
 pub struct GoBits {
-    enabled: bool,
-    /// Compare priorities (PPQ) or treat every packet alike (base SCI).
-    prioritized: bool,
-    /// 0 = not blocked, otherwise 1 + the priority of the held packet.
-    blocked: Vec<u16>,
+    /// Each node: blocked by bypass traffic with an own packet waiting.
+    blocked: Vec<bool>,
     /// Blocked-state transitions per node, oldest first, pruned to the
     /// window any other node can still observe.
-    log: Vec<VecDeque<(Time, u16)>>,
+    log: Vec<VecDeque<(Time, bool)>>,
     /// Time of each node's latest transition (when it is old enough, the
     /// current state is what every other node sees: no log scan needed).
     changed_at: Vec<Time>,
@@ -40,12 +36,10 @@ pub struct GoBits {
 }
 
 impl GoBits {
-    pub fn new(view: &RingletView, enabled: bool, prioritized: bool) -> Self {
+    pub fn new(view: &RingletView) -> Self {
         let n = view.len();
         GoBits {
-            enabled,
-            prioritized,
-            blocked: vec![0; n],
+            blocked: vec![false; n],
             log: (0..n).map(|_| VecDeque::with_capacity(8)).collect(),
             changed_at: vec![0; n],
             blocked_count: 0,
@@ -76,66 +70,54 @@ impl GoBits {
         }
     }
 
+    /// Whether node `i` was blocked at time `t` (t within the observable window).
     #[inline]
-    fn level(&self, priority: u16) -> u16 {
-        if self.prioritized {
-            priority + 1
-        } else {
-            1
-        }
-    }
-
-    /// Node `i`'s blocked level at time `t` (t within the observable window).
-    #[inline]
-    fn blocked_at(&self, i: usize, t: Time) -> u16 {
+    fn blocked_at(&self, i: usize, t: Time) -> bool {
         if t >= self.changed_at[i] {
             return self.blocked[i];
         }
         let log = &self.log[i];
         match log.iter().rposition(|&(at, _)| at <= t) {
             Some(k) => log[k].1,
-            // Before the oldest kept transition: the state it replaced. Only
-            // its being blocked or not matters here, and a log that starts
-            // with "unblocked" was preceded by "blocked".
-            None => log.front().map(|&(_, b)| if b == 0 { u16::MAX } else { 0 }).unwrap_or(0),
+            // Before the oldest kept transition: the state it replaced.
+            None => log.front().is_some_and(|&(_, b)| !b),
         }
     }
 
-    /// When node `i`'s block stopped holding `level` after time `t`, if it has.
-    fn released_after(&self, i: usize, t: Time, level: u16) -> Option<Time> {
-        self.log[i].iter().find(|&&(at, b)| at > t && b < level).map(|&(at, _)| at)
+    /// When node `i`'s block, seen at time `t`, was released, if it has been.
+    fn released_after(&self, i: usize, t: Time) -> Option<Time> {
+        self.log[i].iter().find(|&&(at, b)| at > t && !b).map(|&(at, _)| at)
     }
 
-    /// May node `j` start a packet of priority `priority` now?
-    pub fn may_start(&mut self, j: usize, now: Time, priority: u16) -> Permit {
+    /// May node `j` start a packet now?
+    pub fn may_start(&mut self, j: usize, now: Time) -> Permit {
         self.set_wait(j, None);
-        if !self.enabled || self.blocked[j] != 0 {
+        if self.blocked[j] {
             return Permit::Go;
         }
         if self.blocked_count == 0 && now >= self.last_change + self.max_dist {
             return Permit::Go;
         }
-        let mine = self.level(priority);
         let mut held = false;
         // Earliest time every blocker seen now (all released already) is seen released.
         let mut wake: Time = 0;
         'scan: for w in 0..self.recent.len() {
             for i in set_bits(w, self.recent[w]) {
-                if self.blocked[i] == 0 && self.changed_at[i] + self.max_dist <= now {
+                if !self.blocked[i] && self.changed_at[i] + self.max_dist <= now {
                     // Unblocked for longer than any node can look back: seen by no one.
                     self.recent[w] &= !(1u64 << (i % 64));
                     continue;
                 }
                 let d = self.dist(i, j);
-                if i == j || now < d || self.blocked_at(i, now - d) < mine {
+                if i == j || now < d || !self.blocked_at(i, now - d) {
                     continue;
                 }
                 held = true;
-                if self.blocked[i] >= mine {
+                if self.blocked[i] {
                     // Still blocked: its release wakes us (set_blocked); no need to look further.
                     self.set_wait(j, Some(i as u16));
                     break 'scan;
-                } else if let Some(u) = self.released_after(i, now - d, mine) {
+                } else if let Some(u) = self.released_after(i, now - d) {
                     wake = wake.max(u + d);
                 }
             }
@@ -151,31 +133,29 @@ impl GoBits {
         }
     }
 
-    /// Node `i` becomes blocked by bypass traffic with a packet of
-    /// `priority` waiting (`Some`), or stops being blocked (`None`).
-    pub fn set_blocked(&mut self, i: usize, now: Time, priority: Option<u16>, fx: &mut Effects) {
-        let level = priority.map_or(0, |q| self.level(q));
-        if !self.enabled || self.blocked[i] == level {
+    /// Node `i` becomes blocked by bypass traffic with an own packet
+    /// waiting (`true`), or stops being blocked (`false`).
+    pub fn set_blocked(&mut self, i: usize, now: Time, blocked: bool, fx: &mut Effects) {
+        if self.blocked[i] == blocked {
             return;
         }
-        let before = self.blocked[i];
-        self.blocked[i] = level;
-        if before == 0 {
+        self.blocked[i] = blocked;
+        if blocked {
             self.blocked_count += 1;
-        } else if level == 0 {
+        } else {
             self.blocked_count -= 1;
         }
         self.last_change = now;
         self.changed_at[i] = now;
         self.recent[i / 64] |= 1u64 << (i % 64);
         let log = &mut self.log[i];
-        log.push_back((now, level));
+        log.push_back((now, blocked));
         // Keep one transition at or before the oldest time anyone can observe.
         let horizon = now.saturating_sub(self.max_dist);
         while log.len() >= 2 && log[1].0 <= horizon {
             log.pop_front();
         }
-        if level < before {
+        if !blocked {
             // Nodes held by this block may be released: they decide again
             // when the change becomes visible to them.
             for w in 0..self.waiting.len() {
@@ -212,40 +192,22 @@ mod tests {
         crate::ring::view_of(nodes as usize, 2000)
     }
 
-    #[test]
-    fn go_bits_within_priority_hold_only_equal_or_lower_priorities() {
-        let p = params(4);
-        let mut go = GoBits::new(&p, true, true);
-        let mut fx = Effects::default();
-        // Node 0 is blocked with a priority-5 packet waiting.
-        go.set_blocked(0, 10_000, Some(5), &mut fx);
-        assert_eq!(go.may_start(1, 20_000, 6), Permit::Go);
-        assert_eq!(go.may_start(1, 20_000, 5), Permit::Hold { wake_at: None });
-        assert_eq!(go.may_start(1, 20_000, 0), Permit::Hold { wake_at: None });
-        // Its next packet has priority 2: priority-3..5 packets elsewhere are released.
-        go.set_blocked(0, 30_000, Some(2), &mut fx);
-        assert_eq!(fx.wakes, vec![(1, 32_000)]);
-        assert_eq!(go.may_start(1, 32_000, 3), Permit::Go);
-        assert_eq!(go.may_start(1, 32_000, 2), Permit::Hold { wake_at: None });
-    }
-
     /// `may_start` as it was before the `recent` set: every node scanned.
-    fn may_start_scanning_all(go: &GoBits, j: usize, now: Time, priority: u16) -> (Permit, Option<u16>) {
-        if !go.enabled || go.blocked[j] != 0 || (go.blocked_count == 0 && now >= go.last_change + go.max_dist) {
+    fn may_start_scanning_all(go: &GoBits, j: usize, now: Time) -> (Permit, Option<u16>) {
+        if go.blocked[j] || (go.blocked_count == 0 && now >= go.last_change + go.max_dist) {
             return (Permit::Go, None);
         }
-        let mine = go.level(priority);
         let (mut held, mut wake, mut on) = (false, 0, None);
         for i in 0..go.view.len() {
             let d = go.dist(i, j);
-            if i == j || now < d || go.blocked_at(i, now - d) < mine {
+            if i == j || now < d || !go.blocked_at(i, now - d) {
                 continue;
             }
             held = true;
-            if go.blocked[i] >= mine {
+            if go.blocked[i] {
                 on = Some(i as u16);
                 break;
-            } else if let Some(u) = go.released_after(i, now - d, mine) {
+            } else if let Some(u) = go.released_after(i, now - d) {
                 wake = wake.max(u + d);
             }
         }
@@ -263,31 +225,29 @@ mod tests {
         #[test]
         fn go_bits_scan_only_recent_blockers(
             nodes in 2u32..140,
-            prioritized: bool,
             // Half queries, a sixth blocks, a third releases: few nodes stay
             // blocked, so answers often hang on nodes released a moment ago.
-            steps in proptest::collection::vec((0u32..140, 0u64..100, 0u16..4, 0u8..6), 1..300),
+            steps in proptest::collection::vec((0u32..140, 0u64..100, 0u8..6), 1..300),
         ) {
             let p = params(nodes);
-            let mut go = GoBits::new(&p, true, prioritized);
+            let mut go = GoBits::new(&p);
             let mut fx = Effects::default();
             let mut now: Time = 0;
             let mut waiters: Vec<Option<u16>> = vec![None; p.len()];
-            for (node, dt, prio, what) in steps {
+            for (node, dt, what) in steps {
                 let node = node as usize % p.len();
                 now += dt * 1000;
                 if what < 3 {
-                    let (want, on) = may_start_scanning_all(&go, node, now, prio);
-                    proptest::prop_assert_eq!(go.may_start(node, now, prio), want);
+                    let (want, on) = may_start_scanning_all(&go, node, now);
+                    proptest::prop_assert_eq!(go.may_start(node, now), want);
                     proptest::prop_assert_eq!(go.waits_on[node], on);
                     waiters[node] = on;
                 } else {
-                    let level = (what == 3).then_some(prio);
                     fx.wakes.clear();
                     let was = go.blocked[node];
-                    go.set_blocked(node, now, level, &mut fx);
+                    go.set_blocked(node, now, what == 3, &mut fx);
                     let mut want = Vec::new();
-                    if go.blocked[node] < was {
+                    if was && !go.blocked[node] {
                         for (j, w) in waiters.iter_mut().enumerate() {
                             if *w == Some(node as u16) {
                                 *w = None;
@@ -304,18 +264,55 @@ mod tests {
     #[test]
     fn go_bits_hold_other_nodes_after_the_hop_delay() {
         let p = params(4); // hop = 2 ns
-        let mut sci = GoBits::new(&p, true, false);
+        let mut sci = GoBits::new(&p);
         let mut fx = Effects::default();
-        sci.set_blocked(0, 10_000, Some(0), &mut fx);
+        sci.set_blocked(0, 10_000, true, &mut fx);
         // Node 2 is two hops downstream of node 0: it sees the cleared go bits at 14 ns.
-        assert_eq!(sci.may_start(2, 13_999, 0), Permit::Go);
-        assert_eq!(sci.may_start(2, 14_000, 0), Permit::Hold { wake_at: None });
+        assert_eq!(sci.may_start(2, 13_999), Permit::Go);
+        assert_eq!(sci.may_start(2, 14_000), Permit::Hold { wake_at: None });
         // The blocked node itself is not held.
-        assert_eq!(sci.may_start(0, 14_000, 0), Permit::Go);
+        assert_eq!(sci.may_start(0, 14_000), Permit::Go);
         // Node 0 sends at 20 ns: node 2 is woken when that becomes visible, at 24 ns.
-        sci.set_blocked(0, 20_000, None, &mut fx);
+        sci.set_blocked(0, 20_000, false, &mut fx);
         assert_eq!(fx.wakes, vec![(2, 24_000)]);
-        assert_eq!(sci.may_start(2, 22_000, 0), Permit::Hold { wake_at: Some(24_000) });
-        assert_eq!(sci.may_start(2, 24_000, 0), Permit::Go);
+        assert_eq!(sci.may_start(2, 22_000), Permit::Hold { wake_at: Some(24_000) });
+        assert_eq!(sci.may_start(2, 24_000), Permit::Go);
+        assert_eq!(sci.holds, 2);
+    }
+
+    /// A held node wakes when the release of the block it saw is visible to
+    /// it, not an earlier release. Node 0 (4-node ring, 2 ns hops) is
+    /// blocked at 10 ns, released at 12, blocked at 14, released and blocked
+    /// again at 18 (the same instant), released at 20. Node 2, two hops
+    /// downstream, asks at 22 ns: it sees node 0 as it was at 18 ns,
+    /// blocked; that block ends at 20 ns, seen at node 2 at 24 ns.
+    #[test]
+    fn a_held_node_wakes_when_the_block_it_saw_is_seen_released() {
+        let p = params(4);
+        let mut go = GoBits::new(&p);
+        let mut fx = Effects::default();
+        for (at, blocked) in [(10, true), (12, false), (14, true), (18, false), (18, true), (20, false)] {
+            go.set_blocked(0, at * 1000, blocked, &mut fx);
+        }
+        assert_eq!(go.may_start(2, 22_000), Permit::Hold { wake_at: Some(24_000) });
+    }
+
+    /// A block shorter than the ring is still seen downstream after it
+    /// ended (the log keeps what any node can still see; the longest
+    /// travel on a 4-node ring of 2 ns hops is 6 ns). Node 0 is blocked at
+    /// 10 ns, released at 12 and blocked again at 14: node 2 (4 ns away)
+    /// asks at 15 ns, sees node 0 as at 11 ns, blocked, and is held until
+    /// node 0's present block ends.
+    #[test]
+    fn a_short_block_is_seen_downstream_after_it_ended() {
+        let p = params(4);
+        let mut go = GoBits::new(&p);
+        let mut fx = Effects::default();
+        for (at, blocked) in [(10, true), (12, false), (14, true)] {
+            go.set_blocked(0, at * 1000, blocked, &mut fx);
+        }
+        assert_eq!(go.may_start(2, 15_000), Permit::Hold { wake_at: None });
+        // At 17 ns it sees node 0 as at 13 ns, released.
+        assert_eq!(go.may_start(2, 17_000), Permit::Go);
     }
 }

@@ -207,7 +207,7 @@ impl Train {
         Ok(Train {
             view: view.clone(),
             tm: s.ticketmaster as usize,
-            go: GoBits::new(view, true, false),
+            go: GoBits::new(view),
             gearshift: s.gearshift,
             loco_len: loco,
             ticket_len: s.ticket_symbols as u16,
@@ -405,12 +405,12 @@ impl RingProtocol for Train {
         fx.controls.push((self.tm as u16, self.loco_len, 0, 0));
     }
 
-    fn may_send(&mut self, node: usize, now: Time, id: u32, pk: &Packet, _fx: &mut Effects) -> Permit {
+    fn may_send(&mut self, node: usize, now: Time, id: u32, _pk: &Packet, _fx: &mut Effects) -> Permit {
         if let Some(&(_, at)) = self.granted[node].iter().find(|&&(x, _)| x == id) {
             return if at < now { Permit::Go } else { Permit::Hold { wake_at: Some(at + 1) } };
         }
         if self.sees_free[node] {
-            return self.go.may_start(node, now, pk.eff);
+            return self.go.may_start(node, now);
         }
         self.counters.flow_holds += 1;
         Permit::Skip
@@ -425,12 +425,12 @@ impl RingProtocol for Train {
         self.granted_ids[node].retain(|&x| x != id);
         self.ticketed[node].retain(|&x| x != id);
         self.sent[node] += pk.len as u32;
-        self.go.set_blocked(node, now, None, fx);
+        self.go.set_blocked(node, now, false, fx);
     }
 
-    fn on_blocked(&mut self, node: usize, now: Time, waiting: u16, fx: &mut Effects) -> bool {
+    fn on_blocked(&mut self, node: usize, now: Time, _waiting: u16, fx: &mut Effects) -> bool {
         if self.sees_free[node] {
-            self.go.set_blocked(node, now, Some(waiting), fx);
+            self.go.set_blocked(node, now, true, fx);
         }
         // Whether the node sees the ring free changes as the train passes.
         true
