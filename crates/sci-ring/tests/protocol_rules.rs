@@ -754,13 +754,13 @@ fn ppq_aging_ring(aging_ns: &str, extra: &[&str]) -> Fabric<Ppq> {
 /// per `ppq.aging_ns` waited there, up to the highest. Node 1 serves node
 /// 0's request and sends the response 128..210 ns; node 0's priority-0
 /// request for node 2 (sent at 140 ns) and its priority-3 one for node 3
-/// (158 ns) wait in node 1's bypass queue from 142 and 160 ns. At 210 ns,
-/// with 1 us aging, priority 3 goes first; with 20 ns aging the priority-0
-/// packet has waited 68 ns, three levels (to 3, the top), the other 50 ns:
-/// equal, so the older goes first.
+/// (158 ns) wait in node 1's bypass queue from 142 and 160 ns. At 210 ns
+/// they have waited 68 and 50 ns: with 100 ns aging neither has gained a
+/// level, and priority 3 goes first; with 20 ns aging the priority-0 packet
+/// has gained three levels (to 3, the top): equal, so the older goes first.
 #[test]
 fn ppq_aging_lifts_a_packet_waiting_in_the_bypass_queue() {
-    for (aging, first_3) in [("1000.0", true), ("20.0", false)] {
+    for (aging, first_3) in [("100.0", true), ("20.0", false)] {
         let mut r = ppq_aging_ring(aging, &[]);
         r.inject(0, 1, 0, 0);
         r.inject(0, 2, 0, 140 * NS);
@@ -778,12 +778,13 @@ fn ppq_aging_lifts_a_packet_waiting_in_the_bypass_queue() {
 /// response 78..160 ns; its priority-3 response to node 2 is ready at 118
 /// ns. Node 0's two priority-0 requests (to nodes 2 and 3, sent at 80 and
 /// 98 ns) wait in node 1's bypass queue from 82 and 100 ns. At 160 ns the
-/// 41-symbol response needs the whole FIFO: with 1 us aging both requests
-/// rank 0, below it, and become busy echoes, the younger first; with 20 ns
-/// aging they have reached priority 3 (78 and 60 ns waited) and stay.
+/// 41-symbol response needs the whole FIFO: with 80 ns aging both requests
+/// still rank 0 (78 and 60 ns waited), below it, and become busy echoes,
+/// the younger first; with 20 ns aging they have reached priority 3 and
+/// stay.
 #[test]
 fn ppq_preemption_counts_aging_and_takes_the_youngest_first() {
-    for (aging, preempted) in [("1000.0", vec![3, 2]), ("20.0", vec![])] {
+    for (aging, preempted) in [("80.0", vec![3, 2]), ("20.0", vec![])] {
         let mut r = ppq_aging_ring(aging, &["node.iqst_ns=50.0"]);
         r.inject(0, 1, 0, 0);
         r.inject(2, 1, 3, 0);
