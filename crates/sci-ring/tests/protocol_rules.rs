@@ -385,8 +385,8 @@ fn ppq_echo_waiting_queue_frees_the_output_queue_slot() {
 /// ns), where it joins the priority-3 requests; it is served at 818 ns.
 /// Without the message it is never served in the 3 us run. When the
 /// message passes, node 2's bypass FIFO holds node 4's request for node 3
-/// (252 to 322 ns, behind node 2's response): the raise finds the starved
-/// packet in the input queue all the same.
+/// (node 1 passes it on at 252 ns, node 2, behind its own response, at 322
+/// ns): the raise finds the starved packet in the input queue all the same.
 #[test]
 fn ppq_inheritance_frees_a_starved_packet() {
     let served = |inherit: bool| {
