@@ -78,9 +78,9 @@ fn a_read_delivers_its_data_with_its_response() {
     r.inject(0, 2, 0, 0);
     r.inject(0, 2, 0, 20 * NS);
     r.run_until(2_000 * NS);
-    let serviced = |node: u16, kind| times(&r, node, ringlet_fabric::trace::TraceKind::Serviced, kind, if node == 2 { 0 } else { 2 });
     use ringlet_fabric::packet::PacketKind::{Request, Response};
-    assert_eq!((serviced(2, Request), serviced(0, Response)), (vec![120 * NS, 220 * NS], vec![304 * NS]));
+    let serviced = |node: u16, kind, src: u16| times(&r, node, ringlet_fabric::trace::TraceKind::Serviced, kind, src);
+    assert_eq!((serviced(2, Request, 0), serviced(0, Response, 2)), (vec![120 * NS, 220 * NS], vec![304 * NS]));
     let rep = r.report();
     assert_eq!((rep.stopped_by, rep.measure_time_ns), ("transactions", 304.0));
     let bytes = rep.throughput_mbps * rep.measure_time_ns / 1e3;
