@@ -78,11 +78,19 @@ pub struct Bandwidth {
     sent_level: Vec<u16>,
     /// Per node: repaying until then, if packets stop passing (`None`: not repaying).
     repay_until: Vec<Option<Time>>,
-    /// Per node: the nodes held by its state, to wake when that changes.
+    /// Per node: the nodes held by its state, to wake when that changes,
+    /// in the order they were held.
     waiters: Vec<Vec<u16>>,
-    /// Bit `i`: node `i`'s idles may show something to someone now (a
-    /// superset, cleared lazily), so decisions look only at those.
-    recent: Vec<u64>,
+    /// The same as bits (node `i`'s waiters in row `i`), so that holding a
+    /// node again costs one look, not a search of the list.
+    waiter_bits: NodeSets,
+    /// Nodes whose idles may show a packet waiting to some node now, and
+    /// nodes whose converted idles may still reach some node (supersets,
+    /// dropped lazily): each decision looks only at the nodes of the set
+    /// it asks about, so its cost follows the few nodes that wait or
+    /// repay, not the ring's size.
+    signalling: NodeSet,
+    withholding: NodeSet,
     /// Scratch list of the nodes whose converted idles hold a node (no allocation per decision).
     holders: Vec<usize>,
     pub holds: Holds,
@@ -107,7 +115,9 @@ impl Bandwidth {
             sent_level: vec![0; n],
             repay_until: vec![None; n],
             waiters: vec![Vec::new(); n],
-            recent: vec![0; n.div_ceil(64)],
+            waiter_bits: NodeSets::new(if enabled { n } else { 0 }, n),
+            signalling: NodeSet::new(n),
+            withholding: NodeSet::new(n),
             holders: Vec::new(),
             holds: Holds::default(),
             repaid: 0,
@@ -122,11 +132,6 @@ impl Bandwidth {
         } else {
             1
         }
-    }
-
-    #[inline]
-    fn mark(&mut self, i: usize) {
-        self.recent[i / 64] |= 1u64 << (i % 64);
     }
 
     /// Node `i`'s idle priority at time `t`.
@@ -147,12 +152,16 @@ impl Bandwidth {
         (0, 0)
     }
 
-    /// Whether node `i` is still of interest at `now`: something in its
-    /// idles is, or may still be, seen by another node.
-    fn live(&self, i: usize, now: Time) -> bool {
-        let horizon = now.saturating_sub(self.max_dist);
+    /// Whether node `i`'s idles may show a packet waiting to another node
+    /// at `now` or later.
+    fn signals(&self, i: usize, horizon: Time) -> bool {
         let (at, level) = *self.ipr[i].back().expect("a step");
-        level != 0 || at > horizon || self.withheld[i].back().is_some_and(|&(_, to, _)| to > horizon)
+        level != 0 || at > horizon
+    }
+
+    /// Whether node `i`'s converted idles may reach another node at `now` or later.
+    fn withholds(&self, i: usize, horizon: Time) -> bool {
+        self.withheld[i].back().is_some_and(|&(_, to, _)| to > horizon)
     }
 
     /// Forgets what no node can see any more.
@@ -178,7 +187,7 @@ impl Bandwidth {
         let at = at.max(last_at);
         self.prune(i, at);
         self.ipr[i].push_back((at, level));
-        self.mark(i);
+        self.signalling.insert(i);
         if level < last {
             self.wake_waiters(i, at, fx);
         }
@@ -186,51 +195,34 @@ impl Bandwidth {
 
     fn wake_waiters(&mut self, i: usize, at: Time, fx: &mut Effects) {
         for j in std::mem::take(&mut self.waiters[i]) {
+            self.waiter_bits.remove(i, j as usize);
             fx.wakes.push((j, at + self.view.travel(i, j as usize)));
         }
     }
 
     fn wait_on(&mut self, i: usize, j: usize) {
-        if !self.waiters[i].contains(&(j as u16)) {
+        if self.waiter_bits.insert(i, j) {
             self.waiters[i].push(j as u16);
         }
     }
 
     /// Node `j` at `now` sees someone else waiting at `level` or above:
-    /// returns the first such node, if any.
+    /// returns the first such node in node order, if any.
     fn contender(&mut self, j: usize, now: Time, level: u16) -> Option<usize> {
-        let mut found = None;
-        self.scan(now, |bw, i| {
-            if i == j {
-                return false;
+        let horizon = now.saturating_sub(self.max_dist);
+        let mut set = std::mem::take(&mut self.signalling);
+        let found = set.find(|i| {
+            if !self.signals(i, horizon) {
+                return Visit::Drop;
             }
-            let d = bw.view.travel(i, j);
-            if now >= d && bw.ipr_at(i, now - d) >= level {
-                found = Some(i);
-                return true;
+            let d = self.view.travel(i, j);
+            if i != j && now >= d && self.ipr_at(i, now - d) >= level {
+                return Visit::Stop;
             }
-            false
+            Visit::Keep
         });
+        self.signalling = set;
         found
-    }
-
-    /// Calls `f` on every node that may still show something, in node
-    /// order, until it returns `true`; drops the others from the set.
-    fn scan(&mut self, now: Time, mut f: impl FnMut(&Self, usize) -> bool) {
-        for w in 0..self.recent.len() {
-            let mut word = self.recent[w];
-            while word != 0 {
-                let i = w * 64 + word.trailing_zeros() as usize;
-                word &= word - 1;
-                if !self.live(i, now) {
-                    self.recent[w] &= !(1u64 << (i % 64));
-                    continue;
-                }
-                if f(self, i) {
-                    return;
-                }
-            }
-        }
     }
 
     /// May node `j` start a packet of `priority` now? (Asked only when its
@@ -268,19 +260,23 @@ impl Bandwidth {
         let mut go_until: Option<Time> = None;
         let mut holders = std::mem::take(&mut self.holders);
         holders.clear();
-        self.scan(now, |bw, i| {
-            if i != j {
-                let d = bw.view.travel(i, j);
-                if now >= d {
-                    let (level, to) = bw.withheld_at(i, now - d);
-                    if level >= mine {
-                        go_until = Some(go_until.map_or(to + d, |u: Time| u.max(to + d)));
-                        holders.push(i);
-                    }
+        let horizon = now.saturating_sub(self.max_dist);
+        let mut set = std::mem::take(&mut self.withholding);
+        set.find(|i| {
+            if !self.withholds(i, horizon) {
+                return Visit::Drop;
+            }
+            let d = self.view.travel(i, j);
+            if i != j && now >= d {
+                let (level, to) = self.withheld_at(i, now - d);
+                if level >= mine {
+                    go_until = Some(go_until.map_or(to + d, |u: Time| u.max(to + d)));
+                    holders.push(i);
                 }
             }
-            false
+            Visit::Keep
         });
+        self.withholding = set;
         if let Some(u) = go_until {
             self.holds.go += 1;
             for &i in &holders {
@@ -340,7 +336,7 @@ impl Bandwidth {
         self.repay_until[j] = Some(now + debt);
         self.prune(j, now);
         self.withheld[j].push_back((now, now + debt, level));
-        self.mark(j);
+        self.withholding.insert(j);
     }
 
     /// Node `j` passes on a packet of `symbols` (not counting its idles):
@@ -376,6 +372,82 @@ impl Bandwidth {
             }
         }
         self.wake_waiters(j, now, fx);
+    }
+}
+
+/// What a visit to one node of a [`NodeSet`] says.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Visit {
+    /// Go on to the next node.
+    Keep,
+    /// The node no longer belongs to the set: drop it and go on.
+    Drop,
+    /// This is the node looked for.
+    Stop,
+}
+
+/// A set of nodes as bits, visited in node order.
+#[derive(Clone, Debug, Default)]
+struct NodeSet {
+    words: Vec<u64>,
+}
+
+impl NodeSet {
+    fn new(n: usize) -> Self {
+        NodeSet { words: vec![0; n.div_ceil(64)] }
+    }
+
+    #[inline]
+    fn insert(&mut self, i: usize) {
+        self.words[i / 64] |= 1u64 << (i % 64);
+    }
+
+    /// Visits the nodes in node order until `f` says `Stop` (returns that
+    /// node), dropping those it says to.
+    #[inline]
+    fn find(&mut self, mut f: impl FnMut(usize) -> Visit) -> Option<usize> {
+        for w in 0..self.words.len() {
+            let mut word = self.words[w];
+            while word != 0 {
+                let bit = word.trailing_zeros() as usize;
+                word &= word - 1;
+                match f(w * 64 + bit) {
+                    Visit::Keep => {}
+                    Visit::Drop => self.words[w] &= !(1u64 << bit),
+                    Visit::Stop => return Some(w * 64 + bit),
+                }
+            }
+        }
+        None
+    }
+}
+
+/// One set of nodes per node, as rows of bits.
+#[derive(Clone, Debug)]
+struct NodeSets {
+    words: usize,
+    bits: Vec<u64>,
+}
+
+impl NodeSets {
+    /// `rows` sets of nodes `0..n`.
+    fn new(rows: usize, n: usize) -> Self {
+        let words = n.div_ceil(64);
+        NodeSets { words, bits: vec![0; rows * words] }
+    }
+
+    /// Adds `j` to row `i`; whether it was new.
+    #[inline]
+    fn insert(&mut self, i: usize, j: usize) -> bool {
+        let (w, bit) = (&mut self.bits[i * self.words + j / 64], 1u64 << (j % 64));
+        let new = *w & bit == 0;
+        *w |= bit;
+        new
+    }
+
+    #[inline]
+    fn remove(&mut self, i: usize, j: usize) {
+        self.bits[i * self.words + j / 64] &= !(1u64 << (j % 64));
     }
 }
 
