@@ -169,7 +169,25 @@ impl Occupancy {
 
     /// The most held up to `now`, with `entries` (ready time, length in
     /// symbol times) in the FIFO since the last call to `seen` or `leaves`.
-    pub fn peak_until(&self, entries: impl Iterator<Item = (Time, Time)>, now: Time) -> Time {
+    #[inline(always)]
+    pub fn peak_until(&self, entries: impl Iterator<Item = (Time, Time)> + Clone, now: Time) -> Time {
+        // A bound first, exact enough to answer most calls (every hop makes
+        // one): since the last look, what the entries brought in has only
+        // grown, to at most what they hold now, and what is left of the
+        // entry that left last has only shrunk (it goes out at least as
+        // fast as it comes in once it has started to leave). No new peak
+        // unless the two together pass the old.
+        let coming: Time = entries.clone().map(|(ready, len)| now.saturating_sub(ready).min(len)).sum();
+        if coming + self.last_left(self.checked) <= self.peak {
+            return self.peak;
+        }
+        self.peak_at_changes(entries, now)
+    }
+
+    /// `peak_until` the long way: the holding at `now` and wherever an
+    /// entry was all in since the last look.
+    #[inline(never)]
+    fn peak_at_changes(&self, entries: impl Iterator<Item = (Time, Time)>, now: Time) -> Time {
         // Only entries that have started to come in hold anything by now;
         // they are few (what one link brought while the node was busy).
         let mut few = [(0, 0); 8];
@@ -188,12 +206,6 @@ impl Occupancy {
             many.extend_from_slice(&few[..n]);
             &many[..]
         };
-        // The FIFO never holds more than its entries and the last one to
-        // leave, whole: no new peak unless that passes the old.
-        let whole = entries.iter().map(|&(_, len)| len).sum::<Time>() + self.last.map_or(0, |(_, len, _)| len);
-        if whole <= self.peak {
-            return self.peak;
-        }
         let mut peak = self.peak.max(self.held(entries, now));
         let last = self.last.map(|(ready, len, _)| (ready, len));
         for &(ready, len) in entries.iter().chain(last.as_ref()) {
@@ -205,15 +217,24 @@ impl Occupancy {
         peak
     }
 
+    /// What is left in the FIFO at `t` of the entry that left last.
+    #[inline(always)]
+    fn last_left(&self, t: Time) -> Time {
+        let arrived = |ready: Time, len: Time| t.saturating_sub(ready).min(len);
+        self.last.map_or(0, |(ready, len, left)| arrived(ready, len) - arrived(left, len))
+    }
+
     /// Counts the peaks up to `now` (the entries are about to change).
-    pub fn seen(&mut self, entries: impl Iterator<Item = (Time, Time)>, now: Time) {
+    #[inline(always)]
+    pub fn seen(&mut self, entries: impl Iterator<Item = (Time, Time)> + Clone, now: Time) {
         self.peak = self.peak_until(entries, now);
         self.checked = now;
     }
 
     /// The entry of `ready` and `len` (symbol times), one of `entries`,
     /// starts to leave now.
-    pub fn leaves(&mut self, entries: impl Iterator<Item = (Time, Time)>, now: Time, ready: Time, len: Time) {
+    #[inline(always)]
+    pub fn leaves(&mut self, entries: impl Iterator<Item = (Time, Time)> + Clone, now: Time, ready: Time, len: Time) {
         self.seen(entries, now);
         self.last = Some((ready, len, now));
     }

@@ -69,9 +69,9 @@ pub struct Bandwidth {
     /// steps, oldest first (0 = nothing waiting, else 1 + priority). The
     /// last step may lie in the future (a change made at the end of a packet).
     ipr: Vec<VecDeque<(Time, u16)>>,
-    /// Per node: the stretches of idles it converted, as (from, to, level);
-    /// the last one's `to` moves while it repays.
-    withheld: Vec<VecDeque<(Time, Time, u16)>>,
+    /// The stretches of idles nodes converted that some node may still
+    /// see; a node's latest one's `to` moves while it repays.
+    withheld: Stretches,
     /// Per node: idle time owed for its latest own packet (until its recovery ends).
     debt: Vec<Time>,
     /// Per node: the level of its latest own packet (what its repayment withholds).
@@ -84,13 +84,11 @@ pub struct Bandwidth {
     /// The same as bits (node `i`'s waiters in row `i`), so that holding a
     /// node again costs one look, not a search of the list.
     waiter_bits: NodeSets,
-    /// Nodes whose idles may show a packet waiting to some node now, and
-    /// nodes whose converted idles may still reach some node (supersets,
-    /// dropped lazily): each decision looks only at the nodes of the set
-    /// it asks about, so its cost follows the few nodes that wait or
-    /// repay, not the ring's size.
+    /// Nodes whose idles may show a packet waiting to some node now (a
+    /// superset, dropped lazily): a decision looks only at those, as it
+    /// looks only at the stretches of converted idles still travelling, so
+    /// its cost follows the few nodes that wait or repay, not the ring's size.
     signalling: NodeSet,
-    withholding: NodeSet,
     /// Scratch list of the nodes whose converted idles hold a node (no allocation per decision).
     holders: Vec<usize>,
     pub holds: Holds,
@@ -110,14 +108,13 @@ impl Bandwidth {
             cycle: p.cycle,
             separator: p.separator,
             ipr: (0..n).map(|_| VecDeque::from([(0, 0)])).collect(),
-            withheld: (0..n).map(|_| VecDeque::new()).collect(),
+            withheld: Stretches::new(view),
             debt: vec![0; n],
             sent_level: vec![0; n],
             repay_until: vec![None; n],
             waiters: vec![Vec::new(); n],
             waiter_bits: NodeSets::new(if enabled { n } else { 0 }, n),
             signalling: NodeSet::new(n),
-            withholding: NodeSet::new(n),
             holders: Vec::new(),
             holds: Holds::default(),
             repaid: 0,
@@ -139,19 +136,6 @@ impl Bandwidth {
         self.ipr[i].iter().rev().find(|&&(at, _)| at <= t).map_or(0, |&(_, l)| l)
     }
 
-    /// The level of go bits node `i` withheld at time `t` (0: none).
-    fn withheld_at(&self, i: usize, t: Time) -> (u16, Time) {
-        for &(from, to, level) in self.withheld[i].iter().rev() {
-            if from <= t && t < to {
-                return (level, to);
-            }
-            if to <= t {
-                break;
-            }
-        }
-        (0, 0)
-    }
-
     /// Whether node `i`'s idles may show a packet waiting to another node
     /// at `now` or later.
     fn signals(&self, i: usize, horizon: Time) -> bool {
@@ -159,22 +143,17 @@ impl Bandwidth {
         level != 0 || at > horizon
     }
 
-    /// Whether node `i`'s converted idles may reach another node at `now` or later.
-    fn withholds(&self, i: usize, horizon: Time) -> bool {
-        self.withheld[i].back().is_some_and(|&(_, to, _)| to > horizon)
-    }
-
-    /// Forgets what no node can see any more.
-    fn prune(&mut self, i: usize, now: Time) {
-        let horizon = now.saturating_sub(self.max_dist);
+    /// Forgets node `i`'s idle-priority steps and converted idles that no
+    /// node can see after `at`. (Called with a time still ahead, when a node
+    /// sends, this forgets what the farthest nodes would still see until
+    /// then: the recorded results depend on it, docs/model-sci.md.)
+    fn prune(&mut self, i: usize, at: Time) {
+        let horizon = at.saturating_sub(self.max_dist);
         let ipr = &mut self.ipr[i];
         while ipr.len() >= 2 && ipr[1].0 <= horizon {
             ipr.pop_front();
         }
-        let w = &mut self.withheld[i];
-        while w.front().is_some_and(|&(_, to, _)| to <= horizon) {
-            w.pop_front();
-        }
+        self.withheld.forget(i, horizon);
     }
 
     /// Sets node `i`'s idle priority from time `at` on; waiters are woken
@@ -257,26 +236,19 @@ impl Bandwidth {
             }
         }
         // Go bits withheld upstream, as the idles reaching it show them.
+        // (A node's stretches do not overlap: it sees at most one of each
+        // node's; and neither the latest release nor the set of holders
+        // depends on the order they are looked at in.)
         let mut go_until: Option<Time> = None;
         let mut holders = std::mem::take(&mut self.holders);
         holders.clear();
-        let horizon = now.saturating_sub(self.max_dist);
-        let mut set = std::mem::take(&mut self.withholding);
-        set.find(|i| {
-            if !self.withholds(i, horizon) {
-                return Visit::Drop;
+        self.withheld.visit(now.saturating_sub(self.max_dist), j, |c, d| {
+            let i = c.node as usize;
+            if i != j && now >= d && c.from <= now - d && now - d < c.to && c.level >= mine {
+                go_until = Some(go_until.map_or(c.to + d, |u: Time| u.max(c.to + d)));
+                holders.push(i);
             }
-            let d = self.view.travel(i, j);
-            if i != j && now >= d {
-                let (level, to) = self.withheld_at(i, now - d);
-                if level >= mine {
-                    go_until = Some(go_until.map_or(to + d, |u: Time| u.max(to + d)));
-                    holders.push(i);
-                }
-            }
-            Visit::Keep
         });
-        self.withholding = set;
         if let Some(u) = go_until {
             self.holds.go += 1;
             for &i in &holders {
@@ -335,8 +307,7 @@ impl Bandwidth {
         }
         self.repay_until[j] = Some(now + debt);
         self.prune(j, now);
-        self.withheld[j].push_back((now, now + debt, level));
-        self.withholding.insert(j);
+        self.withheld.push(j, now, now + debt, level);
     }
 
     /// Node `j` passes on a packet of `symbols` (not counting its idles):
@@ -347,8 +318,8 @@ impl Bandwidth {
             if now < until {
                 let until = until + symbols as Time * self.cycle;
                 self.repay_until[j] = Some(until);
-                if let Some(last) = self.withheld[j].back_mut() {
-                    last.1 = until;
+                if let Some(last) = self.withheld.latest_mut(j) {
+                    last.to = until;
                 }
             }
         }
@@ -366,12 +337,101 @@ impl Bandwidth {
     fn end_repayment(&mut self, j: usize, now: Time, fx: &mut Effects) {
         self.repay_until[j] = None;
         self.forgiven += 1;
-        if let Some(last) = self.withheld[j].back_mut() {
-            if last.1 > now {
-                last.1 = now;
+        if let Some(last) = self.withheld.latest_mut(j) {
+            if last.to > now {
+                last.to = now;
             }
         }
         self.wake_waiters(j, now, fx);
+    }
+}
+
+/// A stretch of idles a node converted while repaying: the go bits of
+/// `level` and below it withheld from `from` to `to` (as they leave it).
+#[derive(Clone, Copy, Debug)]
+struct Stretch {
+    from: Time,
+    to: Time,
+    node: u32,
+    level: u16,
+}
+
+/// The stretches of converted idles that some node may still see, in no
+/// particular order, and each node's latest (the one its repayment extends
+/// or cuts short).
+struct Stretches {
+    list: Vec<Stretch>,
+    /// Per node: its latest stretch's index in `list`, if still there.
+    latest: Vec<Option<u32>>,
+    /// Per node: how many of its stretches `list` holds.
+    count: Vec<u32>,
+    /// Per position: travel from position 0.
+    offsets: Vec<Time>,
+    round: Time,
+}
+
+impl Stretches {
+    fn new(view: &RingletView) -> Self {
+        let n = view.len();
+        Stretches { list: Vec::new(), latest: vec![None; n], count: vec![0; n], offsets: (0..n).map(|j| view.travel(0, j)).collect(), round: view.round() }
+    }
+
+    fn push(&mut self, node: usize, from: Time, to: Time, level: u16) {
+        let s = Stretch { from, to, node: node as u32, level };
+        self.latest[node] = Some(self.list.len() as u32);
+        self.count[node] += 1;
+        self.list.push(s);
+    }
+
+    /// Forgets `node`'s stretches that ended by `horizon`.
+    fn forget(&mut self, node: usize, horizon: Time) {
+        let mut k = 0;
+        while self.count[node] != 0 && k < self.list.len() {
+            let s = &self.list[k];
+            if s.node as usize == node && s.to <= horizon {
+                self.remove(k);
+            } else {
+                k += 1;
+            }
+        }
+    }
+
+    fn latest_mut(&mut self, node: usize) -> Option<&mut Stretch> {
+        self.latest[node].map(|k| &mut self.list[k as usize])
+    }
+
+    /// Calls `f` with every stretch and the travel from its node to
+    /// position `j` (`RingletView::travel`, from the positions' offsets);
+    /// forgets those that ended by `horizon`.
+    #[inline]
+    fn visit(&mut self, horizon: Time, j: usize, mut f: impl FnMut(&Stretch, Time)) {
+        let to = self.offsets[j];
+        let mut k = 0;
+        while k < self.list.len() {
+            let s = self.list[k];
+            if s.to <= horizon {
+                // Seen by nobody any more (every node sees it within the
+                // ringlet's longest travel): forget it.
+                self.remove(k);
+                continue;
+            }
+            let (i, from) = (s.node as usize, self.offsets[s.node as usize]);
+            f(&s, if j >= i { to - from } else { self.round - (from - to) });
+            k += 1;
+        }
+    }
+
+    fn remove(&mut self, k: usize) {
+        let gone = self.list.swap_remove(k);
+        self.count[gone.node as usize] -= 1;
+        if self.latest[gone.node as usize] == Some(k as u32) {
+            self.latest[gone.node as usize] = None;
+        }
+        if let Some(moved) = self.list.get(k) {
+            if self.latest[moved.node as usize] == Some(self.list.len() as u32) {
+                self.latest[moved.node as usize] = Some(k as u32);
+            }
+        }
     }
 }
 
@@ -713,5 +773,65 @@ mod tests {
         b.on_recovered(0, 28_000);
         assert_eq!(b.may_start(1, 30_000, 6, &mut fx), Permit::Go);
         assert_eq!(b.may_start(1, 30_000, 5, &mut fx), Permit::Hold { wake_at: Some(48_000) });
+    }
+
+    /// The stretches list keeps each node's latest stretch found through
+    /// removals that move it, forgets only the node's own ended stretches,
+    /// and drops what has ended by the horizon when visited.
+    #[test]
+    fn stretches_keep_each_nodes_latest_through_removals() {
+        let mut w = Stretches::new(&crate::ring::view_of(4, 2000));
+        w.push(0, 10, 20, 1);
+        w.push(1, 15, 40, 1);
+        w.push(0, 30, 50, 1);
+        // Node 0's first stretch ends by 25: forgetting it moves node 0's
+        // latest into its place; node 1's is kept.
+        w.forget(0, 25);
+        assert_eq!((w.list.len(), w.count[0], w.count[1]), (2, 1, 1));
+        w.latest_mut(0).expect("node 0's latest").to = 60;
+        w.latest_mut(1).expect("node 1's latest").to = 45;
+        let mut seen = Vec::new();
+        w.visit(0, 2, |s, d| seen.push((s.node, s.from, s.to, d)));
+        seen.sort();
+        // Travel to position 2: 4 ns from node 0, 2 ns from node 1.
+        assert_eq!(seen, vec![(0, 30, 60, 4000), (1, 15, 45, 2000)]);
+        // By 45 node 1's has ended for everyone: dropped, node 0's kept.
+        let mut seen = Vec::new();
+        w.visit(45, 1, |s, d| seen.push((s.node, d)));
+        assert_eq!(seen, vec![(0, 2000)]);
+        assert_eq!((w.count[0], w.count[1], w.latest[1]), (1, 0, None));
+        assert_eq!(w.latest_mut(0).map(|s| s.to), Some(60));
+        // Travel from node 3 round to position 0 wraps the ring: one hop.
+        w.push(3, 70, 80, 1);
+        let mut seen = Vec::new();
+        w.visit(0, 0, |s, d| seen.push((s.node, d)));
+        seen.sort();
+        assert_eq!(seen, vec![(0, 0), (3, 2000)]);
+    }
+
+    /// A node set visits its members in node order (across words), drops
+    /// those it is told to, and stops where it is told to.
+    #[test]
+    fn a_node_set_visits_in_order_drops_and_stops() {
+        let mut set = NodeSet::new(130);
+        for i in [129, 3, 64, 70, 0] {
+            set.insert(i);
+        }
+        let mut seen = Vec::new();
+        let found = set.find(|i| {
+            seen.push(i);
+            if i == 3 { Visit::Drop } else { Visit::Keep }
+        });
+        assert_eq!((found, seen), (None, vec![0, 3, 64, 70, 129]));
+        let mut seen = Vec::new();
+        let found = set.find(|i| {
+            seen.push(i);
+            if i == 70 { Visit::Stop } else { Visit::Keep }
+        });
+        assert_eq!((found, seen), (Some(70), vec![0, 64, 70]));
+        let mut rows = NodeSets::new(2, 130);
+        assert!(rows.insert(1, 129) && !rows.insert(1, 129) && rows.insert(0, 129));
+        rows.remove(1, 129);
+        assert!(rows.insert(1, 129));
     }
 }
