@@ -192,4 +192,9 @@ impl Slab {
     pub fn live_send(&self) -> u64 {
         self.live_send
     }
+
+    /// The most packets alive at once so far (slots are reused, never dropped).
+    pub fn peak(&self) -> u64 {
+        self.items.len() as u64
+    }
 }

@@ -290,6 +290,12 @@ pub struct Report {
     pub per_class: Vec<ClassReport>,
     pub counters: Counters,
     pub conservation: Conservation,
+    /// The most packets alive at once (echoes and control packets
+    /// included): how many `ringlet bench`'s yardstick loop keeps in
+    /// flight for this run. A property of the simulation, not of the
+    /// network, so not among the results.
+    #[serde(skip)]
+    pub packets_peak: u64,
 }
 
 impl std::ops::Deref for Report {

@@ -2,8 +2,12 @@
 //! 7): every registered family's, the first being the headline.
 //!
 //! Each workload runs `repeats` times, the workloads taking turns; the
-//! figures reported are medians. Speed is measured here, never asserted in
-//! tests.
+//! figures reported are medians. Right after each run the yardstick loop
+//! (`yardstick.rs`) runs as many hops on as many nodes with as many packets
+//! in flight, and the pair's ratio of packet-hops per second is the
+//! workload's `floor_ratio` (the median over its pairs): the figure that
+//! survives a host's drifting speed and compares machines. Speed is
+//! measured here, never asserted in tests.
 
 use ringlet_fabric::family::Workload;
 use ringlet_scenario::ScenarioError;
@@ -22,6 +26,15 @@ pub struct BenchFigure {
     pub sim_to_wall: f64,
     pub wall_s_median: f64,
     pub wall_s_all: Vec<f64>,
+    /// Median over repeats of the run's packet-hops/s over the yardstick
+    /// loop's, run right after it.
+    pub floor_ratio: f64,
+    /// Median over repeats: the yardstick loop's packet-hops per wall second.
+    pub floor_packet_hops_per_s: f64,
+    /// The yardstick loop's nodes (the workload's ring interfaces) and
+    /// packets in flight (the most the workload had alive at once).
+    pub floor_nodes: usize,
+    pub floor_packets: u64,
     pub packet_hops: u64,
     pub transactions: u64,
     pub throughput_mbps: f64,
@@ -35,6 +48,7 @@ pub struct BenchReport {
     pub packet_hops_per_s: f64,
     pub transactions_per_s: f64,
     pub sim_to_wall: f64,
+    pub floor_ratio: f64,
 }
 
 fn median(mut xs: Vec<f64>) -> f64 {
@@ -53,20 +67,26 @@ struct Samples {
     txns: Vec<f64>,
     ratio: Vec<f64>,
     walls: Vec<f64>,
+    floor: Vec<f64>,
+    floor_ratio: Vec<f64>,
     last: Option<crate::RunResult>,
 }
 
 impl Samples {
     fn new() -> Self {
-        Samples { hops: Vec::new(), txns: Vec::new(), ratio: Vec::new(), walls: Vec::new(), last: None }
+        Samples { hops: Vec::new(), txns: Vec::new(), ratio: Vec::new(), walls: Vec::new(), floor: Vec::new(), floor_ratio: Vec::new(), last: None }
     }
 
-    fn add(&mut self, r: crate::RunResult) {
+    /// A run and the yardstick loop's run right after it.
+    fn add(&mut self, r: crate::RunResult, floor: &crate::yardstick::LoopRun) {
         let wall = r.wall_time_s.max(1e-9);
-        self.hops.push(r.report.counters.packet_hops as f64 / wall);
+        let hops = r.report.counters.packet_hops as f64 / wall;
+        self.hops.push(hops);
         self.txns.push(r.report.conservation.completed as f64 / wall);
         self.ratio.push(r.report.sim_time_ns * 1e-9 / wall);
         self.walls.push(wall);
+        self.floor.push(floor.hops_per_s());
+        self.floor_ratio.push(hops / floor.hops_per_s());
         self.last = Some(r);
     }
 
@@ -81,11 +101,27 @@ impl Samples {
             sim_to_wall: median(self.ratio),
             wall_s_median: median(self.walls.clone()),
             wall_s_all: self.walls,
+            floor_ratio: median(self.floor_ratio),
+            floor_packet_hops_per_s: median(self.floor),
+            floor_nodes: yardstick_shape(&r).0,
+            floor_packets: yardstick_shape(&r).1,
             packet_hops: r.report.counters.packet_hops,
             transactions: r.report.conservation.completed,
             throughput_mbps: r.report.throughput_mbps,
         }
     }
+}
+
+/// The yardstick loop's nodes and packets in flight for a run: its ring
+/// interfaces, and the most packets it had alive at once.
+fn yardstick_shape(r: &crate::RunResult) -> (usize, u64) {
+    (r.report.per_link.len(), r.report.packets_peak)
+}
+
+/// The yardstick loop, as many hops as run `r` made, in its shape.
+fn yardstick_after(r: &crate::RunResult) -> crate::yardstick::LoopRun {
+    let (nodes, packets) = yardstick_shape(r);
+    crate::yardstick::run(nodes, packets as usize, r.report.counters.packet_hops)
 }
 
 /// A workload's scenario (`quick`: shortened).
@@ -115,7 +151,9 @@ pub fn run_all(
     let mut done = 0;
     for _ in 0..rounds {
         for ((w, s), acc) in workloads.iter().zip(&scenarios).zip(&mut samples) {
-            acc.add(crate::run(s).expect("built-in workloads run"));
+            let r = crate::run(s).expect("built-in workloads run");
+            let floor = yardstick_after(&r);
+            acc.add(r, &floor);
             done += 1;
             if !progress(done, total, w.name) {
                 return None;
@@ -129,6 +167,7 @@ pub fn run_all(
         packet_hops_per_s: head.packet_hops_per_s,
         transactions_per_s: head.transactions_per_s,
         sim_to_wall: head.sim_to_wall,
+        floor_ratio: head.floor_ratio,
         workloads,
     })
 }
@@ -157,6 +196,10 @@ mod tests {
         for (f, name) in r.workloads.iter().zip(&names) {
             assert_eq!((f.workload, f.repeats, f.wall_s_all.len()), (*name, 2, 2));
             assert!(f.packet_hops > 0 && f.packet_hops_per_s > 0.0, "{name}");
+            // The yardstick ran on the workload's nodes (each named by its size), with packets in flight.
+            assert!(name.contains(&format!("{}node", f.floor_nodes)), "{name}: {} nodes", f.floor_nodes);
+            assert!(f.floor_packets > 0 && f.floor_packet_hops_per_s > 0.0, "{name}");
+            assert!(f.floor_ratio > 0.0 && f.floor_ratio.is_finite(), "{name}");
         }
     }
 

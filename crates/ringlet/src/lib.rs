@@ -7,6 +7,7 @@
 
 pub mod bench;
 pub mod registry;
+pub mod yardstick;
 
 use registry::Registry;
 use ringlet_fabric::family::Family;

@@ -241,6 +241,7 @@ impl<P: RingProtocol> Fabric<P> {
         }
         let queued: u64 = self.apps.iter().map(|a| a.queue.len() as u64).sum();
         r.conservation = Conservation { generated: self.generated, completed: self.completed, queued, in_flight: self.slab.live_send(), lost: self.lost };
+        r.packets_peak = self.slab.peak();
         r
     }
 

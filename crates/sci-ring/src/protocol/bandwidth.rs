@@ -69,6 +69,8 @@ pub struct Bandwidth {
     /// steps, oldest first (0 = nothing waiting, else 1 + priority). The
     /// last step may lie in the future (a change made at the end of a packet).
     ipr: Vec<VecDeque<(Time, u16)>>,
+    /// Per node: its latest step (the back of `ipr`), where most looks end.
+    ipr_last: Vec<(Time, u16)>,
     /// The stretches of idles nodes converted that some node may still
     /// see; a node's latest one's `to` moves while it repays.
     withheld: Stretches,
@@ -89,8 +91,6 @@ pub struct Bandwidth {
     /// looks only at the stretches of converted idles still travelling, so
     /// its cost follows the few nodes that wait or repay, not the ring's size.
     signalling: NodeSet,
-    /// Scratch list of the nodes whose converted idles hold a node (no allocation per decision).
-    holders: Vec<usize>,
     pub holds: Holds,
     /// Debts repaid in full, and debts forgiven or ended early (nobody waiting).
     pub repaid: u64,
@@ -108,6 +108,7 @@ impl Bandwidth {
             cycle: p.cycle,
             separator: p.separator,
             ipr: (0..n).map(|_| VecDeque::from([(0, 0)])).collect(),
+            ipr_last: vec![(0, 0); n],
             withheld: Stretches::new(view),
             debt: vec![0; n],
             sent_level: vec![0; n],
@@ -115,7 +116,6 @@ impl Bandwidth {
             waiters: vec![Vec::new(); n],
             waiter_bits: NodeSets::new(if enabled { n } else { 0 }, n),
             signalling: NodeSet::new(n),
-            holders: Vec::new(),
             holds: Holds::default(),
             repaid: 0,
             forgiven: 0,
@@ -132,14 +132,19 @@ impl Bandwidth {
     }
 
     /// Node `i`'s idle priority at time `t`.
+    #[inline]
     fn ipr_at(&self, i: usize, t: Time) -> u16 {
-        self.ipr[i].iter().rev().find(|&&(at, _)| at <= t).map_or(0, |&(_, l)| l)
+        match self.ipr_last[i] {
+            // Mostly the latest step, seen after its travel.
+            (at, level) if at <= t => level,
+            _ => self.ipr[i].iter().rev().skip(1).find(|&&(at, _)| at <= t).map_or(0, |&(_, l)| l),
+        }
     }
 
     /// Whether node `i`'s idles may show a packet waiting to another node
     /// at `now` or later.
     fn signals(&self, i: usize, horizon: Time) -> bool {
-        let (at, level) = *self.ipr[i].back().expect("a step");
+        let (at, level) = self.ipr_last[i];
         level != 0 || at > horizon
     }
 
@@ -159,13 +164,14 @@ impl Bandwidth {
     /// Sets node `i`'s idle priority from time `at` on; waiters are woken
     /// when a lower one reaches them.
     fn set_ipr(&mut self, i: usize, at: Time, level: u16, fx: &mut Effects) {
-        let &(last_at, last) = self.ipr[i].back().expect("a step");
+        let (last_at, last) = self.ipr_last[i];
         if last == level {
             return;
         }
         let at = at.max(last_at);
         self.prune(i, at);
         self.ipr[i].push_back((at, level));
+        self.ipr_last[i] = (at, level);
         self.signalling.insert(i);
         if level < last {
             self.wake_waiters(i, at, fx);
@@ -220,7 +226,7 @@ impl Bandwidth {
                         self.holds.debt += 1;
                         // Decide again when repaid, or when the waiting node
                         // is seen served, if that is sooner.
-                        let &(at, level) = self.ipr[i].back().expect("a step");
+                        let (at, level) = self.ipr_last[i];
                         if level < self.sent_level[j] {
                             wake = Some(until.min(at + self.view.travel(i, j)));
                         } else {
@@ -236,27 +242,26 @@ impl Bandwidth {
             }
         }
         // Go bits withheld upstream, as the idles reaching it show them.
-        // (A node's stretches do not overlap: it sees at most one of each
-        // node's; and neither the latest release nor the set of holders
-        // depends on the order they are looked at in.)
-        let mut go_until: Option<Time> = None;
-        let mut holders = std::mem::take(&mut self.holders);
-        holders.clear();
+        // It waits on every node that holds it. (A node's stretches do not
+        // overlap, so it sees at most one of each node's; neither the
+        // latest release nor whom it waits on depends on the order the
+        // stretches are looked at in.)
+        let mut go_until: Time = 0;
+        let (waiters, waiter_bits) = (&mut self.waiters, &mut self.waiter_bits);
         self.withheld.visit(now.saturating_sub(self.max_dist), j, |c, d| {
             let i = c.node as usize;
             if i != j && now >= d && c.from <= now - d && now - d < c.to && c.level >= mine {
-                go_until = Some(go_until.map_or(c.to + d, |u: Time| u.max(c.to + d)));
-                holders.push(i);
+                go_until = go_until.max(c.to + d);
+                if waiter_bits.insert(i, j) {
+                    waiters[i].push(j as u16);
+                }
             }
         });
-        if let Some(u) = go_until {
+        // (A release is later than now: 0 means none.)
+        if go_until != 0 {
             self.holds.go += 1;
-            for &i in &holders {
-                self.wait_on(i, j);
-            }
-            wake = Some(wake.map_or(u, |w| w.max(u)));
+            wake = Some(wake.map_or(go_until, |w| w.max(go_until)));
         }
-        self.holders = holders;
         match wake {
             None => Permit::Go,
             Some(at) => {
