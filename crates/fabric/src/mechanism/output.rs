@@ -271,25 +271,21 @@ impl<P: RingProtocol> Fabric<P> {
     #[inline(always)]
     pub(super) fn bypass_leaves(&mut self, i: usize, id: u32, ready: Time) {
         let (now, cycle, slab) = (self.sched.now(), self.p.cycle, &self.slab);
-        let n = &mut self.ifaces[i];
-        if !n.inserted.is_empty() {
-            n.inserted.retain(|&x| x != id);
+        let crate::interface::Iface { inserted, bypass, occupancy, .. } = &mut self.ifaces[i];
+        if !inserted.is_empty() {
+            inserted.retain(|&x| x != id);
         }
-        let mut o = n.occupancy;
-        let entries = n.bypass.iter().map(|&(e, r)| span(slab, e, r, cycle));
+        let entries = bypass.iter().map(|&(e, r)| span(slab, e, r, cycle));
         let (came, len) = span(slab, id, ready, cycle);
-        o.leaves(entries, now, came, len);
-        n.occupancy = o;
+        occupancy.leaves(entries, now, came, len);
     }
 
     /// Interface `i`'s bypass FIFO is about to change other than by an entry
     /// arriving or leaving: its peak holding so far is counted first.
     pub(super) fn bypass_seen(&mut self, i: usize) {
         let (now, cycle, slab) = (self.sched.now(), self.p.cycle, &self.slab);
-        let n = &mut self.ifaces[i];
-        let mut o = n.occupancy;
-        o.seen(n.bypass.iter().map(|&(e, r)| span(slab, e, r, cycle)), now);
-        n.occupancy = o;
+        let crate::interface::Iface { bypass, occupancy, .. } = &mut self.ifaces[i];
+        occupancy.seen(bypass.iter().map(|&(e, r)| span(slab, e, r, cycle)), now);
     }
 
     /// The most symbols interface `i`'s bypass FIFO has held so far.
