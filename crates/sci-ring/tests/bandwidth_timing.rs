@@ -3,7 +3,7 @@
 //! packets; `network.bandwidth_allocation = "ieee"`, the default).
 //!
 //! Each expected time is derived by hand in the comment above it from the
-//! rules of `protocol/bandwidth.rs` (docs/model-sci.md, "Bandwidth
+//! rules of `protocol/bandwidth/` (docs/model-sci.md, "Bandwidth
 //! allocation"): a node's recovery ends when its bypass FIFO is empty; if it
 //! then sees another node waiting, it owes the packet it sent plus its idle
 //! (`S` symbols) and repays them by converting the next `S` idles it passes

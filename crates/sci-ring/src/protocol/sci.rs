@@ -1,5 +1,5 @@
 //! Base SCI (IEEE 1596): the bandwidth allocation protocol (transmission
-//! recovery, go bits, idle priority: `bandwidth.rs`) and the queue
+//! recovery, go bits, idle priority: `bandwidth/`) and the queue
 //! allocation protocol (NOTRY / DOTRY / RETRY_A/B phases:
 //! `queue_allocation.rs`) over FIFO queues.
 

@@ -41,12 +41,26 @@
 //! SCI within priority levels") levels compare by packet priority, so a
 //! node's repayment never holds packets of a higher priority; base SCI
 //! treats every packet alike.
+//!
+//! How the state is kept, so that a decision costs what the few nodes that
+//! wait or repay make it cost, not the ring's size: each node's idle
+//! priority as a short history of steps (its latest apart), the nodes whose
+//! idles may show a packet waiting in a set of bits (`node_set.rs`), and
+//! the stretches of converted idles still travelling in one short list
+//! (`stretches.rs`). A held node's wait on another is a bit as well as a
+//! place in that node's list of waiters.
 
 use ringlet_engine::Time;
 use ringlet_fabric::packet::Packet;
 use ringlet_fabric::params::Params;
 use ringlet_fabric::protocol::{Effects, Permit, ProtoCounters, RingletView};
 use std::collections::VecDeque;
+
+mod node_set;
+mod stretches;
+
+use node_set::{NodeSet, NodeSets, Visit};
+use stretches::Stretches;
 
 /// Why a node was held (counted for the report).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -150,8 +164,9 @@ impl Bandwidth {
 
     /// Forgets node `i`'s idle-priority steps and converted idles that no
     /// node can see after `at`. (Called with a time still ahead, when a node
-    /// sends, this forgets what the farthest nodes would still see until
-    /// then: the recorded results depend on it, docs/model-sci.md.)
+    /// starts a packet, this also forgets what the farthest nodes would
+    /// still see until then; every recorded result depends on it:
+    /// docs/model-sci.md, "What is abstracted".)
     fn prune(&mut self, i: usize, at: Time) {
         let horizon = at.saturating_sub(self.max_dist);
         let ipr = &mut self.ipr[i];
@@ -348,171 +363,6 @@ impl Bandwidth {
             }
         }
         self.wake_waiters(j, now, fx);
-    }
-}
-
-/// A stretch of idles a node converted while repaying: the go bits of
-/// `level` and below it withheld from `from` to `to` (as they leave it).
-#[derive(Clone, Copy, Debug)]
-struct Stretch {
-    from: Time,
-    to: Time,
-    node: u32,
-    level: u16,
-}
-
-/// The stretches of converted idles that some node may still see, in no
-/// particular order, and each node's latest (the one its repayment extends
-/// or cuts short).
-struct Stretches {
-    list: Vec<Stretch>,
-    /// Per node: its latest stretch's index in `list`, if still there.
-    latest: Vec<Option<u32>>,
-    /// Per node: how many of its stretches `list` holds.
-    count: Vec<u32>,
-    /// Per position: travel from position 0.
-    offsets: Vec<Time>,
-    round: Time,
-}
-
-impl Stretches {
-    fn new(view: &RingletView) -> Self {
-        let n = view.len();
-        Stretches { list: Vec::new(), latest: vec![None; n], count: vec![0; n], offsets: (0..n).map(|j| view.travel(0, j)).collect(), round: view.round() }
-    }
-
-    fn push(&mut self, node: usize, from: Time, to: Time, level: u16) {
-        let s = Stretch { from, to, node: node as u32, level };
-        self.latest[node] = Some(self.list.len() as u32);
-        self.count[node] += 1;
-        self.list.push(s);
-    }
-
-    /// Forgets `node`'s stretches that ended by `horizon`.
-    fn forget(&mut self, node: usize, horizon: Time) {
-        let mut k = 0;
-        while self.count[node] != 0 && k < self.list.len() {
-            let s = &self.list[k];
-            if s.node as usize == node && s.to <= horizon {
-                self.remove(k);
-            } else {
-                k += 1;
-            }
-        }
-    }
-
-    fn latest_mut(&mut self, node: usize) -> Option<&mut Stretch> {
-        self.latest[node].map(|k| &mut self.list[k as usize])
-    }
-
-    /// Calls `f` with every stretch and the travel from its node to
-    /// position `j` (`RingletView::travel`, from the positions' offsets);
-    /// forgets those that ended by `horizon`.
-    #[inline]
-    fn visit(&mut self, horizon: Time, j: usize, mut f: impl FnMut(&Stretch, Time)) {
-        let to = self.offsets[j];
-        let mut k = 0;
-        while k < self.list.len() {
-            let s = self.list[k];
-            if s.to <= horizon {
-                // Seen by nobody any more (every node sees it within the
-                // ringlet's longest travel): forget it.
-                self.remove(k);
-                continue;
-            }
-            let (i, from) = (s.node as usize, self.offsets[s.node as usize]);
-            f(&s, if j >= i { to - from } else { self.round - (from - to) });
-            k += 1;
-        }
-    }
-
-    fn remove(&mut self, k: usize) {
-        let gone = self.list.swap_remove(k);
-        self.count[gone.node as usize] -= 1;
-        if self.latest[gone.node as usize] == Some(k as u32) {
-            self.latest[gone.node as usize] = None;
-        }
-        if let Some(moved) = self.list.get(k) {
-            if self.latest[moved.node as usize] == Some(self.list.len() as u32) {
-                self.latest[moved.node as usize] = Some(k as u32);
-            }
-        }
-    }
-}
-
-/// What a visit to one node of a [`NodeSet`] says.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Visit {
-    /// Go on to the next node.
-    Keep,
-    /// The node no longer belongs to the set: drop it and go on.
-    Drop,
-    /// This is the node looked for.
-    Stop,
-}
-
-/// A set of nodes as bits, visited in node order.
-#[derive(Clone, Debug, Default)]
-struct NodeSet {
-    words: Vec<u64>,
-}
-
-impl NodeSet {
-    fn new(n: usize) -> Self {
-        NodeSet { words: vec![0; n.div_ceil(64)] }
-    }
-
-    #[inline]
-    fn insert(&mut self, i: usize) {
-        self.words[i / 64] |= 1u64 << (i % 64);
-    }
-
-    /// Visits the nodes in node order until `f` says `Stop` (returns that
-    /// node), dropping those it says to.
-    #[inline]
-    fn find(&mut self, mut f: impl FnMut(usize) -> Visit) -> Option<usize> {
-        for w in 0..self.words.len() {
-            let mut word = self.words[w];
-            while word != 0 {
-                let bit = word.trailing_zeros() as usize;
-                word &= word - 1;
-                match f(w * 64 + bit) {
-                    Visit::Keep => {}
-                    Visit::Drop => self.words[w] &= !(1u64 << bit),
-                    Visit::Stop => return Some(w * 64 + bit),
-                }
-            }
-        }
-        None
-    }
-}
-
-/// One set of nodes per node, as rows of bits.
-#[derive(Clone, Debug)]
-struct NodeSets {
-    words: usize,
-    bits: Vec<u64>,
-}
-
-impl NodeSets {
-    /// `rows` sets of nodes `0..n`.
-    fn new(rows: usize, n: usize) -> Self {
-        let words = n.div_ceil(64);
-        NodeSets { words, bits: vec![0; rows * words] }
-    }
-
-    /// Adds `j` to row `i`; whether it was new.
-    #[inline]
-    fn insert(&mut self, i: usize, j: usize) -> bool {
-        let (w, bit) = (&mut self.bits[i * self.words + j / 64], 1u64 << (j % 64));
-        let new = *w & bit == 0;
-        *w |= bit;
-        new
-    }
-
-    #[inline]
-    fn remove(&mut self, i: usize, j: usize) {
-        self.bits[i * self.words + j / 64] &= !(1u64 << (j % 64));
     }
 }
 
@@ -778,65 +628,5 @@ mod tests {
         b.on_recovered(0, 28_000);
         assert_eq!(b.may_start(1, 30_000, 6, &mut fx), Permit::Go);
         assert_eq!(b.may_start(1, 30_000, 5, &mut fx), Permit::Hold { wake_at: Some(48_000) });
-    }
-
-    /// The stretches list keeps each node's latest stretch found through
-    /// removals that move it, forgets only the node's own ended stretches,
-    /// and drops what has ended by the horizon when visited.
-    #[test]
-    fn stretches_keep_each_nodes_latest_through_removals() {
-        let mut w = Stretches::new(&crate::ring::view_of(4, 2000));
-        w.push(0, 10, 20, 1);
-        w.push(1, 15, 40, 1);
-        w.push(0, 30, 50, 1);
-        // Node 0's first stretch ends by 25: forgetting it moves node 0's
-        // latest into its place; node 1's is kept.
-        w.forget(0, 25);
-        assert_eq!((w.list.len(), w.count[0], w.count[1]), (2, 1, 1));
-        w.latest_mut(0).expect("node 0's latest").to = 60;
-        w.latest_mut(1).expect("node 1's latest").to = 45;
-        let mut seen = Vec::new();
-        w.visit(0, 2, |s, d| seen.push((s.node, s.from, s.to, d)));
-        seen.sort();
-        // Travel to position 2: 4 ns from node 0, 2 ns from node 1.
-        assert_eq!(seen, vec![(0, 30, 60, 4000), (1, 15, 45, 2000)]);
-        // By 45 node 1's has ended for everyone: dropped, node 0's kept.
-        let mut seen = Vec::new();
-        w.visit(45, 1, |s, d| seen.push((s.node, d)));
-        assert_eq!(seen, vec![(0, 2000)]);
-        assert_eq!((w.count[0], w.count[1], w.latest[1]), (1, 0, None));
-        assert_eq!(w.latest_mut(0).map(|s| s.to), Some(60));
-        // Travel from node 3 round to position 0 wraps the ring: one hop.
-        w.push(3, 70, 80, 1);
-        let mut seen = Vec::new();
-        w.visit(0, 0, |s, d| seen.push((s.node, d)));
-        seen.sort();
-        assert_eq!(seen, vec![(0, 0), (3, 2000)]);
-    }
-
-    /// A node set visits its members in node order (across words), drops
-    /// those it is told to, and stops where it is told to.
-    #[test]
-    fn a_node_set_visits_in_order_drops_and_stops() {
-        let mut set = NodeSet::new(130);
-        for i in [129, 3, 64, 70, 0] {
-            set.insert(i);
-        }
-        let mut seen = Vec::new();
-        let found = set.find(|i| {
-            seen.push(i);
-            if i == 3 { Visit::Drop } else { Visit::Keep }
-        });
-        assert_eq!((found, seen), (None, vec![0, 3, 64, 70, 129]));
-        let mut seen = Vec::new();
-        let found = set.find(|i| {
-            seen.push(i);
-            if i == 70 { Visit::Stop } else { Visit::Keep }
-        });
-        assert_eq!((found, seen), (Some(70), vec![0, 64, 70]));
-        let mut rows = NodeSets::new(2, 130);
-        assert!(rows.insert(1, 129) && !rows.insert(1, 129) && rows.insert(0, 129));
-        rows.remove(1, 129);
-        assert!(rows.insert(1, 129));
     }
 }
