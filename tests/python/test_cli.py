@@ -177,16 +177,21 @@ def test_bench_json(cli):
     p = cli(["bench", "--quick", "--json", "--repeats", "1"])
     assert p.returncode == 0, p.stderr
     out = json.loads(p.stdout)
-    for key in ("packet_hops_per_s", "transactions_per_s", "sim_to_wall", "workloads"):
+    for key in ("packet_hops_per_s", "transactions_per_s", "sim_to_wall", "floor_ratio", "workloads"):
         assert key in out
     assert out["workloads"] and all(w["repeats"] == 1 for w in out["workloads"])
     assert out["packet_hops_per_s"] > 0 and out["sim_to_wall"] > 0
+    # Each workload against the yardstick loop run after it, on its nodes.
+    for w in out["workloads"]:
+        assert w["floor_ratio"] == pytest.approx(w["packet_hops_per_s"] / w["floor_packet_hops_per_s"])
+        assert w["floor_nodes"] == int(w["workload"].split("-")[-1].removesuffix("node")) and w["floor_packets"] > 0
+    assert out["floor_ratio"] == out["workloads"][0]["floor_ratio"]
 
 
 def test_bench_table(cli):
     p = cli(["bench", "--quick", "--repeats", "1"])
     assert p.returncode == 0, p.stderr
-    assert "reference-8node" in p.stdout and "Mhops/s" in p.stdout and "range" in p.stdout
+    assert "reference-8node" in p.stdout and "Mhops/s" in p.stdout and "range" in p.stdout and "x loop" in p.stdout
     assert "medians of 1 run)" in p.stdout and "…" not in p.stdout  # nothing cut off at 80 columns
 
 

@@ -194,10 +194,12 @@ impl Bandwidth {
     }
 
     fn wake_waiters(&mut self, i: usize, at: Time, fx: &mut Effects) {
-        for j in std::mem::take(&mut self.waiters[i]) {
+        // (The list keeps its capacity: no allocation when it fills again.)
+        for &j in &self.waiters[i] {
             self.waiter_bits.remove(i, j as usize);
             fx.wakes.push((j, at + self.view.travel(i, j as usize)));
         }
+        self.waiters[i].clear();
     }
 
     fn wait_on(&mut self, i: usize, j: usize) {
