@@ -485,6 +485,26 @@ mod tests {
         assert_eq!(b.holds.go, 2);
     }
 
+    /// The departure docs/model-sci.md describes, pinned: a node that
+    /// starts a packet forgets its history as of the packet's end. Node 3
+    /// is 60 ns (the longest travel) downstream of node 0 (20 ns hops);
+    /// node 0 repays 28-46 ns, then starts an 82 ns response at 46 ns with
+    /// nothing waiting after it. By the rule node 3 sees the converted
+    /// idles from 88 to 106 ns; the model forgets them at the response
+    /// (everything that ended 60 ns before its end, 128 ns), so node 3 may
+    /// send at 90 ns. (Correcting this moves the recorded results.)
+    #[test]
+    fn a_node_that_sends_forgets_what_ended_a_longest_travel_before_its_packets_end() {
+        let mut b = Bandwidth::new(&crate::ring::view_of(4, 20_000), &params(), true, false);
+        let mut fx = Effects::default();
+        b.on_blocked(3, 0, 0, &mut fx); // seen by node 0 from 20 ns
+        b.on_sent(0, 10_000, 0, 9, Some(0), &mut fx);
+        b.on_recovered(0, 28_000); // repays until 46 ns
+        assert_eq!(b.may_start(2, 70_000, 0, &mut fx), Permit::Hold { wake_at: Some(86_000) });
+        b.on_sent(0, 46_000, 0, 41, None, &mut fx);
+        assert_eq!(b.may_start(3, 90_000, 0, &mut fx), Permit::Go);
+    }
+
     /// A node's idle priority is seen as it was when the idles left it, even
     /// after it changed twice since: node 2 is 60 ns downstream of node 3
     /// (20 ns hops); node 3 waits from 5 ns, sends at 10 ns (its idles show
