@@ -379,6 +379,23 @@ mod tests {
         assert!(f.is_empty() && f.front().is_none());
     }
 
+    /// Two entries coming in at once fill the FIFO faster than the one
+    /// that left last drains it: a 10-symbol packet, all in at 10, leaves
+    /// then, while a 30-symbol one is coming in from 0; a 5-symbol echo is
+    /// put in from 10. At 14, 6 of the first, 14 of the second and 4 of
+    /// the echo are in: 24 held, more than the 20 of 10 (the bound for
+    /// entries that come in one after another must not answer here).
+    #[test]
+    fn entries_coming_in_together_fill_faster_than_the_last_drains() {
+        let (first, long, echo) = ((0, 10), (0, 30), (10, 5));
+        let mut o = Occupancy::default();
+        o.leaves([first, long].into_iter(), 10, first.0, first.1);
+        o.seen([long].into_iter(), 10);
+        assert_eq!(o.peak_until([long].into_iter(), 10), 20);
+        assert_eq!(o.held(&[long, echo], 14), 24);
+        assert_eq!(o.peak_until([long, echo].into_iter(), 14), 24);
+    }
+
     /// The peak counted at the instants `Occupancy` looks at equals the
     /// most held at any instant, over random streams: entries arriving one
     /// after another from the link, now and then one put into the stream

@@ -156,7 +156,7 @@ impl Bandwidth {
     }
 
     /// Whether node `i`'s idles may show a packet waiting to another node
-    /// at `now` or later.
+    /// from now on (`horizon`: now less the ringlet's longest travel).
     fn signals(&self, i: usize, horizon: Time) -> bool {
         let (at, level) = self.ipr_last[i];
         level != 0 || at > horizon

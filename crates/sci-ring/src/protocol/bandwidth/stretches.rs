@@ -125,11 +125,16 @@ mod tests {
         assert_eq!(seen, vec![(0, 2000)]);
         assert_eq!((w.count[0], w.count[1], w.latest[1]), (1, 0, None));
         assert_eq!(w.latest_mut(0).map(|s| s.to), Some(60));
-        // Travel from node 3 round to position 0 wraps the ring: one hop.
+        // Travel from node 3 round to positions 0 and 2 wraps the ring:
+        // one hop and three.
         w.push(3, 70, 80, 1);
         let mut seen = Vec::new();
         w.visit(0, 0, |s, d| seen.push((s.node, d)));
         seen.sort();
         assert_eq!(seen, vec![(0, 0), (3, 2000)]);
+        let mut seen = Vec::new();
+        w.visit(0, 2, |s, d| seen.push((s.node, d)));
+        seen.sort();
+        assert_eq!(seen, vec![(0, 4000), (3, 6000)]);
     }
 }
