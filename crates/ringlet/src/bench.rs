@@ -29,6 +29,9 @@ pub struct BenchFigure {
     /// Median over repeats of the run's packet-hops/s over the yardstick
     /// loop's, run right after it.
     pub floor_ratio: f64,
+    /// Each repeat's ratio, in the order run (their spread says how far a
+    /// shared host's drift reached into the ratio).
+    pub floor_ratio_all: Vec<f64>,
     /// Median over repeats: the yardstick loop's packet-hops per wall second.
     pub floor_packet_hops_per_s: f64,
     /// The yardstick loop's nodes (the workload's ring interfaces) and
@@ -101,7 +104,8 @@ impl Samples {
             sim_to_wall: median(self.ratio),
             wall_s_median: median(self.walls.clone()),
             wall_s_all: self.walls,
-            floor_ratio: median(self.floor_ratio),
+            floor_ratio: median(self.floor_ratio.clone()),
+            floor_ratio_all: self.floor_ratio,
             floor_packet_hops_per_s: median(self.floor),
             floor_nodes: yardstick_shape(&r).0,
             floor_packets: yardstick_shape(&r).1,
@@ -200,6 +204,7 @@ mod tests {
             assert!(name.contains(&format!("{}node", f.floor_nodes)), "{name}: {} nodes", f.floor_nodes);
             assert!(f.floor_packets > 0 && f.floor_packet_hops_per_s > 0.0, "{name}");
             assert!(f.floor_ratio > 0.0 && f.floor_ratio.is_finite(), "{name}");
+            assert_eq!(f.floor_ratio, super::median(f.floor_ratio_all.clone()), "{name}");
         }
     }
 
