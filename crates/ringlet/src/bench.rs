@@ -95,6 +95,7 @@ impl Samples {
 
     fn figure(self, w: &Workload) -> BenchFigure {
         let r = self.last.expect("at least one repeat");
+        let (floor_nodes, floor_packets) = yardstick_shape(&r);
         BenchFigure {
             workload: w.name,
             description: w.description,
@@ -107,8 +108,8 @@ impl Samples {
             floor_ratio: median(self.floor_ratio.clone()),
             floor_ratio_all: self.floor_ratio,
             floor_packet_hops_per_s: median(self.floor),
-            floor_nodes: yardstick_shape(&r).0,
-            floor_packets: yardstick_shape(&r).1,
+            floor_nodes,
+            floor_packets,
             packet_hops: r.report.counters.packet_hops,
             transactions: r.report.conservation.completed,
             throughput_mbps: r.report.throughput_mbps,

@@ -123,7 +123,7 @@ impl Bandwidth {
             separator: p.separator,
             ipr: (0..n).map(|_| VecDeque::from([(0, 0)])).collect(),
             ipr_last: vec![(0, 0); n],
-            withheld: Stretches::new(view),
+            withheld: Stretches::new(n),
             debt: vec![0; n],
             sent_level: vec![0; n],
             repay_until: vec![None; n],
@@ -265,7 +265,7 @@ impl Bandwidth {
         // stretches are looked at in.)
         let mut go_until: Time = 0;
         let (waiters, waiter_bits) = (&mut self.waiters, &mut self.waiter_bits);
-        self.withheld.visit(now.saturating_sub(self.max_dist), j, |c, d| {
+        self.withheld.visit(now.saturating_sub(self.max_dist), &self.view, j, |c, d| {
             let i = c.node as usize;
             if i != j && now >= d && c.from <= now - d && now - d < c.to && c.level >= mine {
                 go_until = go_until.max(c.to + d);

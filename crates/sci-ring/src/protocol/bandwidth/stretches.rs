@@ -24,15 +24,12 @@ pub(super) struct Stretches {
     latest: Vec<Option<u32>>,
     /// Per node: how many of its stretches `list` holds.
     count: Vec<u32>,
-    /// Per position: travel from position 0.
-    offsets: Vec<Time>,
-    round: Time,
 }
 
 impl Stretches {
-    pub(super) fn new(view: &RingletView) -> Self {
-        let n = view.len();
-        Stretches { list: Vec::new(), latest: vec![None; n], count: vec![0; n], offsets: (0..n).map(|j| view.travel(0, j)).collect(), round: view.round() }
+    /// No stretches yet, on a ringlet of `n` nodes.
+    pub(super) fn new(n: usize) -> Self {
+        Stretches { list: Vec::new(), latest: vec![None; n], count: vec![0; n] }
     }
 
     pub(super) fn push(&mut self, node: usize, from: Time, to: Time, level: u16) {
@@ -59,12 +56,10 @@ impl Stretches {
         self.latest[node].map(|k| &mut self.list[k as usize])
     }
 
-    /// Calls `f` with every stretch and the travel from its node to
-    /// position `j` (`RingletView::travel`, from the positions' offsets);
-    /// forgets those that ended by `horizon`.
+    /// Calls `f` with every stretch and the travel on `view` from its node
+    /// to position `j`; forgets those that ended by `horizon`.
     #[inline]
-    pub(super) fn visit(&mut self, horizon: Time, j: usize, mut f: impl FnMut(&Stretch, Time)) {
-        let to = self.offsets[j];
+    pub(super) fn visit(&mut self, horizon: Time, view: &RingletView, j: usize, mut f: impl FnMut(&Stretch, Time)) {
         let mut k = 0;
         while k < self.list.len() {
             let s = self.list[k];
@@ -74,8 +69,7 @@ impl Stretches {
                 self.remove(k);
                 continue;
             }
-            let (i, from) = (s.node as usize, self.offsets[s.node as usize]);
-            f(&s, if j >= i { to - from } else { self.round - (from - to) });
+            f(&s, view.travel(s.node as usize, j));
             k += 1;
         }
     }
@@ -104,7 +98,8 @@ mod tests {
     /// and drops what has ended by the horizon when visited.
     #[test]
     fn stretches_keep_each_nodes_latest_through_removals() {
-        let mut w = Stretches::new(&crate::ring::view_of(4, 2000));
+        let view = crate::ring::view_of(4, 2000);
+        let mut w = Stretches::new(view.len());
         w.push(0, 10, 20, 1);
         w.push(1, 15, 40, 1);
         w.push(0, 30, 50, 1);
@@ -115,13 +110,13 @@ mod tests {
         w.latest_mut(0).expect("node 0's latest").to = 60;
         w.latest_mut(1).expect("node 1's latest").to = 45;
         let mut seen = Vec::new();
-        w.visit(0, 2, |s, d| seen.push((s.node, s.from, s.to, d)));
+        w.visit(0, &view, 2, |s, d| seen.push((s.node, s.from, s.to, d)));
         seen.sort();
         // Travel to position 2: 4 ns from node 0, 2 ns from node 1.
         assert_eq!(seen, vec![(0, 30, 60, 4000), (1, 15, 45, 2000)]);
         // By 45 node 1's has ended for everyone: dropped, node 0's kept.
         let mut seen = Vec::new();
-        w.visit(45, 1, |s, d| seen.push((s.node, d)));
+        w.visit(45, &view, 1, |s, d| seen.push((s.node, d)));
         assert_eq!(seen, vec![(0, 2000)]);
         assert_eq!((w.count[0], w.count[1], w.latest[1]), (1, 0, None));
         assert_eq!(w.latest_mut(0).map(|s| s.to), Some(60));
@@ -129,11 +124,11 @@ mod tests {
         // one hop and three.
         w.push(3, 70, 80, 1);
         let mut seen = Vec::new();
-        w.visit(0, 0, |s, d| seen.push((s.node, d)));
+        w.visit(0, &view, 0, |s, d| seen.push((s.node, d)));
         seen.sort();
         assert_eq!(seen, vec![(0, 0), (3, 2000)]);
         let mut seen = Vec::new();
-        w.visit(0, 2, |s, d| seen.push((s.node, d)));
+        w.visit(0, &view, 2, |s, d| seen.push((s.node, d)));
         seen.sort();
         assert_eq!(seen, vec![(0, 4000), (3, 6000)]);
     }
