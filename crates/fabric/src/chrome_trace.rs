@@ -9,6 +9,8 @@
 //! never overlap. Waiting in a queue or FIFO is an async span (`b`/`e`),
 //! because several packets wait in one queue at once. Echoes returning,
 //! busy echoes, retries, preemptions and control symbols are instants (`i`).
+//! An agent with a bus (a switch's B-Link) has a row for it: each packet
+//! across is a span from the grant to its arrival in the output queue.
 
 use crate::packet::PacketKind;
 use crate::topology::Topology;
@@ -40,6 +42,8 @@ const ARRIVALS: u32 = 4;
 /// The input queue of class `c` is `INPUT_QUEUE + c`.
 const INPUT_QUEUE: u32 = 5;
 const IFACE_TIDS: u32 = 16;
+/// The row of an agent's bus (in its first interface's block, after the rest).
+const BUS: u32 = IFACE_TIDS - 1;
 
 /// One trace event. Times are microseconds, as the format wants.
 #[derive(Serialize)]
@@ -148,6 +152,10 @@ impl TraceOutput {
             };
             events.push(meta_event("process_name", 0, json!({ "name": a.label })));
             events.push(meta_event("process_sort_index", 0, json!({ "sort_index": pid })));
+            if a.bus.is_some() {
+                events.push(meta_event("thread_name", BUS, json!({ "name": "bus (B-Link): grant to output queue" })));
+                events.push(meta_event("thread_sort_index", BUS, json!({ "sort_index": BUS })));
+            }
             for (k, &i) in a.ifaces.iter().enumerate() {
                 let base = k as u32 * IFACE_TIDS;
                 let on = if a.ifaces.len() > 1 { format!(" (ringlet {})", t.ringlet_of(i)) } else { String::new() };
@@ -169,6 +177,8 @@ impl TraceOutput {
         let mut last_tx: HashMap<u32, (Time, u16)> = HashMap::new();
         // Open input-queue spans: packet slot -> (span id, name, thread, agent).
         let mut in_queue: HashMap<u32, (u64, String, u32, u32)> = HashMap::new();
+        // Open bus spans per agent, in grant order (deliveries come in that order).
+        let mut on_bus: HashMap<u32, std::collections::VecDeque<u64>> = HashMap::new();
         #[allow(clippy::too_many_arguments)]
         fn span(events: &mut Vec<Event>, next_id: &mut u64, name: &str, cat: &'static str, pid: u32, tid: u32, from: Time, to: Time, args: Value) {
             let id = *next_id;
@@ -237,6 +247,19 @@ impl TraceOutput {
                 }
                 TraceKind::Control => {
                     instant(&mut events, name, "control", pid, base + ARRIVALS, r.time, Value::Null);
+                }
+                TraceKind::BusGranted => {
+                    let id = next_id;
+                    next_id += 1;
+                    let args = json!({ "src": r.src, "dst": r.dst, "from_port": base / IFACE_TIDS });
+                    events.push(Event { name: format!("{name} across"), cat: "bus", ph: "b", ts: us(r.time), pid, tid: BUS, dur: None, id: Some(id), s: None, args });
+                    on_bus.entry(pid).or_default().push_back(id);
+                }
+                TraceKind::BusDelivered => {
+                    if let Some(id) = on_bus.get_mut(&pid).and_then(|q| q.pop_front()) {
+                        let args = json!({ "to_port": base / IFACE_TIDS });
+                        events.push(Event { name: format!("{name} across"), cat: "bus", ph: "e", ts: us(r.time), pid, tid: BUS, dur: None, id: Some(id), s: None, args });
+                    }
                 }
             }
         }

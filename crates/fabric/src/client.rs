@@ -49,6 +49,8 @@ pub struct OutputQueue {
     /// Servers (interface, class) holding a serviced packet until this
     /// queue has room for the packets it produces (how many).
     pub waiters: Vec<(u16, u8, u16)>,
+    /// Slots held for packets on their way in across the agent's bus.
+    pub incoming: u32,
 }
 
 impl OutputQueue {
@@ -59,6 +61,7 @@ impl OutputQueue {
             capacity,
             ewq,
             waiters: Vec::new(),
+            incoming: 0,
         }
     }
 
@@ -70,7 +73,8 @@ impl OutputQueue {
     /// Whether `n` more packets fit.
     #[inline]
     pub fn has_room_for(&self, n: usize) -> bool {
-        self.to_send.len() + n <= self.capacity as usize && self.to_send.len() + self.awaiting.len() + n <= (self.capacity + self.ewq) as usize
+        let waiting = self.to_send.len() + self.incoming as usize + n;
+        waiting <= self.capacity as usize && waiting + self.awaiting.len() <= (self.capacity + self.ewq) as usize
     }
 
     /// The echo for `id` came back: it no longer waits.

@@ -26,12 +26,18 @@ pub(crate) enum Event {
     Requeue { iface: u16, pkt: u32 },
     /// A protocol's delayed control packet leaves its interface.
     EmitControl { iface: u16, len: u16, tag: u32 },
+    /// An agent's internal bus (a switch's B-Link) ends a transfer: the
+    /// port it came from frees its input slot, and the bus grants the next.
+    BusFree { agent: u16 },
+    /// A packet across an agent's bus reaches the output queue of interface
+    /// `iface` (after the bus-to-FIFO delay).
+    BusDelivered { iface: u16, pkt: u32 },
 }
 
 impl Event {
     /// The event as one integer, the form the scheduler keeps: kind in bits
-    /// 0-2, interface (or agent) in bits 3-15 (at most 8191), a 16-bit
-    /// field in bits 16-31 and a 32-bit one in bits 32-63. Built in a
+    /// 0-3, interface (or agent) in bits 4-19 (up to 65535), a 12-bit
+    /// field in bits 20-31 and a 32-bit one in bits 32-63. Built in a
     /// register: an enum is written to memory field by field and read back
     /// whole, which defeats the processor's store-to-load forwarding on
     /// every event scheduled (7% of `perf`'s samples fell on one such store;
@@ -44,24 +50,27 @@ impl Event {
             Event::OutputFree { iface } => (Self::OUTPUT_FREE, iface, 0, 0),
             Event::EchoIn { iface, pkt } => (3, iface, 0, pkt),
             Event::ServiceDone { iface, class } => (4, iface, class as u16, 0),
-            Event::Inject { src, dst, priority } => (5, src, dst, priority as u32),
+            Event::Inject { src, dst, priority } => (5, src, 0, dst as u32 | (priority as u32) << 16),
             Event::Requeue { iface, pkt } => (6, iface, 0, pkt),
             Event::EmitControl { iface, len, tag } => (7, iface, len, tag),
+            Event::BusFree { agent } => (8, agent, 0, 0),
+            Event::BusDelivered { iface, pkt } => (9, iface, 0, pkt),
         };
-        debug_assert!(node <= Self::NODE_MASK, "interface id {node} does not fit the packed event");
-        kind | (node as u64) << Self::NODE_SHIFT | (a as u64) << 16 | (b as u64) << 32
+        debug_assert!(a <= Self::A_MASK, "field {a} does not fit the packed event's 12 bits");
+        kind | (node as u64) << Self::NODE_SHIFT | ((a & Self::A_MASK) as u64) << Self::A_SHIFT | (b as u64) << 32
     }
 
     /// Packed kind of an `OutputFree` (as `pack` numbers the kinds).
     const OUTPUT_FREE: u64 = 2;
-    const KIND_MASK: u64 = 7;
-    const NODE_SHIFT: u32 = 3;
-    const NODE_MASK: u16 = 0x1fff;
+    const KIND_MASK: u64 = 15;
+    const NODE_SHIFT: u32 = 4;
+    const A_SHIFT: u32 = 20;
+    const A_MASK: u16 = 0xfff;
 
     /// The interface field of a packed event.
     #[inline(always)]
     fn packed_node(x: u64) -> u16 {
-        (x >> Self::NODE_SHIFT) as u16 & Self::NODE_MASK
+        (x >> Self::NODE_SHIFT) as u16
     }
 
     /// The interface of a packed `OutputFree`, or `None` for any other event.
@@ -73,7 +82,7 @@ impl Event {
     #[inline(always)]
     pub fn unpack(x: u64) -> Event {
         let node = Self::packed_node(x);
-        let a = (x >> 16) as u16;
+        let a = (x >> Self::A_SHIFT) as u16 & Self::A_MASK;
         let b = (x >> 32) as u32;
         match x & Self::KIND_MASK {
             0 => Event::Arrival { source: b },
@@ -81,9 +90,11 @@ impl Event {
             Self::OUTPUT_FREE => Event::OutputFree { iface: node },
             3 => Event::EchoIn { iface: node, pkt: b },
             4 => Event::ServiceDone { iface: node, class: a as u8 },
-            5 => Event::Inject { src: node, dst: a, priority: b as u16 },
+            5 => Event::Inject { src: node, dst: b as u16, priority: (b >> 16) as u16 },
             6 => Event::Requeue { iface: node, pkt: b },
-            _ => Event::EmitControl { iface: node, len: a, tag: b },
+            7 => Event::EmitControl { iface: node, len: a, tag: b },
+            8 => Event::BusFree { agent: node },
+            _ => Event::BusDelivered { iface: node, pkt: b },
         }
     }
 }
@@ -93,11 +104,11 @@ mod tests {
     use super::Event;
 
     /// Every kind of event survives packing with each field at its extremes
-    /// (interface ids up to 8191, the most a topology may have).
+    /// (interface ids up to 65535, the most a topology may have).
     #[test]
     fn packed_events_unpack_to_themselves() {
         let mut events = Vec::new();
-        for (iface, wide, narrow) in [(0u16, 0u32, 0u16), (8191, u32::MAX, u16::MAX), (1234, 0x8000_0001, 0x8001)] {
+        for (iface, wide, narrow) in [(0u16, 0u32, 0u16), (u16::MAX, u32::MAX, u16::MAX), (1234, 0x8000_0001, 0x8001)] {
             events.extend([
                 Event::Arrival { source: wide },
                 Event::HeadArrive { iface, pkt: wide },
@@ -106,7 +117,9 @@ mod tests {
                 Event::ServiceDone { iface, class: narrow as u8 & 3 },
                 Event::Inject { src: iface, dst: narrow, priority: narrow },
                 Event::Requeue { iface, pkt: wide },
-                Event::EmitControl { iface, len: narrow, tag: wide },
+                Event::EmitControl { iface, len: narrow & 0xfff, tag: wide },
+                Event::BusFree { agent: iface },
+                Event::BusDelivered { iface, pkt: wide },
             ]);
         }
         for e in events {

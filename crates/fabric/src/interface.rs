@@ -36,9 +36,14 @@ pub struct Iface {
     /// `NO_DECISION`. Packets arriving at that instant wait for it, so an own
     /// packet can take the idle slot (register insertion wins ties).
     pub decision_at: Time,
-    /// Where the output link leads, and how long a head takes to get there.
+    /// Where the output link leads, and how long a head takes to get there
+    /// and through: out of the next interface's bypass FIFO for a packet
+    /// passing it, decoded there for one it strips.
     pub next: IfaceId,
     pub hop: Time,
+    pub strip_hop: Time,
+    /// Input queue service time per class.
+    pub iqst: [Time; MAX_CLASSES],
     pub ringlet: RingletId,
     /// Position on the ringlet: what the ringlet's protocol instance calls it.
     pub pos: u16,
@@ -90,6 +95,9 @@ impl Iface {
     pub fn new(topology: &Topology, i: IfaceId, p: &Params, levels: usize, ewq: u32) -> Self {
         let mut order = [0u8; MAX_CLASSES];
         order[..p.classes.len()].copy_from_slice(&p.classes.precedence);
+        let own = topology.agent(topology.agent_of(i)).ports;
+        let input_queue = own.input_queue.unwrap_or(p.input_queue);
+        let output_queue = own.output_queue.unwrap_or(p.output_queue);
         Iface {
             bypass: BypassFifo::with_capacity(16),
             occupancy: Occupancy::default(),
@@ -97,11 +105,13 @@ impl Iface {
             decision_at: NO_DECISION,
             next: topology.next(i),
             hop: topology.hop(i),
+            strip_hop: topology.strip_hop(i),
+            iqst: own.iqst.unwrap_or(p.iqst),
             ringlet: topology.ringlet_of(i),
             pos: topology.position(i),
             agent: topology.agent_of(i),
-            outputs: std::array::from_fn(|_| OutputQueue::new(p.output_queue, ewq, levels)),
-            inputs: std::array::from_fn(|c| InputQueue::new(p.input_queue[c], levels)),
+            outputs: std::array::from_fn(|_| OutputQueue::new(output_queue, ewq, levels)),
+            inputs: std::array::from_fn(|c| InputQueue::new(input_queue[c], levels)),
             order,
             classes: p.classes.len(),
             own_len: 0,
@@ -189,6 +199,19 @@ impl Iface {
     #[inline]
     pub fn echoed(&mut self, class: u8, id: u32) {
         self.outputs[slot(class as usize)].echoed(id);
+    }
+
+    /// Holds a slot of `class`'s output queue for a packet coming across
+    /// the agent's bus.
+    pub fn hold_incoming(&mut self, class: u8) {
+        self.outputs[slot(class as usize)].incoming += 1;
+    }
+
+    /// The packet a slot was held for has come in: own packet `id` of
+    /// `class` takes the slot, queued behind everything of its priority.
+    pub fn incoming_arrived(&mut self, class: u8, priority: u16, id: u32) {
+        self.outputs[slot(class as usize)].incoming -= 1;
+        self.push_own(class, priority, id);
     }
 
     /// Servers waiting for room in `class`'s output queue.
@@ -334,7 +357,7 @@ mod tests {
 
     fn params() -> Params {
         let shape = Shape { request_len: 8, request_class: 0, response_len: 40, response_class: 1, responses: 1, data_bytes: 64, data_in_response: true };
-        Params { cycle: 2000, separator: 1, echo_len: 4, bypass_fifo_symbols: 41, iqst: [0; MAX_CLASSES], input_queue: [5; MAX_CLASSES], output_queue: 8, shape, classes: Classes::requests_and_responses() }
+        Params { cycle: 2000, separator: 1, echo_len: 4, bypass_fifo_symbols: 41, iqst: [0; MAX_CLASSES], input_queue: [5; MAX_CLASSES], output_queue: 8, shape, load_bytes: 64, sources: Default::default(), classes: Classes::requests_and_responses() }
     }
 
     /// The collecting merge and the lazy one agree: highest level first,

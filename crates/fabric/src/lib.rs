@@ -11,11 +11,13 @@
 //!   per ringlet;
 //! - [`client`], [`interface`]: an agent's client side and a ring
 //!   interface's state; [`packet`], [`queue`], [`bypass`]: what they hold;
+//!   [`bus`]: a bus an agent's interfaces share (a switch's B-Link);
 //! - [`traffic`]: sources and destinations; [`measure`] and [`report`]: the
 //!   figures, per priority, node, link, ringlet and class, with the report's
 //!   column schema; [`trace`] and [`chrome_trace`]: packet lifetimes;
 //! - [`family`]: how a network family plugs in (its contract, builder, run, benchmarks).
 
+pub mod bus;
 pub mod bypass;
 pub mod chrome_trace;
 pub mod client;

@@ -6,7 +6,7 @@
 
 use crate::dense::Dense;
 use crate::params::Params;
-use crate::report::{ClassReport, LinkReport, NodeReport, PriorityReport, Report, RingletReport, Summary};
+use crate::report::{ClassReport, LinkReport, NodeReport, PortReport, PriorityReport, Report, RingletReport, Summary, SwitchReport};
 use crate::topology::Topology;
 use ringlet_engine::run::Stop;
 use ringlet_engine::stats::{BatchMeans, CoarseHistogram, LatencyHistogram};
@@ -59,6 +59,15 @@ pub struct Measure {
     /// Per link: when its last transmission ends (`<< 1`, with bit 0 set
     /// for a send packet), to clip the part beyond the measurement window.
     link_last: Vec<Time>,
+    /// Per agent with a bus: its busy time in the window, and when its last
+    /// transfer ends (to clip it at the window's end); per interface: the
+    /// data it passed to its agent's bus and took from it. Empty in
+    /// networks without buses.
+    bus_busy: Vec<Time>,
+    bus_last: Vec<Time>,
+    bus_crossings: Vec<u64>,
+    to_bus: Vec<u64>,
+    from_bus: Vec<u64>,
     // Current batch.
     batch_start: Time,
     batch_bytes: u64,
@@ -74,6 +83,7 @@ impl Measure {
         let prios = s.traffic.priorities as usize;
         let batches = s.run.batches as u64;
         let links = topo.ifaces();
+        let buses = topo.agents().iter().any(|a| a.bus.is_some());
         Measure {
             warmup_end: ns_to_ps(s.run.warmup_ns),
             target_txns: s.run.measure_transactions,
@@ -92,6 +102,11 @@ impl Measure {
             link_busy: vec![0; links],
             link_send_busy: vec![0; links],
             link_last: vec![0; links],
+            bus_busy: if buses { vec![0; topo.agents().len()] } else { Vec::new() },
+            bus_last: if buses { vec![0; topo.agents().len()] } else { Vec::new() },
+            bus_crossings: if buses { vec![0; topo.agents().len()] } else { Vec::new() },
+            to_bus: if buses { vec![0; links] } else { Vec::new() },
+            from_bus: if buses { vec![0; links] } else { Vec::new() },
             batch_start: ns_to_ps(s.run.warmup_ns),
             batch_bytes: 0,
             batch_lat_sum: 0.0,
@@ -229,6 +244,60 @@ impl Measure {
         }
     }
 
+    /// Agent `a`'s bus carries a transfer from `start` for `dur` (the part
+    /// inside the measurement window counts, as for links).
+    pub(crate) fn bus_used(&mut self, a: usize, start: Time, dur: Time) {
+        let counted = (start + dur).saturating_sub(start.max(self.warmup_end));
+        self.bus_busy[a] += counted;
+        self.bus_last[a] = start + dur;
+    }
+
+    /// A packet with `data` payload bytes crossed agent `a`'s bus from interface `from` to `to`.
+    pub(crate) fn crossed(&mut self, now: Time, a: usize, from: usize, to: usize, data: u32) {
+        if now >= self.warmup_end {
+            self.bus_crossings[a] += 1;
+            self.to_bus[from] += data as u64;
+            self.from_bus[to] += data as u64;
+        }
+    }
+
+    /// The switch and port tables (empty without buses).
+    fn switches(&self, topo: &Topology, end: Time, window: Time, links: &[(Time, Time)]) -> (Vec<SwitchReport>, Vec<PortReport>) {
+        let (mut switches, mut ports) = (Vec::new(), Vec::new());
+        if self.bus_busy.is_empty() {
+            return (switches, ports);
+        }
+        let window_s = window as f64 * 1e-12;
+        let mbps = |bytes: u64| if window > 0 { bytes as f64 / window_s / 1e6 } else { f64::NAN };
+        let share = |busy: Time| if window > 0 { busy as f64 / window as f64 } else { f64::NAN };
+        for (a, agent) in topo.agents().iter().enumerate() {
+            if agent.bus.is_none() {
+                continue;
+            }
+            let over = self.bus_last[a].saturating_sub(end.max(self.warmup_end)).min(self.bus_busy[a]);
+            let across: u64 = agent.ifaces.iter().map(|&i| self.to_bus[i as usize]).sum();
+            switches.push(SwitchReport {
+                switch: a as u32,
+                ports: agent.ifaces.len() as u32,
+                bus_utilization: share(self.bus_busy[a] - over),
+                crossings: self.bus_crossings[a],
+                bus_mbps: mbps(across),
+            });
+            for (k, &i) in agent.ifaces.iter().enumerate() {
+                ports.push(PortReport {
+                    switch: a as u32,
+                    port: k as u32,
+                    link: i as u32,
+                    ringlet: topo.ringlet_of(i) as u32,
+                    to_bus_mbps: mbps(self.to_bus[i as usize]),
+                    from_bus_mbps: mbps(self.from_bus[i as usize]),
+                    send_utilization: share(links[i as usize].1),
+                });
+            }
+        }
+        (switches, ports)
+    }
+
     /// Busy and send-busy time of link `i` inside the window ending at `end`.
     fn link_busy_until(&self, i: usize, end: Time) -> (Time, Time) {
         let (last_end, send) = (self.link_last[i] >> 1, self.link_last[i] & 1 == 1);
@@ -243,7 +312,8 @@ impl Measure {
         let window_s = window as f64 * 1e-12;
         let mbps = |bytes: u64| if window > 0 { bytes as f64 / window_s / 1e6 } else { f64::NAN };
         let share = |busy: Time| if window > 0 { busy as f64 / window as f64 } else { f64::NAN };
-        let endpoints = topo.endpoints().len();
+        // The endpoints that offer load.
+        let endpoints = topo.endpoints().iter().filter(|&&a| topo.agent(a).role.sends()).count();
         let prios = self.hist_prio.len();
         // Batch ratios are bytes per ps: x 1e12 / 1e6 gives MB/s.
         let thr = self.throughput.estimate();
@@ -271,7 +341,7 @@ impl Measure {
             .enumerate()
             .map(|(a, m)| NodeReport {
                 node: a as u32,
-                offered_mbps: if topo.agent(a as u16).endpoint { offered_per_prio * prios as f64 } else { 0.0 },
+                offered_mbps: if topo.agent(a as u16).endpoint && topo.agent(a as u16).role.sends() { offered_per_prio * prios as f64 } else { 0.0 },
                 throughput_mbps: mbps(m.bytes),
                 transactions: m.txns,
                 packets: m.latency.count(),
@@ -325,6 +395,7 @@ impl Measure {
             })
             .collect();
         let all = LatencyHistogram::merged(&self.hist_prio, self.lat_sum);
+        let (per_switch, per_port) = self.switches(topo, end, window, &links);
         Report {
             summary: Summary {
                 throughput_mbps: mbps(self.bytes),
@@ -349,6 +420,8 @@ impl Measure {
             per_link,
             per_ringlet,
             per_class,
+            per_switch,
+            per_port,
             ..Report::default()
         }
     }

@@ -87,10 +87,44 @@ pub struct Params {
     /// Output queue size (every class), packets, counting sent packets awaiting their echo.
     pub output_queue: u32,
     pub shape: Shape,
+    /// Bytes one transaction counts for in `traffic.load_mbps_per_node`:
+    /// its data (SCI rings), or every byte it puts on the link (the switch
+    /// study's raw input rate).
+    pub load_bytes: u32,
+    /// How the traffic sources start and where `local` traffic goes.
+    pub sources: Sources,
     pub classes: Classes,
 }
 
+/// How traffic sources behave beyond the core `[traffic]` keys.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Sources {
+    /// Deterministic sources all start at time 0 (the switch study's "at the
+    /// same time"), rather than each at a random phase.
+    pub aligned: bool,
+    /// With `local` destinations, the fraction of transactions that go to
+    /// the local receiver; the rest are uniform over the other receivers.
+    pub locality: f64,
+}
+
+impl Default for Sources {
+    /// Random phases; `local` traffic all local.
+    fn default() -> Self {
+        Sources { aligned: false, locality: 1.0 }
+    }
+}
+
 impl Params {
+    /// The data payload each node offers per priority, MB/s, for a load of
+    /// `load` MB/s counted in `load_bytes` per transaction.
+    pub fn offered_data_mbps(&self, load: f64) -> f64 {
+        if self.load_bytes == self.shape.data_bytes {
+            load
+        } else {
+            load * self.shape.data_bytes as f64 / self.load_bytes as f64
+        }
+    }
+
     /// Time a packet of `len` symbols occupies a link, with its separator idles.
     #[inline]
     pub fn slot(&self, len: u16) -> Time {

@@ -146,6 +146,42 @@ table! {
 }
 
 table! {
+    /// One agent's bus (a switch's B-Link).
+    pub struct SwitchReport {
+        /// The agent (switch) number.
+        switch: u32 [""],
+        /// Its ports: ring interfaces.
+        ports: u32 [""],
+        /// Fraction of the measurement window the bus carried a transfer.
+        bus_utilization: f64 [""],
+        /// Packets across the bus in the measurement window.
+        crossings: u64 [""],
+        /// Data payload across the bus.
+        bus_mbps: f64 ["MB/s"],
+    }
+}
+
+table! {
+    /// One port of a switch: a ring interface of an agent with a bus.
+    pub struct PortReport {
+        /// The agent (switch) number.
+        switch: u32 [""],
+        /// The port's number on its switch (0 for the first).
+        port: u32 [""],
+        /// The ring interface (and the link leaving it).
+        link: u32 [""],
+        /// The ringlet it sits on.
+        ringlet: u32 [""],
+        /// Data payload of the packets it stripped and passed to the bus.
+        to_bus_mbps: f64 ["MB/s"],
+        /// Data payload of the packets it took from the bus to send on.
+        from_bus_mbps: f64 ["MB/s"],
+        /// Fraction of the window its output link carried send packets (its own and those it passed on through its bypass FIFO).
+        send_utilization: f64 [""],
+    }
+}
+
+table! {
     /// Figures for one traffic class (requests, responses; GigaRing's
     /// virtual channels), each with its own queues.
     pub struct ClassReport {
@@ -235,7 +271,7 @@ table! {
         queued: u64 [""],
         /// Sent but not completed: in output queues, on the ring, in input queues or in service.
         in_flight: u64 [""],
-        /// Lost: generated while the source's application queue was full (never sent).
+        /// Lost: generated while the source's application queue, and the output queue it would go to, were full (never sent).
         lost: u64 [""],
     }
 }
@@ -288,6 +324,12 @@ pub struct Report {
     pub per_link: Vec<LinkReport>,
     pub per_ringlet: Vec<RingletReport>,
     pub per_class: Vec<ClassReport>,
+    /// Agents with a bus (switches); absent for networks without.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub per_switch: Vec<SwitchReport>,
+    /// The ports of those agents.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub per_port: Vec<PortReport>,
     pub counters: Counters,
     pub conservation: Conservation,
     /// The most packets alive at once (echoes and control packets
@@ -350,6 +392,8 @@ pub fn schema() -> serde_json::Value {
             "per_link": cols(LinkReport::COLUMNS),
             "per_ringlet": cols(RingletReport::COLUMNS),
             "per_class": cols(ClassReport::COLUMNS),
+            "per_switch": cols(SwitchReport::COLUMNS),
+            "per_port": cols(PortReport::COLUMNS),
         },
         "counters": cols(Counters::COLUMNS),
         "conservation": cols(Conservation::COLUMNS),
@@ -387,6 +431,8 @@ mod tests {
             (LinkReport::COLUMNS, keys::<LinkReport>()),
             (RingletReport::COLUMNS, keys::<RingletReport>()),
             (ClassReport::COLUMNS, keys::<ClassReport>()),
+            (SwitchReport::COLUMNS, keys::<SwitchReport>()),
+            (PortReport::COLUMNS, keys::<PortReport>()),
             (Counters::COLUMNS, keys::<Counters>()),
             (Conservation::COLUMNS, keys::<Conservation>()),
             (Summary::COLUMNS, keys::<Summary>()),

@@ -18,7 +18,8 @@
 //! interface an agent sends a packet on, and which interface on a ringlet
 //! strips a packet (the destination's own, or a bridge's or switch's on the
 //! way there). Routes are shortest paths in ringlets crossed, ties to the
-//! lowest id; a family may later replace them (GigaRing's choice of ring).
+//! lowest id, unless the family gives its own ([`Routes`]: a Banyan's
+//! destination-tag routing).
 
 use ringlet_engine::Time;
 
@@ -29,8 +30,21 @@ pub type RingletId = u16;
 /// No interface (an unreachable destination in a routing table).
 pub const NO_IFACE: IfaceId = IfaceId::MAX;
 
-/// Most ring interfaces a fabric may have: the packed events keep 13 bits.
-pub const MAX_IFACES: usize = 8191;
+/// Most ring interfaces a fabric may have: the packed events keep 16 bits
+/// (and `NO_IFACE` is the one id beyond).
+pub const MAX_IFACES: usize = NO_IFACE as usize;
+
+/// Routes a family gives in place of the shortest paths: where a packet's
+/// way depends on more than the ringlets it crosses (destination-tag
+/// routing by stage in a Banyan; on rings that run through every stage,
+/// where a packet leaves a ring depends on where it joined it).
+pub trait Routes: Send + Sync + std::fmt::Debug {
+    /// The interface agent `a`, which has several, sends on toward `dst`.
+    fn out_iface(&self, t: &Topology, a: AgentId, dst: AgentId) -> IfaceId;
+    /// The interface downstream of `from` on its ringlet that strips a
+    /// packet for `dst` that `from` puts on the ringlet.
+    fn strip_from(&self, t: &Topology, from: IfaceId, dst: AgentId) -> IfaceId;
+}
 
 /// One agent as its family's builder declared it.
 #[derive(Clone, Debug)]
@@ -42,17 +56,102 @@ pub struct Agent {
     pub endpoint: bool,
     /// Its ring interfaces, one per ringlet it sits on, in the order it joined them.
     pub ifaces: Vec<IfaceId>,
-    /// Transactions its application queue holds; one generated while it is
-    /// full is lost (a switch study's sources). `None`: unbounded.
+    /// Transactions its application queue holds beyond its output queues;
+    /// one generated while both are full is lost (a switch study's
+    /// sources). `None`: unbounded.
     pub app_capacity: Option<u32>,
+    /// What traffic it takes part in (endpoints only).
+    pub role: Role,
+    /// Its own receiver, where `local` traffic goes (a processor's own
+    /// memory); `None`: the first endpoint downstream.
+    pub home: Option<AgentId>,
+    /// Its interfaces' own timing and queue sizes, where they differ from
+    /// the fabric's ([`Params`](crate::params::Params)).
+    pub ports: PortSpec,
+    /// The bus its interfaces share to pass packets between them (a
+    /// switch's B-Link); `None`: a packet goes straight from one interface's
+    /// input queue to another's output queue.
+    pub bus: Option<BusSpec>,
+}
+
+/// What traffic an endpoint takes part in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    /// Sends transactions and answers them (an SCI ring node).
+    Both,
+    /// Only sends (a processor of the switch study).
+    Sender,
+    /// Only receives and answers (a memory).
+    Receiver,
+}
+
+impl Role {
+    pub fn sends(self) -> bool {
+        self != Role::Receiver
+    }
+
+    pub fn receives(self) -> bool {
+        self != Role::Sender
+    }
+}
+
+/// An agent's interfaces' service times and queue sizes where they differ
+/// from the fabric's: a memory's store time is not a switch port's path
+/// to its bus. `None` keeps the fabric's value.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct PortSpec {
+    /// Input queue service time per class.
+    pub iqst: Option<[Time; crate::params::MAX_CLASSES]>,
+    /// Input queue size per class, packets.
+    pub input_queue: Option<[u32; crate::params::MAX_CLASSES]>,
+    /// Output queue size (every class), packets.
+    pub output_queue: Option<u32>,
+}
+
+/// A bus shared by all of an agent's interfaces (Dolphin's B-Link in an SCI
+/// switch): a packet serviced at one interface's input queue for another
+/// agent waits to win the bus (round robin among the interfaces that ask,
+/// and only once the output queue it goes to has room), holds it for its
+/// beats, and reaches that output queue `exit` later. The input slot frees
+/// when the transfer ends; the output slot is held from the grant.
+#[derive(Clone, Copy, Debug)]
+pub struct BusSpec {
+    /// One bus cycle (8 bytes at 600 MB/s: 40/3 ns).
+    pub beat: Time,
+    /// Packet symbols one beat carries (8 bytes of 2-byte symbols: 4).
+    pub symbols_per_beat: u16,
+    /// Beats a transfer takes beyond the packet's own (framing).
+    pub overhead_beats: u16,
+    /// From the end of a transfer to the packet's arrival in the output queue.
+    pub exit: Time,
+}
+
+impl BusSpec {
+    /// How long a packet of `len` symbols holds the bus.
+    #[inline]
+    pub fn transfer(&self, len: u16) -> Time {
+        (len.div_ceil(self.symbols_per_beat) + self.overhead_beats) as Time * self.beat
+    }
+}
+
+/// One member of a ringlet: its agent, and the hops from its output to the
+/// next member's: for a packet that passes the next member (link delay plus
+/// the next member's bypass delay), and for one the next member strips
+/// (link delay plus its address decode), often the same.
+#[derive(Clone, Copy, Debug)]
+pub struct Member {
+    pub agent: AgentId,
+    pub hop: Time,
+    pub strip_hop: Time,
 }
 
 /// Describes a network, agent by agent and ringlet by ringlet.
 #[derive(Default)]
 pub struct TopologyBuilder {
     agents: Vec<Agent>,
-    /// Each ringlet's members in ring order, with the hop from each to the next.
-    ringlets: Vec<Vec<(AgentId, Time)>>,
+    /// Each ringlet's members in ring order, with the hops from each to the next.
+    ringlets: Vec<Vec<Member>>,
+    routes: Option<std::sync::Arc<dyn Routes>>,
 }
 
 impl TopologyBuilder {
@@ -62,7 +161,8 @@ impl TopologyBuilder {
 
     /// A new agent; `endpoint` if it sources and sinks traffic.
     pub fn agent(&mut self, label: impl Into<String>, endpoint: bool) -> AgentId {
-        self.agents.push(Agent { label: label.into(), endpoint, ifaces: Vec::new(), app_capacity: None });
+        let agent = Agent { label: label.into(), endpoint, ifaces: Vec::new(), app_capacity: None, role: Role::Both, home: None, ports: PortSpec::default(), bus: None };
+        self.agents.push(agent);
         (self.agents.len() - 1) as AgentId
     }
 
@@ -71,10 +171,43 @@ impl TopologyBuilder {
         self.agents[agent as usize].app_capacity = Some(transactions);
     }
 
+    /// Sets what traffic endpoint `agent` takes part in.
+    pub fn role(&mut self, agent: AgentId, role: Role) {
+        self.agents[agent as usize].role = role;
+    }
+
+    /// Makes `home` the receiver `agent`'s `local` traffic goes to.
+    pub fn home(&mut self, agent: AgentId, home: AgentId) {
+        self.agents[agent as usize].home = Some(home);
+    }
+
+    /// Gives `agent`'s interfaces their own service times and queue sizes.
+    pub fn ports(&mut self, agent: AgentId, spec: PortSpec) {
+        self.agents[agent as usize].ports = spec;
+    }
+
+    /// Gives `agent` a bus its interfaces share (see [`BusSpec`]).
+    pub fn bus(&mut self, agent: AgentId, spec: BusSpec) {
+        self.agents[agent as usize].bus = Some(spec);
+    }
+
     /// A ringlet through `members` in ring order: each gets a ring interface
     /// on it, whose link leads to the next member's, the last's to the
-    /// first's; the time is the hop from that member's output to the next one's.
+    /// first's; the time is the hop from that member's output to the next
+    /// one's, for packets passing and stripped alike.
     pub fn ringlet(&mut self, members: &[(AgentId, Time)]) -> RingletId {
+        let members: Vec<Member> = members.iter().map(|&(agent, hop)| Member { agent, hop, strip_hop: hop }).collect();
+        self.ringlet_of(&members)
+    }
+
+    /// The family's routes, in place of the shortest paths (which are then
+    /// not computed: the family's tests show every endpoint reaches every other).
+    pub fn routes(&mut self, routes: std::sync::Arc<dyn Routes>) {
+        self.routes = Some(routes);
+    }
+
+    /// A ringlet through `members` in ring order, each with its own hops.
+    pub fn ringlet_of(&mut self, members: &[Member]) -> RingletId {
         self.ringlets.push(members.to_vec());
         (self.ringlets.len() - 1) as RingletId
     }
@@ -90,6 +223,7 @@ impl TopologyBuilder {
         let mut agent_of = Vec::new();
         let mut position = Vec::new();
         let mut hop = Vec::new();
+        let mut strip_hop = Vec::new();
         let mut ringlets = Vec::new();
         for (r, members) in self.ringlets.iter().enumerate() {
             if members.len() < 2 {
@@ -97,7 +231,7 @@ impl TopologyBuilder {
             }
             let first = next.len();
             let mut ifaces = Vec::with_capacity(members.len());
-            for (k, &(agent, h)) in members.iter().enumerate() {
+            for (k, &Member { agent, hop: h, strip_hop: sh }) in members.iter().enumerate() {
                 let id = first + k;
                 if id >= MAX_IFACES {
                     return Err(format!("the network needs more than {MAX_IFACES} ring interfaces"));
@@ -112,6 +246,7 @@ impl TopologyBuilder {
                 agent_of.push(agent);
                 position.push(k as u16);
                 hop.push(h);
+                strip_hop.push(sh);
                 ifaces.push(id as IfaceId);
             }
             ringlets.push(ifaces);
@@ -123,14 +258,20 @@ impl TopologyBuilder {
             agent_of,
             position,
             hop,
+            strip_hop,
             ringlets,
             agents: self.agents,
             endpoints,
             strip: Vec::new(),
             single: Vec::new(),
             out: Vec::new(),
+            routes: self.routes,
         };
-        t.route()?;
+        if t.routes.is_some() {
+            t.single = t.agents.iter().map(|a| if a.ifaces.len() == 1 { a.ifaces[0] } else { NO_IFACE }).collect();
+        } else {
+            t.route()?;
+        }
         Ok(t)
     }
 }
@@ -143,6 +284,7 @@ pub struct Topology {
     agent_of: Vec<AgentId>,
     position: Vec<u16>,
     hop: Vec<Time>,
+    strip_hop: Vec<Time>,
     /// Each ringlet's interfaces, consecutive ids in ring order.
     ringlets: Vec<Vec<IfaceId>>,
     agents: Vec<Agent>,
@@ -153,6 +295,8 @@ pub struct Topology {
     single: Vec<IfaceId>,
     /// Per agent with several interfaces: `out[agent][dst]`, the interface it sends on toward `dst`.
     out: Vec<Option<Box<[IfaceId]>>>,
+    /// The family's routes, if it gives them (then `strip` and `out` are empty).
+    routes: Option<std::sync::Arc<dyn Routes>>,
 }
 
 impl Topology {
@@ -317,9 +461,16 @@ impl Topology {
         self.position[i as usize]
     }
 
-    /// Time from `i`'s output to the next interface's output.
+    /// Time from `i`'s output to the next interface's output, for a packet
+    /// that passes the next interface.
     pub fn hop(&self, i: IfaceId) -> Time {
         self.hop[i as usize]
+    }
+
+    /// Time from `i`'s output until the next interface has decoded a packet
+    /// it strips (its head is there, ready to be taken in).
+    pub fn strip_hop(&self, i: IfaceId) -> Time {
+        self.strip_hop[i as usize]
     }
 
     /// The interface agent `a` sends on toward `dst`.
@@ -329,13 +480,28 @@ impl Topology {
         if single != NO_IFACE {
             return single;
         }
+        if let Some(r) = &self.routes {
+            return r.out_iface(self, a, dst);
+        }
         self.out[a as usize].as_ref().map_or(NO_IFACE, |row| row[dst as usize])
     }
 
-    /// The interface on ringlet `r` that strips a packet for `dst`.
+    /// The interface on ringlet `r` that strips a packet for `dst` (on
+    /// shortest-path routes, where it does not depend on where the packet
+    /// joined the ringlet).
     #[inline]
     pub fn strip_iface(&self, r: RingletId, dst: AgentId) -> IfaceId {
         self.strip[r as usize * self.agents.len() + dst as usize]
+    }
+
+    /// The interface that strips a packet for `dst` that interface `from`
+    /// puts on its ringlet.
+    #[inline]
+    pub fn strip_from(&self, from: IfaceId, dst: AgentId) -> IfaceId {
+        match &self.routes {
+            None => self.strip_iface(self.ringlet_of[from as usize], dst),
+            Some(r) => r.strip_from(self, from, dst),
+        }
     }
 
     /// What a protocol instance of ringlet `r` sees of it.

@@ -25,6 +25,10 @@ pub enum TraceKind {
     Preempted,
     /// A control packet reaches an interface (DFC symbols, TRAIN train, PPQ message).
     Control,
+    /// A serviced packet wins its agent's bus at the interface it came in on.
+    BusGranted,
+    /// A packet across the bus reaches the output queue of the interface it leaves from.
+    BusDelivered,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

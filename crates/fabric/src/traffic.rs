@@ -1,8 +1,11 @@
-//! Traffic sources: per endpoint and priority, Poisson or deterministic
-//! transaction arrivals with uniform, hot-spot or local destinations.
-//! Endpoints are the topology's agents that source and sink traffic,
-//! numbered in its order (the scenario's node numbers).
+//! Traffic sources: per endpoint that sends and priority, Poisson or
+//! deterministic transaction arrivals with uniform, hot-spot, local or
+//! permutation destinations among the endpoints that receive. Endpoints
+//! are the topology's agents that source and sink traffic, numbered in its
+//! order (the scenario's node numbers); on a ring each both sends and
+//! receives, in the switch study processors send and memories receive.
 
+use crate::params::Params;
 use crate::topology::{AgentId, Topology};
 use rand::Rng;
 use rand_distr::{Distribution, Exp};
@@ -25,18 +28,24 @@ pub struct Traffic {
     pub sources: Vec<Source>,
     /// Endpoint numbers to agents.
     endpoints: Vec<AgentId>,
-    /// Per endpoint: the endpoint a `local` transaction goes to (the first
-    /// downstream of its first interface).
+    /// Per endpoint: the endpoint a `local` transaction goes to (its home,
+    /// or else the first downstream of its first interface).
     local: Vec<u16>,
+    /// The endpoints that receive, when some do not (else `None`: all do).
+    receivers: Option<Vec<u16>>,
+    /// Per endpoint: its fixed destination with `permutation` destinations.
+    fixed: Vec<u16>,
     destinations: Destinations,
     hotspot: u16,
     hotspot_fraction: f64,
+    locality: f64,
+    aligned: bool,
 }
 
 impl Traffic {
-    /// The sources of scenario `s` on `topo`'s endpoints, for transactions
-    /// of `data_bytes` each.
-    pub fn new(s: &Scenario, topo: &Topology, data_bytes: u32) -> Traffic {
+    /// The sources of scenario `s` on `topo`'s endpoints, a transaction
+    /// counting `p.load_bytes` in the offered load.
+    pub fn new(s: &Scenario, topo: &Topology, p: &Params) -> Traffic {
         let seeds = StreamSeeds::new(s.run.seed);
         let load = s.traffic.load_mbps_per_node;
         let endpoints = topo.endpoints().to_vec();
@@ -48,6 +57,9 @@ impl Traffic {
         let local = endpoints
             .iter()
             .map(|&a| {
+                if let Some(home) = topo.agent(a).home {
+                    return number[home as usize].expect("a home is an endpoint");
+                }
                 let first = topo.agent(a).ifaces[0];
                 let mut i = topo.next(first);
                 while number[topo.agent_of(i) as usize].is_none_or(|k| endpoints[k as usize] == a) && i != first {
@@ -56,11 +68,25 @@ impl Traffic {
                 number[topo.agent_of(i) as usize].expect("an endpoint downstream")
             })
             .collect();
+        let role = |k: usize| topo.agent(endpoints[k]).role;
+        let receivers = (0..endpoints.len())
+            .any(|k| role(k) != crate::topology::Role::Both)
+            .then(|| (0..endpoints.len()).filter(|&k| role(k).receives()).map(|k| k as u16).collect::<Vec<_>>());
+        let fixed = match s.traffic.destinations {
+            Destinations::Permutation => {
+                let senders: Vec<usize> = (0..endpoints.len()).filter(|&k| role(k).sends()).collect();
+                permutation(&mut seeds.stream(PERMUTATION_STREAM), endpoints.len(), &senders, receivers.as_deref())
+            }
+            _ => Vec::new(),
+        };
         let mut sources = Vec::new();
         if load > 0.0 {
             // bytes / (MB/s) = bytes / (load * 1e6) s = bytes * 1e6 / load ps.
-            let mean_gap_ps = data_bytes as f64 * 1e6 / load;
+            let mean_gap_ps = p.load_bytes as f64 * 1e6 / load;
             for (node, &agent) in endpoints.iter().enumerate() {
+                if !role(node).sends() {
+                    continue;
+                }
                 let node = node as u16;
                 for priority in 0..s.traffic.priorities as u16 {
                     let exp = match s.traffic.arrivals {
@@ -76,18 +102,24 @@ impl Traffic {
             sources,
             endpoints,
             local,
+            receivers,
+            fixed,
             destinations: s.traffic.destinations,
             hotspot: s.traffic.hotspot_node as u16,
             hotspot_fraction: s.traffic.hotspot_fraction,
+            locality: p.sources.locality,
+            aligned: p.sources.aligned,
         }
     }
 
     /// Time to the first arrival of a source. Deterministic sources start at
-    /// a random phase so that nodes are not synchronised.
+    /// a random phase so that nodes are not synchronised, or all at time 0
+    /// when aligned.
     pub fn first_gap(&mut self, i: usize) -> Time {
         let s = &mut self.sources[i];
         match s.exp {
             Some(e) => e.sample(&mut s.rng).round() as Time,
+            None if self.aligned => 0,
             None => (s.rng.gen::<f64>() * s.mean_gap_ps).round() as Time,
         }
     }
@@ -104,13 +136,18 @@ impl Traffic {
     /// Draws the destination agent of a new transaction from source `i`.
     #[inline(always)]
     pub fn destination(&mut self, i: usize) -> AgentId {
+        if self.receivers.is_some() {
+            return self.destination_among_receivers(i);
+        }
         let n = self.endpoints.len() as u16;
         let s = &mut self.sources[i];
         let me = s.endpoint;
         let uniform_except = |rng: &mut Stream, excluded: &[u16]| -> u16 { nth_not_excluded(rng.gen_range(0..n - excluded.len() as u16), excluded) };
         let k = match self.destinations {
             Destinations::Uniform => uniform_except(&mut s.rng, &[me]),
-            Destinations::Local => self.local[me as usize],
+            Destinations::Local if self.locality >= 1.0 || s.rng.gen::<f64>() < self.locality => self.local[me as usize],
+            Destinations::Local => uniform_except(&mut s.rng, &[me, self.local[me as usize]]),
+            Destinations::Permutation => self.fixed[me as usize],
             Destinations::Hotspot => {
                 let h = self.hotspot;
                 if me == h {
@@ -124,6 +161,71 @@ impl Traffic {
         };
         self.endpoints[k as usize]
     }
+}
+
+impl Traffic {
+    /// `destination` when only some endpoints receive: the draw is over
+    /// them (a hot spot outside them gets nothing: the family's check refuses it).
+    fn destination_among_receivers(&mut self, i: usize) -> AgentId {
+        let receivers = self.receivers.as_deref().expect("some endpoints do not receive");
+        let s = &mut self.sources[i];
+        let me = s.endpoint;
+        // Uniform over the receivers other than `me` and `but`.
+        let uniform_but = |rng: &mut Stream, but: u16| -> u16 {
+            let others = receivers.iter().filter(|&&k| k != me && k != but).count();
+            *receivers.iter().filter(|&&k| k != me && k != but).nth(rng.gen_range(0..others)).expect("another receiver")
+        };
+        let k = match self.destinations {
+            Destinations::Uniform => uniform_but(&mut s.rng, me),
+            Destinations::Local if self.locality >= 1.0 || s.rng.gen::<f64>() < self.locality => self.local[me as usize],
+            Destinations::Local => uniform_but(&mut s.rng, self.local[me as usize]),
+            Destinations::Permutation => self.fixed[me as usize],
+            Destinations::Hotspot => {
+                let h = self.hotspot;
+                if s.rng.gen::<f64>() < self.hotspot_fraction {
+                    h
+                } else {
+                    uniform_but(&mut s.rng, h)
+                }
+            }
+        };
+        self.endpoints[k as usize]
+    }
+}
+
+/// The random stream of the `permutation` destinations (beyond the
+/// sources' streams, numbered endpoint x 1024 + priority).
+const PERMUTATION_STREAM: u64 = u64::MAX;
+
+/// Each endpoint's fixed destination for `permutation` traffic: a random
+/// one-to-one map of the `senders` onto the receivers (`receivers`; `None`:
+/// every endpoint, none mapped to itself).
+fn permutation(rng: &mut Stream, endpoints: usize, senders: &[usize], receivers: Option<&[u16]>) -> Vec<u16> {
+    use rand::seq::SliceRandom;
+    let mut fixed = vec![0u16; endpoints];
+    match receivers {
+        Some(r) => {
+            let mut to = r.to_vec();
+            to.shuffle(rng);
+            // Senders in endpoint order take the shuffled receivers in turn
+            // (round again if there are more senders than receivers).
+            for (n, &k) in senders.iter().enumerate() {
+                fixed[k] = to[n % to.len()];
+            }
+        }
+        None => {
+            let mut to: Vec<u16> = (0..endpoints as u16).collect();
+            // A derangement by rejection: about e draws on average.
+            loop {
+                to.shuffle(rng);
+                if to.iter().enumerate().all(|(k, &d)| d as usize != k) {
+                    break;
+                }
+            }
+            fixed = to;
+        }
+    }
+    fixed
 }
 
 /// The `k`-th (from 0) node id not in `excluded` (one or two ids): step over

@@ -21,6 +21,7 @@ pub enum Destinations {
     Uniform,
     Hotspot,
     Local,
+    Permutation,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -222,7 +223,8 @@ impl Scenario {
             destinations: match g.string("traffic", "destinations").as_str() {
                 "uniform" => Destinations::Uniform,
                 "hotspot" => Destinations::Hotspot,
-                _ => Destinations::Local,
+                "local" => Destinations::Local,
+                _ => Destinations::Permutation,
             },
             hotspot_node,
             hotspot_fraction: g.float("traffic", "hotspot_fraction").expect("a default"),

@@ -62,6 +62,8 @@ pub fn params(s: &Settings) -> Result<Params, String> {
             data_bytes: DATA_BYTES,
             data_in_response,
         },
+        load_bytes: DATA_BYTES,
+        sources: Default::default(),
         classes: Classes::requests_and_responses(),
     })
 }

@@ -36,6 +36,7 @@ impl<P: RingProtocol> Fabric<P> {
                 self.fill_requests(self.ifaces[i].agent as usize);
             }
             self.resume_waiters(i, class);
+            self.output_room(i);
         }
         self.try_output(i);
     }

@@ -22,10 +22,12 @@
 //! The work is split by job: `output` (what a link sends next, and
 //! sending it), `prioritized` (the priority-ordered bypass variant),
 //! `receive` (a packet reaching the interface that strips it: admission and
-//! echoes), `service` (input queues and what service produces), `echo` (an
-//! echo back at its sender), `source` (transactions into the client side),
-//! `effects` (what protocols ask for).
+//! echoes), `service` (input queues and what service produces), `crossing`
+//! (packets across an agent's bus), `echo` (an echo back at its sender),
+//! `source` (transactions into the client side), `effects` (what protocols
+//! ask for).
 
+mod crossing;
 mod echo;
 mod effects;
 mod output;
@@ -34,6 +36,7 @@ mod receive;
 mod service;
 mod source;
 
+use crate::bus::Bus;
 use crate::client::Application;
 use crate::dense::Dense;
 use crate::event::Event;
@@ -58,6 +61,8 @@ pub struct Fabric<P: RingProtocol> {
     ifaces: Dense<Iface>,
     /// Each agent's application queue.
     apps: Dense<Application>,
+    /// Each agent's bus, if any agent has one (else empty).
+    buses: Dense<Option<Bus>>,
     pub slab: Slab,
     /// Events packed by `Event::pack`.
     sched: Scheduler<u64>,
@@ -73,7 +78,7 @@ pub struct Fabric<P: RingProtocol> {
     counters: Counters,
     generated: u64,
     completed: u64,
-    /// Transactions lost: generated while their source's application queue was full.
+    /// Transactions lost: generated while their source's application queue (and output queue) was full.
     lost: u64,
     /// Per-priority offered load per endpoint, MB/s (for the report).
     offered_per_prio: f64,
@@ -114,7 +119,8 @@ impl<P: RingProtocol> Fabric<P> {
                 iface: if a.ifaces.len() == 1 { a.ifaces[0] } else { NO_IFACE },
             })
             .collect();
-        let mut traffic = with_traffic.then(|| Traffic::new(s, &topo, p.shape.data_bytes));
+        let buses = if topo.agents().iter().any(|a| a.bus.is_some()) { topo.agents().iter().map(|a| a.bus.map(Bus::new)).collect() } else { Vec::new() };
+        let mut traffic = with_traffic.then(|| Traffic::new(s, &topo, &p));
         let sources = traffic.as_ref().map_or(0, |t| t.sources.len());
         let mut sched = Scheduler::with_capacity(4 * topo.ifaces() + sources + 64);
         if let Some(traffic) = traffic.as_mut() {
@@ -126,6 +132,7 @@ impl<P: RingProtocol> Fabric<P> {
         let mut f = Fabric {
             ifaces: Dense::new(ifaces),
             apps: Dense::new(apps),
+            buses: Dense::new(buses),
             slab: Slab::with_capacity(64 * topo.ifaces()),
             sched,
             protos: Dense::new(protos),
@@ -138,7 +145,7 @@ impl<P: RingProtocol> Fabric<P> {
             generated: 0,
             completed: 0,
             lost: 0,
-            offered_per_prio: s.traffic.load_mbps_per_node,
+            offered_per_prio: p.offered_data_mbps(s.traffic.load_mbps_per_node),
             cap: ns_to_ps(s.run.max_sim_time_ns),
             backlog_cap: s.run.max_backlog_transactions,
             stop: None,
@@ -305,6 +312,8 @@ impl<P: RingProtocol> Fabric<P> {
             Event::Inject { src, dst, priority } => self.on_inject(src, dst, priority),
             Event::EmitControl { iface, len, tag } => self.emit_control(iface as usize, len, tag),
             Event::Requeue { iface, pkt } => self.requeue(iface as usize, pkt),
+            Event::BusFree { agent } => self.on_bus_free(agent as usize),
+            Event::BusDelivered { iface, pkt } => self.on_bus_delivered(iface as usize, pkt),
         }
     }
 
@@ -322,7 +331,7 @@ impl<P: RingProtocol> Fabric<P> {
     #[inline(always)]
     fn route_to(&self, a: u16, dst: u16) -> (usize, u16) {
         let o = self.out_iface(a, dst);
-        (o, self.topo.strip_iface(self.ifaces[o].ringlet, dst))
+        (o, self.topo.strip_from(o as u16, dst))
     }
 
     /// Whether the run has stopped (why, if so).

@@ -222,10 +222,10 @@ impl<P: RingProtocol> Fabric<P> {
         let n = &mut self.ifaces[i];
         n.out_free_at = now + slot;
         n.decision_at = now + slot;
-        let (next, hop) = (n.next, n.hop);
+        let (next, hop, strip_hop) = (n.next, n.hop, n.strip_hop);
         self.sched.at(now + slot, Event::OutputFree { iface: i as u16 }.pack());
-        let ready = now + hop;
         if to == next {
+            let ready = now + strip_hop;
             if kind == PacketKind::Echo {
                 // Stripped where it answers: its symbols become idles, and
                 // that interface acts on the full echo, so nothing happens at its head.
@@ -237,6 +237,7 @@ impl<P: RingProtocol> Fabric<P> {
         } else {
             // Passing through `next`: into its bypass FIFO (this link delivers
             // in time order, so the entry goes last), decided on by then.
+            let ready = now + hop;
             self.counters.packet_hops += 1;
             let m = &mut self.ifaces[next as usize];
             m.bypass.push_back((id, ready));

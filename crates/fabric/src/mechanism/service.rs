@@ -40,7 +40,7 @@ impl<P: RingProtocol> Fabric<P> {
             },
         };
         q.in_service = Some(id);
-        self.sched.at(start + self.p.iqst[class], Event::ServiceDone { iface: i as u16, class: class as u8 }.pack());
+        self.sched.at(start + self.ifaces[i].iqst[class], Event::ServiceDone { iface: i as u16, class: class as u8 }.pack());
     }
 
     /// The output queue (interface, class) a serviced packet produces
@@ -58,6 +58,12 @@ impl<P: RingProtocol> Fabric<P> {
     }
 
     pub(super) fn on_service_done(&mut self, i: usize, class: usize) {
+        if self.has_bus(i) {
+            let id = self.ifaces[i].input(class).in_service.expect("a packet in service");
+            if self.slab.at(id).dst != self.ifaces[i].agent {
+                return self.ask_bus(i, class);
+            }
+        }
         if P::RULES.server_waits_for_room {
             let id = self.ifaces[i].input(class).in_service.expect("a packet in service");
             if let Some((o, c, n)) = self.produces_for(i, self.slab.at(id)) {
@@ -134,13 +140,17 @@ impl<P: RingProtocol> Fabric<P> {
     }
 
     /// A bridge or switch has serviced `pk`, for another agent: it goes on,
-    /// as a fresh packet, from the interface toward its destination.
+    /// as a fresh packet, from the interface toward its destination (across
+    /// the agent's bus if it has one).
     fn send_on(&mut self, i: usize, pk: Packet) {
         let (o, to) = self.route_to(self.ifaces[i].agent, pk.dst);
         let mut next = pk.on(o as u16, to);
         next.phase = Phase::Fresh;
         next.eff = next.priority;
         next.queued_at = self.sched.now();
+        if self.has_bus(i) {
+            return self.cross(i, o, next);
+        }
         let id = self.slab.alloc(next);
         self.ifaces[o].push_own(next.class, next.priority, id);
         self.try_output(o);

@@ -30,13 +30,19 @@ impl<P: RingProtocol> Fabric<P> {
         self.serve_application(src as usize);
     }
 
-    /// A new transaction of `agent`: into its application queue, or lost if that is full.
+    /// A new transaction of `agent`: into its application queue, or lost if
+    /// that is full and so is the output queue it would go to (an agent
+    /// whose application queue holds nothing loses a transaction only when
+    /// its output buffer is full: the switch study's loss rule).
     #[inline(always)]
     fn generate(&mut self, agent: u16, e: AppEntry) {
         self.generated += 1;
-        let app = &mut self.apps[agent as usize];
-        if app.has_room() {
-            app.queue.push(e.priority, e);
+        let room = self.apps[agent as usize].has_room() || {
+            let i = self.out_iface(agent, e.dst);
+            self.ifaces[i].output(self.p.shape.request_class).has_room()
+        };
+        if room {
+            self.apps[agent as usize].queue.push(e.priority, e);
         } else {
             self.lost += 1;
             self.measure.lost(self.sched.now(), self.p.shape.data_bytes, agent);

@@ -72,6 +72,8 @@ pub fn params(s: &Scenario) -> Result<Params, String> {
             data_bytes: 64,
             data_in_response: true,
         },
+        load_bytes: 64,
+        sources: ringlet_fabric::params::Sources::default(),
         classes: Classes::requests_and_responses(),
     })
 }

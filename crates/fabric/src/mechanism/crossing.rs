@@ -1,0 +1,119 @@
+//! Packets crossing an agent's bus (a switch's B-Link) from the input queue
+//! of the interface that stripped them to the output queue of the one that
+//! sends them on (seed 001 section III; `docs/model-switch.md`).
+//!
+//! A packet serviced at a switch port (its service time is the port's
+//! FIFO-to-bus delay) asks for the bus. The bus grants round robin among
+//! the ports that ask, and only to a packet whose output queue has room: a
+//! full output buffer holds the packet in its input buffer (back-pressure),
+//! which then busies what arrives behind it. The grant holds an output
+//! slot; the transfer holds the bus for the packet's beats; when it ends
+//! the input slot is free and the port services its next packet, and the
+//! packet reaches the output queue after the bus-to-FIFO delay.
+
+use super::Fabric;
+use crate::event::Event;
+use crate::packet::{Packet, PacketKind};
+use crate::protocol::RingProtocol;
+use crate::trace::TraceKind;
+
+impl<P: RingProtocol> Fabric<P> {
+    /// Whether interface `i`'s agent passes packets between its interfaces
+    /// over a bus.
+    #[inline(always)]
+    pub(super) fn has_bus(&self, i: usize) -> bool {
+        !self.buses.is_empty() && self.buses[self.ifaces[i].agent as usize].is_some()
+    }
+
+    /// The packet serviced at interface `i`'s input queue of `class` is for
+    /// another agent: it waits for the bus.
+    pub(super) fn ask_bus(&mut self, i: usize, class: usize) {
+        self.ifaces[i].input_mut(class).stalled = true;
+        let agent = self.ifaces[i].agent as usize;
+        self.buses[agent].as_mut().expect("a bus").ask(i as u16, class as u8);
+        self.arbitrate(agent);
+    }
+
+    /// The output queue (interface, class) the packet waiting at `i`'s input
+    /// queue of `class` goes to.
+    fn crossing_target(&self, i: usize, class: usize) -> (usize, u8, u32) {
+        let id = self.ifaces[i].input(class).in_service.expect("a packet in service");
+        let pk = self.slab.at(id);
+        (self.out_iface(self.ifaces[i].agent, pk.dst), pk.class, id)
+    }
+
+    /// If agent `a`'s bus is free, grants it to the next port whose packet
+    /// may go, and starts the transfer.
+    pub(super) fn arbitrate(&mut self, a: usize) {
+        let Some(bus) = self.buses[a].as_ref() else { return };
+        if bus.transfer.is_some() || !bus.has_waiting() {
+            return;
+        }
+        let mut bus = self.buses[a].take().expect("a bus");
+        let granted = bus.grant(|i, c| {
+            let (o, oc, _) = self.crossing_target(i as usize, c as usize);
+            self.ifaces[o].output(oc).has_room()
+        });
+        if let Some((i, c)) = granted {
+            let (o, oc, id) = self.crossing_target(i as usize, c as usize);
+            self.ifaces[o].hold_incoming(oc);
+            bus.transfer = Some((i, c, o as u16));
+            let now = self.sched.now();
+            let took = bus.spec.transfer(self.slab.at(id).len);
+            self.measure.bus_used(a, now, took);
+            self.record(i as usize, TraceKind::BusGranted, id);
+            self.sched.at(now + took, Event::BusFree { agent: a as u16 }.pack());
+        }
+        self.buses[a] = Some(bus);
+    }
+
+    /// Agent `a`'s bus ends its transfer: the port it came from is done with
+    /// the packet, which goes on to its output queue; the bus is granted again.
+    pub(super) fn on_bus_free(&mut self, a: usize) {
+        let bus = self.buses[a].as_mut().expect("a bus");
+        let (i, class, _) = bus.transfer.take().expect("a transfer under way");
+        self.finish(i as usize, class as usize);
+        self.arbitrate(a);
+    }
+
+    /// `pk`, serviced at interface `i` and across the bus, is on its way to
+    /// output interface `o`: there after the bus-to-FIFO delay.
+    pub(super) fn cross(&mut self, i: usize, o: usize, pk: Packet) {
+        let a = self.ifaces[i].agent as usize;
+        let exit = self.buses[a].as_ref().expect("a bus").spec.exit;
+        let id = self.slab.alloc(pk);
+        let now = self.sched.now();
+        let data = self.data_carried(&pk);
+        self.measure.crossed(now, a, i, o, data);
+        self.sched.at(now + exit, Event::BusDelivered { iface: o as u16, pkt: id }.pack());
+    }
+
+    /// Packet `id` across the bus reaches interface `i`'s output queue.
+    pub(super) fn on_bus_delivered(&mut self, i: usize, id: u32) {
+        let pk = self.slab.at_mut(id);
+        pk.queued_at = self.sched.now();
+        let (class, priority) = (pk.class, pk.priority);
+        self.ifaces[i].incoming_arrived(class, priority, id);
+        self.record(i, TraceKind::BusDelivered, id);
+        self.try_output(i);
+    }
+
+    /// An output queue of interface `i` has room again: a bus transfer
+    /// waiting for it may go.
+    #[inline(always)]
+    pub(super) fn output_room(&mut self, i: usize) {
+        if self.has_bus(i) {
+            self.arbitrate(self.ifaces[i].agent as usize);
+        }
+    }
+
+    /// Data payload bytes packet `pk` carries.
+    fn data_carried(&self, pk: &Packet) -> u32 {
+        let shape = &self.p.shape;
+        if (pk.kind == PacketKind::Response) == shape.data_in_response {
+            shape.data_share(0, if pk.kind == PacketKind::Response { shape.responses.max(1) } else { 1 })
+        } else {
+            0
+        }
+    }
+}
