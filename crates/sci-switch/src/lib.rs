@@ -1,0 +1,102 @@
+//! # ringlet-switch
+//!
+//! SCI switches and SCI-based Banyan networks (seed 001, Richter, Kleber,
+//! Hellwagner: *Cost-efficient SCI-based Banyan networks*) as two network
+//! families on the shared fabric:
+//!
+//! - `sci-switch`: one switch joining `network.nodes` processors and as
+//!   many memories (Figures 5 and 6a);
+//! - `banyan`: a multistage network of s x s switching elements (Figures
+//!   7-9), Omega, Baseline, Flip or a cube network.
+//!
+//! Both are built by [`network`] from the [`wiring`] of a Banyan, with
+//! bidirectional ringlets or unidirectional rings through every stage
+//! ([`routes`]). A switch is an agent whose ports share a bus, the B-Link
+//! (`ringlet_fabric::bus`); every ringlet runs base SCI's flow control
+//! (`ringlet_sci`). See `docs/model-switch.md`.
+
+pub mod keys;
+pub mod network;
+pub mod params;
+pub mod routes;
+pub mod wiring;
+
+use keys::Settings;
+use ringlet_fabric::family::{drive, Family, Mode, Outcome, Workload};
+use ringlet_fabric::Fabric;
+use ringlet_scenario::schema::FamilySchema;
+use ringlet_scenario::{Destinations, Scenario};
+use ringlet_sci::protocol::sci::BaseSci;
+
+/// One SCI switch with its processors and memories.
+pub const SWITCH: Family = Family {
+    schema: FamilySchema {
+        kind: "sci-switch",
+        doc: "One SCI switch (seed 001 Figures 5, 6a): `network.nodes` processors send to as many memories through a switch whose ports share a B-Link; bidirectional ringlets (every packet across the B-Link) or unidirectional rings through its ports' bypass FIFOs.",
+        params: keys::SWITCH_PARAMS,
+        protocols: &[],
+        validate,
+    },
+    check,
+    run,
+    workloads: &[Workload {
+        name: "switch-uO2nS2",
+        description: "one 4-port SCI switch, 2 processors on unidirectional rings, dmove64, 100% locality, 450 MB/s raw per processor",
+        scenario: "[network]\nkind = \"sci-switch\"\nnodes = 2\n[traffic]\narrivals = \"deterministic\"\ndestinations = \"local\"\nload_mbps_per_node = 450.0\n[run]\nmeasure_transactions = 200000\n",
+    }],
+};
+
+/// Multistage SCI Banyan networks.
+pub const BANYAN: Family = Family {
+    schema: FamilySchema {
+        kind: "banyan",
+        doc: "A multistage SCI Banyan (seed 001 section V): `network.nodes` = N processors and memories, log_s N stages of s x s switching elements (Omega, Baseline, Flip, indirect binary cube or generalized cube), bidirectional ringlets between stages or unidirectional rings through all of them.",
+        params: keys::BANYAN_PARAMS,
+        protocols: &[],
+        validate,
+    },
+    check,
+    run,
+    workloads: &[
+        Workload {
+            name: "banyan-uO4nS256",
+            description: "256x256 Omega of 4-port switches, unidirectional rings, dmove64, uniform, 60 MB/s raw per processor",
+            scenario: "[network]\nkind = \"banyan\"\nnodes = 256\nswitch_ports = 4\n[traffic]\narrivals = \"deterministic\"\nstart = \"random\"\nload_mbps_per_node = 60.0\n[run]\nmeasure_transactions = 100000\n",
+        },
+        Workload {
+            name: "banyan-bO2nS256",
+            description: "256x256 Omega of 2x2 elements, bidirectional ringlets, dmove64, uniform, 30 MB/s raw per processor",
+            scenario: "[network]\nkind = \"banyan\"\nnodes = 256\nringlets = \"bidirectional\"\n[traffic]\narrivals = \"deterministic\"\nstart = \"random\"\nload_mbps_per_node = 30.0\n[run]\nmeasure_transactions = 100000\n",
+        },
+    ],
+};
+
+/// Checks across keys when a scenario is loaded.
+fn validate(s: &Scenario) -> Result<(), String> {
+    let k = Settings::of(s);
+    network::banyan(&k)?;
+    let n = k.nodes as u32;
+    if s.traffic.destinations == Destinations::Hotspot && !(n..2 * n).contains(&s.traffic.hotspot_node) {
+        return Err(format!(
+            "traffic.hotspot_node: expected a memory, {n} to {} (processors are 0 to {}), got {}",
+            2 * n - 1,
+            n - 1,
+            s.traffic.hotspot_node
+        ));
+    }
+    Ok(())
+}
+
+/// Checks what only the built network can: its size.
+fn check(s: &Scenario) -> Result<(), String> {
+    network::topology(&Settings::of(s)).map(|_| ())
+}
+
+/// Builds and runs a scenario of either kind.
+fn run(s: &Scenario, mode: Mode<'_>) -> Result<Outcome, String> {
+    let k = Settings::of(s);
+    let t = network::topology(&k)?;
+    let p = params::params(&k);
+    let protocols = (0..t.ringlets() as u16).map(|r| BaseSci::new(&t.view(r), &p, k.bandwidth_allocation, k.queue_allocation)).collect();
+    Ok(drive(Fabric::new(s, t, p, protocols), mode))
+}

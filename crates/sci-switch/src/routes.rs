@@ -1,0 +1,92 @@
+//! Destination-tag routing on unidirectional rings through every stage
+//! (seed 001 Figures 7b, 8, 9).
+//!
+//! Ring `r` runs from processor `P_r` through one port of each stage to a
+//! memory and back. A packet stays on its ring through a port's bypass FIFO
+//! while that port is the out port destination-tag routing picks at its
+//! stage; the first port that is not strips it, and the switch sends it on
+//! from the port that is, on that port's ring. Where a packet leaves a ring
+//! so depends on where it joined it, not only on the ring and destination.
+//! A packet for a processor goes to the memory on that processor's ring and
+//! on past it.
+
+use crate::wiring::Banyan;
+use ringlet_fabric::topology::{AgentId, IfaceId, Routes, Topology, NO_IFACE};
+
+/// The routes of a network built by `network::topology` with unidirectional rings.
+#[derive(Debug)]
+pub struct RingRoutes {
+    net: Banyan,
+    /// Per interface: the line of the stage its port is at, or `NO_LINE` for a processor's or memory's.
+    line: Vec<u32>,
+    /// Per stage and line: the switch port's interface.
+    port: Vec<IfaceId>,
+}
+
+const NO_LINE: u32 = u32::MAX;
+
+impl RingRoutes {
+    /// Interfaces are numbered ring by ring: `P_r`, the port of each stage, the memory.
+    pub fn new(net: Banyan) -> RingRoutes {
+        let (n, stages) = (net.terminals(), net.stages());
+        let ring_len = stages + 2;
+        let mut line = vec![NO_LINE; n * ring_len];
+        let mut port = vec![NO_IFACE; stages * n];
+        for r in 0..n {
+            for (t, &l) in net.ring_lines(r).iter().enumerate() {
+                let i = r * ring_len + 1 + t;
+                line[i] = l as u32;
+                port[t * n + l] = i as IfaceId;
+            }
+        }
+        RingRoutes { net, line, port }
+    }
+
+    /// The output terminal a packet for agent `dst` heads for: a memory's
+    /// own, or for a processor the memory on its ring.
+    fn terminal(&self, dst: AgentId) -> usize {
+        let n = self.net.terminals();
+        let d = dst as usize;
+        if d >= n {
+            d - n
+        } else {
+            self.net.ring_memory(d)
+        }
+    }
+
+    /// The stage of the port at ring position `pos` (1 for the first stage).
+    fn stage(&self, i: IfaceId) -> usize {
+        i as usize % (self.net.stages() + 2) - 1
+    }
+}
+
+impl Routes for RingRoutes {
+    fn out_iface(&self, _t: &Topology, a: AgentId, dst: AgentId) -> IfaceId {
+        // Switches are numbered stage by stage after the 2N endpoints.
+        let (n, s) = (self.net.terminals(), self.net.switch_ports());
+        let k = a as usize - 2 * n;
+        let (stage, switch) = (k / self.net.switches_per_stage(), k % self.net.switches_per_stage());
+        let q = self.net.route_port(stage, switch, self.terminal(dst));
+        self.port[stage * n + switch * s + q]
+    }
+
+    fn strip_from(&self, t: &Topology, from: IfaceId, dst: AgentId) -> IfaceId {
+        let (target, s) = (self.terminal(dst), self.net.switch_ports());
+        let mut i = t.next(from);
+        while i != from {
+            let line = self.line[i as usize];
+            if line == NO_LINE {
+                if t.agent_of(i) == dst {
+                    return i;
+                }
+            } else {
+                let (switch, p) = (line as usize / s, line as usize % s);
+                if self.net.route_port(self.stage(i), switch, target) != p {
+                    return i;
+                }
+            }
+            i = t.next(i);
+        }
+        NO_IFACE
+    }
+}
