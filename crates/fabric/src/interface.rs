@@ -44,6 +44,8 @@ pub struct Iface {
     pub strip_hop: Time,
     /// Input queue service time per class.
     pub iqst: [Time; MAX_CLASSES],
+    /// The input queues are delay lines (see `topology::PortSpec::delay_line`).
+    pub delay_line: bool,
     pub ringlet: RingletId,
     /// Position on the ringlet: what the ringlet's protocol instance calls it.
     pub pos: u16,
@@ -107,6 +109,7 @@ impl Iface {
             hop: topology.hop(i),
             strip_hop: topology.strip_hop(i),
             iqst: own.iqst.unwrap_or(p.iqst),
+            delay_line: own.delay_line,
             ringlet: topology.ringlet_of(i),
             pos: topology.position(i),
             agent: topology.agent_of(i),

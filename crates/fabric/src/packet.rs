@@ -55,6 +55,8 @@ pub struct Packet {
     /// packet sent on by a bridge is created into it). TRAIN orders tickets by it.
     /// For a control packet: when it came into the bypass FIFO it is in
     /// (it may be held there past that, see `RingProtocol::control_hold`).
+    /// For a send packet accepted into a delay-line input queue (a switch
+    /// port's FIFO to its bus): when its tail was in.
     pub queued_at: Time,
     /// For send packets: the phase of the next transmission.
     pub phase: Phase,

@@ -359,6 +359,7 @@ impl std::ops::DerefMut for Report {
 pub const SWEEP_TOTALS: &[(&str, &str)] = &[
     ("total_throughput_mbps", "throughput_mbps"),
     ("total_throughput_mbps_ci95", "throughput_mbps_ci95"),
+    ("total_loss_mbps", "loss_mbps"),
     ("total_latency_ns_mean", "latency_ns_mean"),
     ("total_latency_ns_mean_ci95", "latency_ns_mean_ci95"),
     ("total_latency_ns_p99", "latency_ns_p99"),

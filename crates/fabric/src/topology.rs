@@ -106,6 +106,11 @@ pub struct PortSpec {
     pub input_queue: Option<[u32; crate::params::MAX_CLASSES]>,
     /// Output queue size (every class), packets.
     pub output_queue: Option<u32>,
+    /// The input queues are delay lines, not servers: each packet is done
+    /// its service time after its tail is in, whatever the packets ahead
+    /// of it are doing (a switch port's FIFO to its bus, which then takes
+    /// them in order), instead of one packet per service time.
+    pub delay_line: bool,
 }
 
 /// A bus shared by all of an agent's interfaces (Dolphin's B-Link in an SCI

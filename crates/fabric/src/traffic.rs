@@ -165,7 +165,7 @@ impl Traffic {
 
 impl Traffic {
     /// `destination` when only some endpoints receive: the draw is over
-    /// them (a hot spot outside them gets nothing: the family's check refuses it).
+    /// them, and `traffic.hotspot_node` numbers the hot spot among them.
     fn destination_among_receivers(&mut self, i: usize) -> AgentId {
         let receivers = self.receivers.as_deref().expect("some endpoints do not receive");
         let s = &mut self.sources[i];
@@ -181,7 +181,8 @@ impl Traffic {
             Destinations::Local => uniform_but(&mut s.rng, self.local[me as usize]),
             Destinations::Permutation => self.fixed[me as usize],
             Destinations::Hotspot => {
-                let h = self.hotspot;
+                // The hot spot is numbered among the receivers.
+                let h = receivers[self.hotspot as usize];
                 if s.rng.gen::<f64>() < self.hotspot_fraction {
                     h
                 } else {

@@ -105,7 +105,7 @@ pub const CORE: &[Param] = &[
     Param { section: "traffic", key: "destinations", kind: Kind::Choice(&["uniform", "hotspot", "local", "permutation"]), default: Default::Str("uniform"),
         doc: "Destination pattern: uniform over the other nodes, hot-spot, local (a node's own memory where the family has one, such as a switch study's processor; else the next node downstream), or permutation (each node sends to one destination, fixed for the run, drawn from the seed)." },
     Param { section: "traffic", key: "hotspot_node", kind: Kind::Int { min: 0, max: 4095 }, default: Default::Int(0),
-        doc: "The hot-spot node (destinations = \"hotspot\")." },
+        doc: "The hot-spot node (destinations = \"hotspot\"); where only some nodes receive (a switch study's memories), numbered among those." },
     Param { section: "traffic", key: "hotspot_fraction", kind: Kind::Float { min: 0.0, max: 1.0 }, default: Default::Float(0.5),
         doc: "Fraction of each other node's transactions sent to the hot-spot; the rest is uniform over the remaining nodes." },
     // [run]

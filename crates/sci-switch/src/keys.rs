@@ -31,7 +31,7 @@ macro_rules! common_keys {
             Param { section: "switch", key: "bypass_ns", kind: KeyKind::Float { min: 0.0, max: 1e6 }, default: Default::Float(48.0),
                 doc: "Bypass FIFO delay of every SCI port: a packet it passes leaves this long after its head arrives, ns (LC-II: 48)." },
             Param { section: "switch", key: "fifo_to_blink_ns", kind: KeyKind::Float { min: 0.0, max: 1e6 }, default: Default::Float(106.0),
-                doc: "From a packet fully in a switch port's input buffer to its request for the B-Link, ns (LC-II: 106); the port handles its buffered packets one at a time." },
+                doc: "From a packet fully in a switch port's input buffer to its request for the B-Link, ns (LC-II: 106): a delay each packet goes through, in order, not a time per packet." },
             Param { section: "switch", key: "blink_to_fifo_ns", kind: KeyKind::Float { min: 0.0, max: 1e6 }, default: Default::Float(82.0),
                 doc: "From the end of a B-Link transfer to the packet in the output port's buffer, ns (LC-II: 82)." },
             Param { section: "switch", key: "blink_mbps", kind: KeyKind::Float { min: 1.0, max: INF }, default: Default::Float(600.0),

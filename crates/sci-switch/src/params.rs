@@ -49,12 +49,16 @@ pub fn memory_ports(k: &Settings) -> PortSpec {
     PortSpec { iqst: Some([ns_to_ps(k.memory_store_ns); MAX_CLASSES]), ..PortSpec::default() }
 }
 
-/// A switch port: its buffers, and the path from its input buffer to the B-Link.
+/// A switch port: its buffers, and the path from its input buffer to the
+/// B-Link, a delay every packet goes through in order (seed 001: one port
+/// pair alone reaches the port rate, which one packet per 106 ns plus a
+/// transfer could not).
 pub fn switch_ports(k: &Settings) -> PortSpec {
     PortSpec {
         iqst: Some([ns_to_ps(k.fifo_to_blink_ns); MAX_CLASSES]),
         input_queue: Some([k.switch_buffer_packets; MAX_CLASSES]),
         output_queue: Some(k.switch_buffer_packets),
+        delay_line: true,
     }
 }
 

@@ -106,6 +106,10 @@ impl<P: RingProtocol> Fabric<P> {
         let tail = self.sched.now() + pk.len as Time * self.p.cycle;
         self.record(i, TraceKind::Accepted, id);
         self.record_at(tail, i, TraceKind::Received, id);
+        if self.ifaces[i].delay_line {
+            // Its own copy now: the sender only awaits the echo.
+            self.slab.at_mut(id).queued_at = tail;
+        }
         let q = self.ifaces[i].input_mut(class);
         q.occupied += 1;
         debug_assert!(q.arriving.is_none(), "the packet before is settled first");

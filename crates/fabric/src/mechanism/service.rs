@@ -40,7 +40,13 @@ impl<P: RingProtocol> Fabric<P> {
             },
         };
         q.in_service = Some(id);
-        self.sched.at(start + self.ifaces[i].iqst[class], Event::ServiceDone { iface: i as u16, class: class as u8 }.pack());
+        let n = &self.ifaces[i];
+        let mut done = start + n.iqst[class];
+        if n.delay_line {
+            // Through the delay line since its tail came in (`accept`).
+            done = done.min(self.slab.at(id).queued_at + n.iqst[class]).max(start);
+        }
+        self.sched.at(done, Event::ServiceDone { iface: i as u16, class: class as u8 }.pack());
     }
 
     /// The output queue (interface, class) a serviced packet produces

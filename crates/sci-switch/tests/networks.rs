@@ -1,0 +1,114 @@
+//! The networks the builder makes: the seed's port counts, and every
+//! processor reaching every memory (and, for read64, back) over the routes
+//! the fabric follows; conservation on random small networks.
+
+use ringlet_fabric::family::Mode;
+use ringlet_fabric::topology::{AgentId, Topology, NO_IFACE};
+use ringlet_switch::keys::Settings;
+use ringlet_switch::network;
+use ringlet_switch::wiring::Kind;
+
+fn settings(kind: &str, nodes: usize, extra: &[&str]) -> Settings {
+    let text = format!("[network]\nkind = \"{kind}\"\nnodes = {nodes}\n");
+    let overrides: Vec<_> = extra.iter().map(|e| ringlet_scenario::parse_override(e).expect("KEY=VALUE")).collect();
+    Settings::of(&ringlet_switch::load_str(&text, &overrides).expect("valid scenario"))
+}
+
+/// Ports of the switches (interfaces of agents with a bus).
+fn switch_ports(t: &Topology) -> usize {
+    t.agents().iter().filter(|a| a.bus.is_some()).map(|a| a.ifaces.len()).sum()
+}
+
+/// Seed 001 section V: a 16x16 network needs 32 ports second-grade
+/// optimized (s = 4), 64 first-grade (s = 2), 128 with bidirectional ringlets.
+#[test]
+fn port_counts_of_a_16x16_network_are_the_seeds() {
+    for (ports, ringlets, want) in [(4, "unidirectional", 32), (2, "unidirectional", 64), (2, "bidirectional", 128)] {
+        let k = settings("banyan", 16, &[&format!("network.switch_ports={ports}"), &format!("network.ringlets={ringlets}")]);
+        let t = network::topology(&k).unwrap();
+        assert_eq!(switch_ports(&t), want, "s = {ports}, {ringlets}");
+    }
+    // One switch: two ports used with unidirectional rings (Figure 5b), four with bidirectional ringlets (5a).
+    assert_eq!(switch_ports(&network::topology(&settings("sci-switch", 2, &[])).unwrap()), 2);
+    assert_eq!(switch_ports(&network::topology(&settings("sci-switch", 2, &["network.ringlets=bidirectional"])).unwrap()), 4);
+}
+
+/// Follows the fabric's routes from `src` to `dst`: the interface each
+/// agent sends on, the one that strips; returns the switches crossed, or
+/// `None` if the packet is lost on the way.
+fn walk(t: &Topology, src: AgentId, dst: AgentId) -> Option<usize> {
+    let (mut at, mut crossed) = (src, 0);
+    for _ in 0..64 {
+        let out = t.out_iface(at, dst);
+        if out == NO_IFACE {
+            return None;
+        }
+        let strip = t.strip_from(out, dst);
+        if strip == NO_IFACE {
+            return None;
+        }
+        at = t.agent_of(strip);
+        if at == dst {
+            return Some(crossed);
+        }
+        if !t.agent(at).endpoint {
+            crossed += 1;
+        } else {
+            return None; // stripped by another endpoint
+        }
+    }
+    None
+}
+
+/// Destination-tag routing takes every processor to every memory, crossing
+/// each stage's switch at most once (a Banyan's unique path), and with
+/// unidirectional rings a processor's own memory without a crossing; on
+/// read64 the response finds its way back.
+#[test]
+fn every_processor_reaches_every_memory() {
+    for kind in Kind::ALL {
+        for (n, s) in [(2, 2), (8, 2), (16, 2), (16, 4), (27, 3)] {
+            for ringlets in ["unidirectional", "bidirectional"] {
+                let k = settings("banyan", n, &[&format!("network.topology={}", kind.name()), &format!("network.switch_ports={s}"), &format!("network.ringlets={ringlets}"), "traffic.transaction=read64"]);
+                let t = network::topology(&k).unwrap();
+                let stages = network::banyan(&k).unwrap().stages();
+                for p in 0..n as AgentId {
+                    for m in n as AgentId..2 * n as AgentId {
+                        let what = format!("{} {n}x{n} s={s} {ringlets}: P{p} -> M{}", kind.name(), m as usize - n);
+                        let crossed = walk(&t, p, m).unwrap_or_else(|| panic!("{what}: no route"));
+                        assert!(crossed <= stages, "{what}: {crossed} switches");
+                        if ringlets == "bidirectional" {
+                            assert_eq!(crossed, stages, "{what}");
+                        } else if Some(m) == t.agent(p).home {
+                            assert_eq!(crossed, 0, "{what}: its own memory is on its ring");
+                        }
+                        assert!(walk(&t, m, p).is_some(), "{what}: no way back");
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Every transaction a run generates is completed, in flight, queued or
+/// lost, on assorted small networks, loads and patterns.
+#[test]
+fn transactions_are_conserved() {
+    let cases: &[&[&str]] = &[
+        &["network.kind=sci-switch", "network.nodes=2", "network.ringlets=bidirectional", "traffic.arrivals=deterministic", "traffic.load_mbps_per_node=400"],
+        &["network.kind=sci-switch", "network.nodes=4", "traffic.destinations=local", "traffic.locality=0.5", "traffic.load_mbps_per_node=300"],
+        &["network.kind=banyan", "network.nodes=8", "network.topology=baseline", "traffic.destinations=permutation", "traffic.load_mbps_per_node=200"],
+        &["network.kind=banyan", "network.nodes=9", "network.switch_ports=3", "traffic.destinations=hotspot", "traffic.hotspot_node=3", "traffic.load_mbps_per_node=100"],
+        &["network.kind=banyan", "network.nodes=8", "network.ringlets=bidirectional", "traffic.transaction=read64", "traffic.load_mbps_per_node=150"],
+    ];
+    for case in cases {
+        let overrides: Vec<_> = case.iter().chain(&["run.measure_transactions=3000"]).map(|e| ringlet_scenario::parse_override(e).unwrap()).collect();
+        let s = ringlet_switch::load_str("", &overrides).unwrap();
+        let family = if s.network.kind == "banyan" { ringlet_switch::BANYAN } else { ringlet_switch::SWITCH };
+        let r = (family.run)(&s, Mode::Plain).unwrap().report;
+        let c = &r.conservation;
+        assert_eq!(c.generated, c.completed + c.queued + c.in_flight + c.lost, "{case:?}: {c:?}");
+        assert!(r.transactions > 0, "{case:?}");
+        assert!(r.throughput_mbps > 0.0 && r.throughput_mbps <= r.offered_mbps * 1.02, "{case:?}: {} of {}", r.throughput_mbps, r.offered_mbps);
+    }
+}
