@@ -10,7 +10,7 @@ use crate::report::{ClassReport, LinkReport, NodeReport, PriorityReport, Report,
 use crate::topology::Topology;
 use ringlet_engine::run::Stop;
 use ringlet_engine::stats::{BatchMeans, CoarseHistogram, LatencyHistogram};
-use ringlet_engine::time::{ns_to_ps, ps_to_ns};
+use ringlet_engine::time::{ns_to_time, time_to_ns, time_to_ps, time_to_s};
 use ringlet_engine::Time;
 use ringlet_scenario::Scenario;
 
@@ -31,6 +31,7 @@ struct PerAgent {
 struct PerClass {
     retries: u64,
     packets: u64,
+    /// ps.
     latency_sum: f64,
 }
 
@@ -46,7 +47,7 @@ pub struct Measure {
     txns_prio: Vec<u64>,
     bytes_prio: Vec<u64>,
     pub retries: u64,
-    /// Sum of every latency recorded, in recording order (the overall
+    /// Sum of every latency recorded, ps, in recording order (the overall
     /// histogram is merged from the per-priority ones at the report).
     lat_sum: f64,
     hist_prio: Vec<LatencyHistogram>,
@@ -62,6 +63,7 @@ pub struct Measure {
     // Current batch.
     batch_start: Time,
     batch_bytes: u64,
+    /// ps.
     batch_lat_sum: f64,
     batch_lat_n: u64,
     batch_count: u64,
@@ -75,7 +77,7 @@ impl Measure {
         let batches = s.run.batches as u64;
         let links = topo.ifaces();
         Measure {
-            warmup_end: ns_to_ps(s.run.warmup_ns),
+            warmup_end: ns_to_time(s.run.warmup_ns),
             target_txns: s.run.measure_transactions,
             ci_target: s.run.ci_rel_halfwidth,
             batch_txns: s.run.measure_transactions.div_ceil(batches).max(1),
@@ -92,7 +94,7 @@ impl Measure {
             link_busy: vec![0; links],
             link_send_busy: vec![0; links],
             link_last: vec![0; links],
-            batch_start: ns_to_ps(s.run.warmup_ns),
+            batch_start: ns_to_time(s.run.warmup_ns),
             batch_bytes: 0,
             batch_lat_sum: 0.0,
             batch_lat_n: 0,
@@ -115,13 +117,15 @@ impl Measure {
             return;
         }
         let lat = now - born;
-        self.lat_sum += lat as f64;
+        // Sums in ps, as the histograms' (and as when time was in ps).
+        let lat_ps = time_to_ps(lat);
+        self.lat_sum += lat_ps;
         self.hist_prio[priority as usize].record(lat);
         self.agents[requester as usize].latency.record(lat);
         let c = &mut self.classes[class as usize];
         c.packets += 1;
-        c.latency_sum += lat as f64;
-        self.batch_lat_sum += lat as f64;
+        c.latency_sum += lat_ps;
+        self.batch_lat_sum += lat_ps;
         self.batch_lat_n += 1;
     }
 
@@ -185,7 +189,7 @@ impl Measure {
     }
 
     fn close_batch(&mut self, now: Time) {
-        self.throughput.push(self.batch_bytes as f64, (now - self.batch_start) as f64);
+        self.throughput.push(self.batch_bytes as f64, time_to_ps(now - self.batch_start));
         if self.batch_lat_n > 0 {
             self.latency.push(self.batch_lat_sum, self.batch_lat_n as f64);
         }
@@ -240,9 +244,9 @@ impl Measure {
 
     pub fn report(&self, end: Time, stop: Stop, offered_per_prio: f64, topo: &Topology, class_names: &[&'static str]) -> Report {
         let window = end.saturating_sub(self.warmup_end);
-        let window_s = window as f64 * 1e-12;
+        let window_s = time_to_s(window);
         let mbps = |bytes: u64| if window > 0 { bytes as f64 / window_s / 1e6 } else { f64::NAN };
-        let share = |busy: Time| if window > 0 { busy as f64 / window as f64 } else { f64::NAN };
+        let share = |busy: Time| if window > 0 { time_to_ps(busy) / time_to_ps(window) } else { f64::NAN };
         let endpoints = topo.endpoints().len();
         let prios = self.hist_prio.len();
         // Batch ratios are bytes per ps: x 1e12 / 1e6 gives MB/s.
@@ -339,8 +343,8 @@ impl Measure {
                 latency_ns_max: ps_to_ns_f(all.max_ps()),
                 transactions: self.txns,
                 retries: self.retries,
-                sim_time_ns: ps_to_ns(end),
-                measure_time_ns: ps_to_ns(window),
+                sim_time_ns: time_to_ns(end),
+                measure_time_ns: time_to_ns(window),
                 batches: thr.batches,
                 stopped_by: stop.name(),
             },
@@ -354,6 +358,7 @@ impl Measure {
     }
 }
 
+/// Picoseconds (the unit of the latency histograms and sums) to ns.
 fn ps_to_ns_f(ps: f64) -> f64 {
     ps / 1e3
 }
