@@ -29,12 +29,21 @@ pub const fn ps_to_time(ps: u64) -> Time {
     ps * TICKS_PER_PS
 }
 
+/// Below this many ticks (2^53, about 50 simulated minutes) a time is
+/// exact as an `f64` (and an `i64`, whose conversion is one instruction),
+/// so one division by 3.0 or 3000.0 is correctly rounded from the exact
+/// quotient: for a whole number of ps, exactly what the ps gave. Beyond it
+/// the ticks as `f64` are rounded, so whole ps go through the integer
+/// quotient.
+const EXACT_IN_F64: Time = 1 << f64::MANTISSA_DIGITS;
+
 /// Time in picoseconds: for a whole number of them, exactly the `f64` of
-/// that integer (the ticks as `f64` are inexact beyond 2^53, and dividing
-/// them by 3.0 can then miss it by the last bit).
+/// that integer.
 #[inline]
 pub fn time_to_ps(t: Time) -> f64 {
-    if t % TICKS_PER_PS == 0 {
+    if t < EXACT_IN_F64 {
+        t as i64 as f64 / TICKS_PER_PS as f64
+    } else if t.is_multiple_of(TICKS_PER_PS) {
         (t / TICKS_PER_PS) as f64
     } else {
         t as f64 / TICKS_PER_PS as f64
@@ -42,10 +51,11 @@ pub fn time_to_ps(t: Time) -> f64 {
 }
 
 /// Time in nanoseconds for reporting: for a whole number of picoseconds,
-/// the same `f64` as picoseconds / 1000 (beyond 2^53 ticks, ticks / 3000.0
-/// can differ in the last bit).
+/// the same `f64` as picoseconds / 1000.
 pub fn time_to_ns(t: Time) -> f64 {
-    if t % TICKS_PER_PS == 0 {
+    if t < EXACT_IN_F64 {
+        t as i64 as f64 / TICKS_PER_NS as f64
+    } else if t.is_multiple_of(TICKS_PER_PS) {
         (t / TICKS_PER_PS) as f64 / 1e3
     } else {
         t as f64 / TICKS_PER_NS as f64
@@ -81,7 +91,7 @@ mod tests {
     /// also beyond 2^53 ticks, where ticks / 3000.0 would not.
     #[test]
     fn whole_picoseconds_convert_as_before() {
-        for ps in [1u64, 7, 999, 106_000, 123_456_789, (1 << 53) + 1, 900_068_540_727_392_564, u64::MAX / 3] {
+        for ps in [1u64, 7, 999, 106_000, 123_456_789, (1 << 53) / 3, (1 << 53) / 3 + 1, (1 << 53) + 1, 900_068_540_727_392_564, u64::MAX / 3] {
             let t = ps_to_time(ps);
             assert_eq!(time_to_ns(t).to_bits(), (ps as f64 / 1e3).to_bits(), "{ps} ps");
             assert_eq!(time_to_ps(t).to_bits(), (ps as f64).to_bits(), "{ps} ps");
