@@ -138,7 +138,8 @@ def test_tables_have_the_cores_columns(small):
     for name in schema.report_schema()["tables"]:
         columns = schema.names(schema.table(name))
         frame = r.table(name)
-        assert list(frame.columns[:len(columns)]) == columns and len(frame) == len(r.raw[name])
+        # (A table of another family, such as per_switch on a ring, is empty.)
+        assert list(frame.columns[:len(columns)]) == columns and len(frame) == len(r.raw.get(name) or [])
     pd.testing.assert_frame_equal(r.table("per_priority"), r.per_priority)
     for name in ("per_node", "per_ringlet", "per_class"):  # tables the core adds: empty until it reports them
         frame = getattr(r, name)

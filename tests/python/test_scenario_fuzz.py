@@ -60,8 +60,11 @@ def accepted(accepts: str) -> st.SearchStrategy[str]:
     words = re.findall(r"`([^`]+)`", accepts)
     if words:
         return st.sampled_from([w if w in ("true", "false") else toml_string(w) for w in words])
-    if accepts == "number >= 0":
-        return st.one_of(st.floats(0, 1e6).map(repr), st.sampled_from(["0", "-1", "-0.0", "1e300"]))
+    at_least = re.fullmatch(r"number >= (\S+)", accepts)
+    if at_least:  # e.g. "number >= 0", "number >= 1"
+        lo = float(at_least[1])
+        return st.one_of(st.floats(lo, lo + 1e6).map(repr),
+                         st.sampled_from([repr(lo), repr(lo - 1), "-0.0", "1e300"]))
     kind, low, high = re.fullmatch(r"(integer|number) (\S+)\.\.(\S+)", accepts).groups()
     if kind == "integer":
         lo, hi = int(low), int(high)
@@ -75,7 +78,8 @@ ACCEPTED = {f"{section}.{key}": accepted(accepts) for section, keys in REFERENCE
 
 
 def test_the_reference_is_read():
-    assert set(REFERENCE) == {"network", "node", "traffic", "run", "ppq", "train", "dfc"}
+    assert set(REFERENCE) == {"network", "node", "traffic", "run", "ppq", "train", "dfc", "switch"}
+    assert "fifo_to_blink_ns" in REFERENCE["switch"] and "topology" in REFERENCE["network"]
     assert "nodes" in REFERENCE["network"] and "seed" in REFERENCE["run"] and len(KEYS) >= 40
     assert "sci-ring" in WORDS and "dfc" in WORDS and "hotspot" in WORDS
 

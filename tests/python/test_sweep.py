@@ -19,7 +19,7 @@ PRIOS = "traffic.priorities"
 
 PER_PRIORITY = ["throughput_mbps", "offered_mbps", "latency_ns_mean", "latency_ns_p50", "latency_ns_p99",
                 "latency_ns_p999", "latency_ns_max", "transactions"]
-TOTALS = ["total_throughput_mbps", "total_throughput_mbps_ci95", "total_latency_ns_mean",
+TOTALS = ["total_throughput_mbps", "total_throughput_mbps_ci95", "total_loss_mbps", "total_latency_ns_mean",
           "total_latency_ns_mean_ci95", "total_latency_ns_p99", "total_retries", "total_transactions", "stopped_by"]
 PROVENANCE = ["scenario_hash", "seed", "ringlet_version"]
 

@@ -7,8 +7,9 @@
 //! what every run shares: stop reasons, progress and its loop ([`run`]).
 //!
 //! Design rules (see `docs/architecture.md`):
-//! - time is an integer number of picoseconds, so 2 ns SCI cycles, GigaRing
-//!   cycles and nanosecond switch delays add up without rounding drift;
+//! - time is an integer number of ticks of 1/3 ps, so 2 ns SCI cycles,
+//!   20/3 ns GigaRing symbols, 40/3 ns B-Link beats and nanosecond switch
+//!   delays add up without rounding drift;
 //! - events with equal time run in the order they were scheduled (FIFO
 //!   tie-break), which makes every run bit-reproducible;
 //! - the hot path allocates nothing per event: the calendar queue's pool of

@@ -285,7 +285,7 @@ mod tests {
     use super::*;
     use std::collections::VecDeque;
 
-    /// Occupancy in symbol times of 1 ps: a 40-symbol packet buffered from 0
+    /// Occupancy in symbol times of 1 tick: a 40-symbol packet buffered from 0
     /// leaves at 41 (behind an own packet and its separator); a 2-symbol
     /// control packet is put into the stream then, while the next
     /// 40-symbol packet comes in from 41. The control packet is all in at

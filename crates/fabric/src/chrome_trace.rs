@@ -16,7 +16,7 @@ use crate::packet::PacketKind;
 use crate::topology::Topology;
 use crate::trace::{TraceKind, TraceRecord};
 use ringlet_engine::run::TraceWindow;
-use ringlet_engine::Time;
+use ringlet_engine::time::{time_to_ps, Time};
 use serde::Serialize;
 use serde_json::{json, Value};
 use std::collections::HashMap;
@@ -67,7 +67,7 @@ struct Event {
 }
 
 fn us(t: Time) -> f64 {
-    t as f64 / 1e6
+    time_to_ps(t) / 1e6
 }
 
 fn kind_name(k: PacketKind) -> &'static str {

@@ -10,7 +10,7 @@ use crate::report::{ClassReport, LinkReport, NodeReport, PortReport, PriorityRep
 use crate::topology::Topology;
 use ringlet_engine::run::Stop;
 use ringlet_engine::stats::{BatchMeans, CoarseHistogram, LatencyHistogram};
-use ringlet_engine::time::{ns_to_ps, ps_to_ns};
+use ringlet_engine::time::{ns_to_time, time_to_ns, time_to_ps, time_to_s};
 use ringlet_engine::Time;
 use ringlet_scenario::Scenario;
 
@@ -31,6 +31,7 @@ struct PerAgent {
 struct PerClass {
     retries: u64,
     packets: u64,
+    /// ps.
     latency_sum: f64,
 }
 
@@ -46,7 +47,7 @@ pub struct Measure {
     txns_prio: Vec<u64>,
     bytes_prio: Vec<u64>,
     pub retries: u64,
-    /// Sum of every latency recorded, in recording order (the overall
+    /// Sum of every latency recorded, ps, in recording order (the overall
     /// histogram is merged from the per-priority ones at the report).
     lat_sum: f64,
     hist_prio: Vec<LatencyHistogram>,
@@ -71,6 +72,7 @@ pub struct Measure {
     // Current batch.
     batch_start: Time,
     batch_bytes: u64,
+    /// ps.
     batch_lat_sum: f64,
     batch_lat_n: u64,
     batch_count: u64,
@@ -85,7 +87,7 @@ impl Measure {
         let links = topo.ifaces();
         let buses = topo.agents().iter().any(|a| a.bus.is_some());
         Measure {
-            warmup_end: ns_to_ps(s.run.warmup_ns),
+            warmup_end: ns_to_time(s.run.warmup_ns),
             target_txns: s.run.measure_transactions,
             ci_target: s.run.ci_rel_halfwidth,
             batch_txns: s.run.measure_transactions.div_ceil(batches).max(1),
@@ -107,7 +109,7 @@ impl Measure {
             bus_crossings: if buses { vec![0; topo.agents().len()] } else { Vec::new() },
             to_bus: if buses { vec![0; links] } else { Vec::new() },
             from_bus: if buses { vec![0; links] } else { Vec::new() },
-            batch_start: ns_to_ps(s.run.warmup_ns),
+            batch_start: ns_to_time(s.run.warmup_ns),
             batch_bytes: 0,
             batch_lat_sum: 0.0,
             batch_lat_n: 0,
@@ -130,13 +132,15 @@ impl Measure {
             return;
         }
         let lat = now - born;
-        self.lat_sum += lat as f64;
+        // Sums in ps, as the histograms' (and as when time was in ps).
+        let lat_ps = time_to_ps(lat);
+        self.lat_sum += lat_ps;
         self.hist_prio[priority as usize].record(lat);
         self.agents[requester as usize].latency.record(lat);
         let c = &mut self.classes[class as usize];
         c.packets += 1;
-        c.latency_sum += lat as f64;
-        self.batch_lat_sum += lat as f64;
+        c.latency_sum += lat_ps;
+        self.batch_lat_sum += lat_ps;
         self.batch_lat_n += 1;
     }
 
@@ -200,7 +204,7 @@ impl Measure {
     }
 
     fn close_batch(&mut self, now: Time) {
-        self.throughput.push(self.batch_bytes as f64, (now - self.batch_start) as f64);
+        self.throughput.push(self.batch_bytes as f64, time_to_ps(now - self.batch_start));
         if self.batch_lat_n > 0 {
             self.latency.push(self.batch_lat_sum, self.batch_lat_n as f64);
         }
@@ -267,9 +271,9 @@ impl Measure {
         if self.bus_busy.is_empty() {
             return (switches, ports);
         }
-        let window_s = window as f64 * 1e-12;
+        let window_s = time_to_s(window);
         let mbps = |bytes: u64| if window > 0 { bytes as f64 / window_s / 1e6 } else { f64::NAN };
-        let share = |busy: Time| if window > 0 { busy as f64 / window as f64 } else { f64::NAN };
+        let share = |busy: Time| if window > 0 { time_to_ps(busy) / time_to_ps(window) } else { f64::NAN };
         for (a, agent) in topo.agents().iter().enumerate() {
             if agent.bus.is_none() {
                 continue;
@@ -309,9 +313,9 @@ impl Measure {
 
     pub fn report(&self, end: Time, stop: Stop, offered_per_prio: f64, topo: &Topology, class_names: &[&'static str]) -> Report {
         let window = end.saturating_sub(self.warmup_end);
-        let window_s = window as f64 * 1e-12;
+        let window_s = time_to_s(window);
         let mbps = |bytes: u64| if window > 0 { bytes as f64 / window_s / 1e6 } else { f64::NAN };
-        let share = |busy: Time| if window > 0 { busy as f64 / window as f64 } else { f64::NAN };
+        let share = |busy: Time| if window > 0 { time_to_ps(busy) / time_to_ps(window) } else { f64::NAN };
         // The endpoints that offer load.
         let endpoints = topo.endpoints().iter().filter(|&&a| topo.agent(a).role.sends()).count();
         let prios = self.hist_prio.len();
@@ -410,8 +414,8 @@ impl Measure {
                 latency_ns_max: ps_to_ns_f(all.max_ps()),
                 transactions: self.txns,
                 retries: self.retries,
-                sim_time_ns: ps_to_ns(end),
-                measure_time_ns: ps_to_ns(window),
+                sim_time_ns: time_to_ns(end),
+                measure_time_ns: time_to_ns(window),
                 batches: thr.batches,
                 stopped_by: stop.name(),
             },
@@ -427,6 +431,7 @@ impl Measure {
     }
 }
 
+/// Picoseconds (the unit of the latency histograms and sums) to ns.
 fn ps_to_ns_f(ps: f64) -> f64 {
     ps / 1e3
 }

@@ -240,7 +240,7 @@ pub struct ProtoCounters {
     /// Input-queue slots reserved ahead of a packet's arrival (TRAIN: for
     /// an approved ticket), and released (the packet arrived, or its ticket
     /// was deleted); how long the released ones were held, in total and at
-    /// most, ps.
+    /// most.
     pub slots_reserved: u64,
     pub slots_released: u64,
     pub slot_held: Time,

@@ -10,7 +10,7 @@ use crate::topology::{AgentId, Topology};
 use rand::Rng;
 use rand_distr::{Distribution, Exp};
 use ringlet_engine::rng::{Stream, StreamSeeds};
-use ringlet_engine::Time;
+use ringlet_engine::time::{ps_to_time, Time};
 use ringlet_scenario::{Arrivals, Destinations, Scenario};
 
 pub struct Source {
@@ -19,7 +19,9 @@ pub struct Source {
     endpoint: u16,
     pub priority: u16,
     rng: Stream,
-    /// Mean inter-arrival time, ps (infinite load 0 = no source).
+    /// Mean inter-arrival time, ps (infinite load 0 = no source). Gaps are
+    /// drawn in ps and rounded to whole ps, so that a seed gives the same
+    /// arrival times whatever the unit of [`Time`].
     mean_gap_ps: f64,
     exp: Option<Exp<f64>>,
 }
@@ -118,9 +120,9 @@ impl Traffic {
     pub fn first_gap(&mut self, i: usize) -> Time {
         let s = &mut self.sources[i];
         match s.exp {
-            Some(e) => e.sample(&mut s.rng).round() as Time,
+            Some(e) => ps_to_time(e.sample(&mut s.rng).round() as u64),
             None if self.aligned => 0,
-            None => (s.rng.gen::<f64>() * s.mean_gap_ps).round() as Time,
+            None => ps_to_time((s.rng.gen::<f64>() * s.mean_gap_ps).round() as u64),
         }
     }
 
@@ -128,8 +130,8 @@ impl Traffic {
     pub fn next_gap(&mut self, i: usize) -> Time {
         let s = &mut self.sources[i];
         match s.exp {
-            Some(e) => (e.sample(&mut s.rng).round() as Time).max(1),
-            None => s.mean_gap_ps.round() as Time,
+            Some(e) => ps_to_time((e.sample(&mut s.rng).round() as u64).max(1)),
+            None => ps_to_time(s.mean_gap_ps.round() as u64),
         }
     }
 

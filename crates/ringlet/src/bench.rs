@@ -201,8 +201,11 @@ mod tests {
         for (f, name) in r.workloads.iter().zip(&names) {
             assert_eq!((f.workload, f.repeats, f.wall_s_all.len()), (*name, 2, 2));
             assert!(f.packet_hops > 0 && f.packet_hops_per_s > 0.0, "{name}");
-            // The yardstick ran on the workload's nodes (each named by its size), with packets in flight.
-            assert!(name.contains(&format!("{}node", f.floor_nodes)), "{name}: {} nodes", f.floor_nodes);
+            // The yardstick ran on the workload's interfaces (its links), with packets in flight.
+            let w = crate::registry().workloads().find(|w| w.name == *name).expect("a workload");
+            let short = crate::load_str(w.scenario, &[("run.measure_transactions".into(), "100".into())]).expect("valid");
+            let links = crate::registry().run(&short).expect("runs").report.per_link.len();
+            assert_eq!(f.floor_nodes, links, "{name}");
             assert!(f.floor_packets > 0 && f.floor_packet_hops_per_s > 0.0, "{name}");
             assert!(f.floor_ratio > 0.0 && f.floor_ratio.is_finite(), "{name}");
             assert_eq!(f.floor_ratio, super::median(f.floor_ratio_all.clone()), "{name}");

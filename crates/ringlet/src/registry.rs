@@ -4,7 +4,7 @@
 
 use crate::{RunResult, TraceOptions, Traced, VERSION};
 use ringlet_engine::run::{Progress, TraceWindow};
-use ringlet_engine::time::ns_to_ps;
+use ringlet_engine::time::ns_to_time;
 use ringlet_fabric::family::{Family, Mode, Outcome, Workload};
 use ringlet_scenario::schema::Schema;
 use ringlet_scenario::{Scenario, ScenarioError};
@@ -100,8 +100,8 @@ impl Registry {
             return Err(ScenarioError::new("--max-events: expected an integer >= 1, got 0"));
         }
         let window = TraceWindow {
-            from: ns_to_ps(opts.from_ns),
-            to: opts.to_ns.map_or(ringlet_engine::Time::MAX, ns_to_ps),
+            from: ns_to_time(opts.from_ns),
+            to: opts.to_ns.map_or(ringlet_engine::Time::MAX, ns_to_time),
             max_records: opts.max_records,
         };
         let (result, outcome) = self.run_in(s, Mode::Traced(window))?;

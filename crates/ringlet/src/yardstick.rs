@@ -16,12 +16,13 @@
 //! simulation's does. It keeps a count per node, so that the work cannot be
 //! optimised away, and nothing else.
 
+use ringlet_engine::time::{Time, TICKS_PER_NS};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::time::Instant;
 
-/// One symbol (2 ns) in picoseconds.
-const SYMBOL_PS: u64 = 2000;
+/// One symbol (2 ns), in the simulator's time unit.
+const SYMBOL: Time = 2 * TICKS_PER_NS;
 
 /// What one run of the loop did.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -48,9 +49,9 @@ pub fn run(nodes: usize, packets: usize, hops: u64) -> LoopRun {
         rng ^= rng << 13;
         rng ^= rng >> 7;
         rng ^= rng << 17;
-        (1 + (rng & 63)) * SYMBOL_PS
+        (1 + (rng & 63)) * SYMBOL
     };
-    let mut heap: BinaryHeap<Reverse<(u64, u32, u32)>> = BinaryHeap::with_capacity(packets);
+    let mut heap: BinaryHeap<Reverse<(Time, u32, u32)>> = BinaryHeap::with_capacity(packets);
     for p in 0..packets {
         heap.push(Reverse((next_hop(), p as u32, (p % nodes) as u32)));
     }

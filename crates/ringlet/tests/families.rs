@@ -10,6 +10,7 @@ use ringlet_fabric::family::Family;
 use ringlet_fabric::packet::PacketKind::{self, Echo, Request, Response};
 use ringlet_fabric::trace::{TraceKind, TraceKind::*};
 use std::sync::OnceLock;
+use ringlet_engine::time::time_to_ns;
 use toy_bridge::{CYCLE, HOP};
 
 /// The registry line.
@@ -26,7 +27,7 @@ fn scenario(sets: &[&str]) -> ringlet_scenario::Scenario {
     registry().load_str("[run]\nwarmup_ns = 0\n", &o).expect("a valid toy scenario")
 }
 
-const NS: u64 = 1000;
+const NS: u64 = ringlet_engine::time::TICKS_PER_NS;
 
 /// The family's kind, keys and workload are part of the contract and the
 /// reference; the SCI ring's keys are not its keys, and its own are not the ring's.
@@ -55,7 +56,7 @@ fn the_family_joins_the_contract() {
     }
 }
 
-/// Times (ps) of the trace records matching `what` at interface `iface` for packets of `kind`.
+/// Times (ticks) of the trace records matching `what` at interface `iface` for packets of `kind`.
 fn times(f: &ringlet_fabric::Fabric<toy_bridge::Greedy>, iface: u16, what: TraceKind, kind: PacketKind) -> Vec<u64> {
     f.records().iter().filter(|r| r.iface == iface && r.what == what && r.kind == kind).map(|r| r.time).collect()
 }
@@ -107,7 +108,7 @@ fn a_transaction_crosses_the_bridge_with_exact_timings() {
     // to node 0's; node 0's, not node 4's or the bridge's.
     let r = f.report();
     assert_eq!(r.transactions, 1);
-    let (request, response) = (answered as f64 / 1e3, (done - answered) as f64 / 1e3);
+    let (request, response) = (time_to_ns(answered), time_to_ns(done - answered));
     assert!((r.latency_ns_mean - (request + response) / 2.0).abs() < 1e-9, "{}", r.latency_ns_mean);
     let txns: Vec<u64> = r.per_node.iter().map(|n| n.transactions).collect();
     assert_eq!(txns, [1, 0, 0, 0, 0, 0, 0]);

@@ -1,8 +1,8 @@
 //! The fabric parameters of an SCI ring, derived once from a scenario:
-//! sizes in symbols, times in ps (seed 003 Table 1; SPEC section 3.1).
+//! sizes in symbols, times in [`Time`] ticks (seed 003 Table 1; SPEC section 3.1).
 
 use crate::keys::{Settings, Transaction};
-use ringlet_engine::time::ns_to_ps;
+use ringlet_engine::time::{ns_to_time, time_to_s};
 use ringlet_engine::Time;
 use ringlet_fabric::params::{Classes, Params, Shape, MAX_CLASSES};
 
@@ -19,7 +19,7 @@ pub const RESPONSE: u8 = 1;
 
 /// One symbol time.
 pub fn cycle(s: &Settings) -> Time {
-    ns_to_ps(s.cycle_ns)
+    ns_to_time(s.cycle_ns)
 }
 
 /// The ring interfaces' parameters for settings `s`; fails (naming the key)
@@ -40,8 +40,8 @@ pub fn params(s: &Settings) -> Result<Params, String> {
         ));
     }
     let mut iqst = [0; MAX_CLASSES];
-    iqst[REQUEST as usize] = ns_to_ps(s.responder_iqst_ns);
-    iqst[RESPONSE as usize] = ns_to_ps(s.requestor_iqst_ns);
+    iqst[REQUEST as usize] = ns_to_time(s.responder_iqst_ns);
+    iqst[RESPONSE as usize] = ns_to_time(s.requestor_iqst_ns);
     let mut input_queue = [0; MAX_CLASSES];
     input_queue[REQUEST as usize] = s.responder_input_queue_packets;
     input_queue[RESPONSE as usize] = s.requestor_input_queue_packets;
@@ -85,7 +85,7 @@ pub fn uniform_bound_mbps(p: &Params) -> f64 {
     let slots = |len: u16| len as f64 + p.separator as f64;
     let s = &p.shape;
     let per_link = slots(s.request_len) + slots(p.echo_len) + s.responses as f64 * (slots(s.response_len) + slots(p.echo_len));
-    let cycle_s = p.cycle as f64 * 1e-12;
+    let cycle_s = time_to_s(p.cycle);
     2.0 * s.data_bytes as f64 / (cycle_s * per_link) / 1e6
 }
 

@@ -5,7 +5,7 @@
 use crate::keys::Settings;
 use crate::params;
 use crate::protocol::Registered;
-use ringlet_engine::time::ns_to_ps;
+use ringlet_engine::time::ns_to_time;
 use ringlet_engine::Time;
 use ringlet_fabric::params::Params;
 use ringlet_fabric::protocol::RingletView;
@@ -14,7 +14,7 @@ use ringlet_scenario::Scenario;
 
 /// The ring of scenario `s` (with settings `k`).
 pub fn topology(s: &Scenario, k: &Settings) -> Topology {
-    let hop = ns_to_ps(k.link_delay_ns) + k.node_delay_cycles as Time * params::cycle(k);
+    let hop = ns_to_time(k.link_delay_ns) + k.node_delay_cycles as Time * params::cycle(k);
     ring_of(s.network.nodes as usize, hop)
 }
 

@@ -45,7 +45,7 @@ pub fn ring(nodes: u32, extra: &[&str]) -> Fabric<BaseSci> {
     ring_with(nodes, extra)
 }
 
-/// Times (ps) of trace records matching `what` at node (ring interface)
+/// Times (ticks) of trace records matching `what` at node (ring interface)
 /// `node` for packets of `kind` from `src`.
 pub fn times<P: RingProtocol>(r: &Fabric<P>, node: u16, what: TraceKind, kind: PacketKind, src: u16) -> Vec<u64> {
     records(r).iter().filter(|t| t.iface == node && t.what == what && t.kind == kind && t.src == src).map(|t| t.time).collect()
@@ -55,8 +55,8 @@ pub fn records<P: RingProtocol>(r: &Fabric<P>) -> &[TraceRecord] {
     r.records()
 }
 
-pub const NS: u64 = 1000;
-/// One symbol cycle (2 ns) and one hop (link 0 + 1-cycle node delay) in ps.
+pub const NS: u64 = ringlet_engine::time::TICKS_PER_NS;
+/// One symbol cycle (2 ns) and one hop (link 0 + 1-cycle node delay).
 pub const CYCLE: u64 = 2 * NS;
 pub const HOP: u64 = CYCLE;
 

@@ -303,7 +303,7 @@ fn read64_bound_mbps(settings: &[&str], slots: fn(&Params, u64) -> f64) -> f64 {
     let s = ringlet_sci::load_str("", &o).expect("valid scenario");
     let p = ringlet_sci::params::params(&Settings::of(&s)).expect("valid params");
     let n = s.network.nodes as u64;
-    let links_per_s = n as f64 / (p.cycle as f64 * 1e-12);
+    let links_per_s = n as f64 / ringlet_engine::time::time_to_s(p.cycle);
     links_per_s / slots(&p, n) * p.shape.data_bytes as f64 / 1e6
 }
 

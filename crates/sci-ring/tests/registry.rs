@@ -82,7 +82,7 @@ impl Registered for Greedy {
     }
 
     fn build(_view: &RingletView, _p: &Params, s: &Scenario) -> Result<Self, String> {
-        let holdoff = ringlet_engine::time::ns_to_ps(s.section("greedy").float("holdoff_ns"));
+        let holdoff = ringlet_engine::time::ns_to_time(s.section("greedy").float("holdoff_ns"));
         Ok(Greedy { holdoff, counters: ProtoCounters::default() })
     }
 }

@@ -1,4 +1,4 @@
-//! TRAIN on tiny hand-built rings, exact to the picosecond (seed 003 section
+//! TRAIN on tiny hand-built rings, exact to the tick (seed 003 section
 //! 2.3; 2 ns symbols, 1-cycle hops, an 8-symbol LocalMotive, 4-symbol tickets).
 
 mod common;

@@ -9,7 +9,7 @@ use crate::keys::Settings;
 use crate::params;
 use crate::routes::RingRoutes;
 use crate::wiring::Banyan;
-use ringlet_engine::time::ns_to_ps;
+use ringlet_engine::time::ns_to_time;
 use ringlet_fabric::topology::{AgentId, Member, Role, Topology, TopologyBuilder};
 use std::sync::Arc;
 
@@ -51,7 +51,7 @@ pub fn topology(k: &Settings) -> Result<Topology, String> {
                 .collect()
         })
         .collect();
-    let (link, decode, bypass) = (ns_to_ps(k.link_delay_ns), ns_to_ps(k.address_decode_ns), ns_to_ps(k.bypass_ns));
+    let (link, decode, bypass) = (ns_to_time(k.link_delay_ns), ns_to_time(k.address_decode_ns), ns_to_time(k.bypass_ns));
     // Every SCI port has the same decode and bypass delays: each hop is the
     // link plus the next port's.
     let ringlet = |b: &mut TopologyBuilder, agents: &[AgentId]| {

@@ -2,7 +2,7 @@
 //! settings: sizes in 16-bit symbols, times in the engine's unit.
 
 use crate::keys::{Settings, Transaction};
-use ringlet_engine::time::ns_to_ps;
+use ringlet_engine::time::ns_to_time;
 use ringlet_fabric::params::{Classes, Params, Shape, Sources, MAX_CLASSES};
 use ringlet_fabric::topology::{BusSpec, PortSpec};
 
@@ -29,7 +29,7 @@ pub fn params(k: &Settings) -> Params {
     };
     let separator = k.idle_symbols;
     Params {
-        cycle: ns_to_ps(k.cycle_ns),
+        cycle: ns_to_time(k.cycle_ns),
         separator,
         echo_len: ECHO_BYTES / SYMBOL_BYTES,
         bypass_fifo_symbols: with_data as u32 + separator,
@@ -46,7 +46,7 @@ pub fn params(k: &Settings) -> Params {
 
 /// A memory's interface: it stores (or reads) a packet in its cycle time.
 pub fn memory_ports(k: &Settings) -> PortSpec {
-    PortSpec { iqst: Some([ns_to_ps(k.memory_store_ns); MAX_CLASSES]), ..PortSpec::default() }
+    PortSpec { iqst: Some([ns_to_time(k.memory_store_ns); MAX_CLASSES]), ..PortSpec::default() }
 }
 
 /// A switch port: its buffers, and the path from its input buffer to the
@@ -55,7 +55,7 @@ pub fn memory_ports(k: &Settings) -> PortSpec {
 /// transfer could not).
 pub fn switch_ports(k: &Settings) -> PortSpec {
     PortSpec {
-        iqst: Some([ns_to_ps(k.fifo_to_blink_ns); MAX_CLASSES]),
+        iqst: Some([ns_to_time(k.fifo_to_blink_ns); MAX_CLASSES]),
         input_queue: Some([k.switch_buffer_packets; MAX_CLASSES]),
         output_queue: Some(k.switch_buffer_packets),
         delay_line: true,
@@ -65,9 +65,9 @@ pub fn switch_ports(k: &Settings) -> PortSpec {
 /// The B-Link: 8-byte beats at `blink_mbps`.
 pub fn blink(k: &Settings) -> BusSpec {
     BusSpec {
-        beat: ns_to_ps(BEAT_BYTES as f64 * 1e3 / k.blink_mbps),
+        beat: ns_to_time(BEAT_BYTES as f64 * 1e3 / k.blink_mbps),
         symbols_per_beat: BEAT_BYTES / SYMBOL_BYTES,
         overhead_beats: k.blink_overhead_beats,
-        exit: ns_to_ps(k.blink_to_fifo_ns),
+        exit: ns_to_time(k.blink_to_fifo_ns),
     }
 }

@@ -3,7 +3,7 @@
 //! carries at most 100 MB/s; with both pairs in full duplex each port
 //! direction gets about 150 MB/s.
 
-use ringlet_engine::time::ns_to_ps;
+use ringlet_engine::time::ns_to_time;
 use ringlet_fabric::topology::{Member, TopologyBuilder};
 use ringlet_fabric::Fabric;
 use ringlet_sci::protocol::sci::BaseSci;
@@ -27,7 +27,7 @@ fn carried(flows: &[(u16, u16, f64)]) -> Vec<f64> {
     let switch = b.agent("switch", false);
     b.ports(switch, params::switch_ports(&k));
     b.bus(switch, params::blink(&k));
-    let (pass, strip) = (ns_to_ps(1.0 + 48.0), ns_to_ps(1.0 + 20.0));
+    let (pass, strip) = (ns_to_time(1.0 + 48.0), ns_to_time(1.0 + 20.0));
     for &e in &ends {
         b.ringlet_of(&[Member { agent: e, hop: pass, strip_hop: strip }, Member { agent: switch, hop: pass, strip_hop: strip }]);
     }
@@ -39,11 +39,11 @@ fn carried(flows: &[(u16, u16, f64)]) -> Vec<f64> {
         let period = RAW * 1e3 / mbps; // ns
         let mut at = 0.0;
         while at < WINDOW_NS {
-            f.inject(src, dst, 0, ns_to_ps(at));
+            f.inject(src, dst, 0, ns_to_time(at));
             at += period;
         }
     }
-    f.run_until(ns_to_ps(WINDOW_NS));
+    f.run_until(ns_to_time(WINDOW_NS));
     let r = f.report();
     flows.iter().map(|&(src, ..)| r.per_node[src as usize].transactions as f64 * RAW / (WINDOW_NS * 1e-9) / 1e6).collect()
 }

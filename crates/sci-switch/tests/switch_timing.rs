@@ -6,7 +6,7 @@
 //!
 //! Agents: P0 = 0, P1 = 1, M0 = 2, M1 = 3, the switch = 4.
 
-use ringlet_engine::time::ns_to_ps;
+use ringlet_engine::time::ns_to_time;
 use ringlet_engine::Time;
 use ringlet_fabric::packet::PacketKind::{self, Echo, Request};
 use ringlet_fabric::trace::TraceKind::{self, *};
@@ -14,7 +14,7 @@ use ringlet_fabric::Fabric;
 use ringlet_sci::protocol::sci::BaseSci;
 
 fn ns(x: f64) -> Time {
-    ns_to_ps(x)
+    ns_to_time(x)
 }
 
 fn switch(extra: &[&str]) -> Fabric<BaseSci> {

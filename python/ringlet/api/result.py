@@ -68,6 +68,18 @@ class Result:
     per_node = _table_property("per_node", "One row per node.")
     per_ringlet = _table_property("per_ringlet", "One row per ringlet (ring) of the network.")
     per_class = _table_property("per_class", "One row per traffic class.")
+    per_switch = _table_property(
+        "per_switch", "One row per switch: its B-Link (bus) utilisation, crossings and data across it; "
+                      "empty for a network without switches.")
+    per_port = _table_property(
+        "per_port", "One row per switch port: data to and from the B-Link, its output link's send utilisation; "
+                    "empty for a network without switches.")
+
+    @property
+    def tables(self) -> list[str]:
+        """The names of the report tables this run reported (``per_priority``, ...,
+        ``per_switch`` and ``per_port`` for a network of switches), in the report's order."""
+        return [k for k, v in self._raw.items() if isinstance(v, list)]
 
     @property
     def counters(self) -> dict[str, int]:

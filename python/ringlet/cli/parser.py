@@ -47,7 +47,7 @@ def _processes(text: str) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``ringlet`` command."""
-    p = _Parser(prog="ringlet", description="Cycle-accurate simulator of SCI (IEEE 1596) ring interconnects.")
+    p = _Parser(prog="ringlet", description="Cycle-accurate simulator of SCI (IEEE 1596) interconnects: rings, switches and Banyan networks.")
     p.add_argument("--version", action="version", version=f"ringlet {_core.version()}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
 
@@ -131,4 +131,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     params = sub.add_parser("params", help="print the scenario key reference")
     params.add_argument("--markdown", action="store_true", help="print the raw Markdown")
+    params.add_argument("--kind", default=None, metavar="KIND",
+                        help="only the keys of network family KIND (network.kind, e.g. sci-switch) besides those "
+                             "every scenario has")
     return p

@@ -38,6 +38,13 @@ def result_view(r: Mapping[str, Any]) -> Group:
     summary.add_column("unit")
     summary.add_row("throughput", _with_ci(r.get("throughput_mbps"), r.get("throughput_mbps_ci95")), "MB/s (95% CI)")
     summary.add_row("offered", _num(r.get("offered_mbps")), "MB/s")
+    if "loss_mbps" in r:
+        # Lost data: a source's full buffer dropped transactions (switches and Banyans
+        # lose at overload; an SCI ring's queues are unbounded, so it shows 0).
+        loss, offered = r.get("loss_mbps"), r.get("offered_mbps")
+        share = f" ({100 * loss / offered:.1f}% of offered)" if loss and offered else ""
+        summary.add_row(Text("lost", style="bold yellow" if loss else "bold"),
+                        Text(_num(loss) + share, style="bold yellow" if loss else ""), "MB/s")
     summary.add_row("latency mean", _with_ci(r.get("latency_ns_mean"), r.get("latency_ns_mean_ci95")), "ns (95% CI)")
     for label, key in (("latency p50", "latency_ns_p50"), ("latency p99", "latency_ns_p99"),
                        ("latency p99.9", "latency_ns_p999"), ("latency max", "latency_ns_max")):
@@ -47,8 +54,9 @@ def result_view(r: Mapping[str, Any]) -> Group:
     summary.add_row("simulated time", _num(r.get("sim_time_ns"), 0), "ns")
     summary.add_row("stopped by", str(r.get("stopped_by") or "-"), "")
 
-    prio = Table(title="per priority: throughput and offered load in MB/s, latency in ns",
-                 title_justify="left", box=box.SIMPLE_HEAD, padding=(0, 0, 0, 1), show_edge=False)
+    # (The title is a line of its own: a table's title wraps at the table's width.)
+    prio_title = Text("per priority: throughput and offered load in MB/s, latency in ns")
+    prio = Table(box=box.SIMPLE_HEAD, padding=(0, 0, 0, 1), show_edge=False)
     for col in ("priority", "MB/s", "offered", "txns", "mean", "p50", "p99", "p99.9", "max"):
         prio.add_column(col, justify="right", no_wrap=True)
     for p in r.get("per_priority", []):
@@ -57,7 +65,8 @@ def result_view(r: Mapping[str, Any]) -> Group:
                      *(_num(p.get(k), 0) for k in ("latency_ns_mean", "latency_ns_p50", "latency_ns_p99",
                                                     "latency_ns_p999", "latency_ns_max")))
 
-    parts: list[Any] = [summary, prio]
+    parts: list[Any] = [summary, prio_title, prio]
+    parts += switch_views(r)
     links = r.get("per_link", [])
     # (None when nothing was measured: the run ended within its warm-up.)
     util = [u for link in links if (u := link.get("utilization")) is not None]
@@ -105,6 +114,70 @@ def result_view(r: Mapping[str, Any]) -> Group:
     return Group(*parts)
 
 
+#: Rows a run's switch or port table shows at most; a bigger network shows its busiest rows.
+MAX_SWITCH_ROWS = 16
+
+
+def _busiest(rows: list[Mapping[str, Any]], key: Any, what: str, title: str) -> tuple[list[Mapping[str, Any]], str]:
+    """All of ``rows`` (at most :data:`MAX_SWITCH_ROWS`), or the half as many busiest
+    of them by ``key`` (a tuple, the greatest first), in their own order, with
+    ``title`` saying which."""
+    if len(rows) <= MAX_SWITCH_ROWS:
+        return rows, title
+    keep = sorted(range(len(rows)), key=lambda i: (key(rows[i]), -i), reverse=True)[:MAX_SWITCH_ROWS // 2]
+    return [rows[i] for i in sorted(keep)], f"{title} ({len(keep)} busiest of {len(rows):,} {what})"
+
+
+def _spread(label: str, values: list[Any], fmt: str) -> str:
+    xs = [x for x in values if x is not None]
+    if not xs:
+        return ""
+    return f"{label} min {min(xs):{fmt}}, mean {sum(xs) / len(xs):{fmt}}, max {max(xs):{fmt}}"
+
+
+def switch_views(r: Mapping[str, Any]) -> list[Any]:
+    """The switch figures of a run that reports them (``per_switch``, ``per_port``):
+    per switch its B-Link (bus) utilisation and the data across it, per port its
+    data to and from the bus and its output link's send utilisation. A network
+    of more than :data:`MAX_SWITCH_ROWS` switches or ports shows its busiest
+    rows and, above them, the spread over all."""
+    parts: list[Any] = []
+    switches = r.get("per_switch") or []
+    if switches:
+        rows, title = _busiest(switches, lambda s: (s.get("bus_utilization") or 0.0, s.get("bus_mbps") or 0.0),
+                               "switches",
+                               "switches: B-Link utilisation and MB/s across it")
+        if len(rows) < len(switches):
+            parts.append(Text(_spread(f"B-Link utilisation over {len(switches):,} switches:",
+                                      [s.get("bus_utilization") for s in switches], ".3f")))
+        parts.append(Text(title))
+        t = Table(box=box.SIMPLE_HEAD, padding=(0, 0, 0, 1), show_edge=False)
+        for col in ("switch", "ports", "B-Link util", "MB/s", "crossings"):
+            t.add_column(col, justify="right", no_wrap=True)
+        for s in rows:
+            t.add_row(str(s.get("switch")), str(s.get("ports")), _num(s.get("bus_utilization"), 3),
+                      _num(s.get("bus_mbps")), _num(s.get("crossings")))
+        parts.append(t)
+    ports = r.get("per_port") or []
+    if ports:
+        # (The busiest port: its link's send utilisation, then its traffic across the B-Link.)
+        rows, title = _busiest(ports, lambda p: (p.get("send_utilization") or 0.0,
+                                                 (p.get("to_bus_mbps") or 0.0) + (p.get("from_bus_mbps") or 0.0)),
+                               "ports", "ports: MB/s to/from the B-Link, link send utilisation")
+        if len(rows) < len(ports):
+            parts.append(Text(_spread(f"link send utilisation over {len(ports):,} ports:",
+                                      [p.get("send_utilization") for p in ports], ".3f")))
+        parts.append(Text(title))
+        t = Table(box=box.SIMPLE_HEAD, padding=(0, 0, 0, 1), show_edge=False)
+        for col in ("switch", "port", "link", "ringlet", "to bus", "from bus", "send util"):
+            t.add_column(col, justify="right", no_wrap=True)
+        for p in rows:
+            t.add_row(str(p.get("switch")), str(p.get("port")), str(p.get("link")), str(p.get("ringlet")),
+                      _num(p.get("to_bus_mbps")), _num(p.get("from_bus_mbps")), _num(p.get("send_utilization"), 3))
+        parts.append(t)
+    return parts
+
+
 def hops_range(workload: Mapping[str, Any]) -> str:
     """A bench workload's packet-hops/s in its slowest and fastest repeat,
     in millions: on a shared machine the spread says how far to trust the
@@ -127,7 +200,8 @@ def bench_view(report: Mapping[str, Any]) -> Table:
     reps = {w.get("repeats") for w in report.get("workloads", [])}
     n = reps.pop() if len(reps) == 1 else None
     runs = "runs" if n is None else f"{n} run" + ("s" if n != 1 else "")
-    t = Table(title=f"ringlet {report.get('ringlet_version')} bench (medians of {runs})", title_justify="left")
+    t = Table(title=f"ringlet {report.get('ringlet_version')} bench (medians of {runs})", title_justify="left",
+              box=box.SIMPLE_HEAD, padding=(0, 0, 0, 1), show_edge=False, caption_justify="left")  # (fits 80 columns)
     for col in ("workload", "x loop", "Mhops/s", "range", "sim/wall", "wall s", "MB/s"):
         t.add_column(col, justify="left" if col == "workload" else "right", no_wrap=True)
     for w in report.get("workloads", []):

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable, Optional
+from typing import TYPE_CHECKING, Any, Iterable, Optional, Sequence
 
 from ..runs.store import FILENAME, FORMAT, row_damage
 from .errors import ReportError, first_line
@@ -17,17 +18,32 @@ if TYPE_CHECKING:  # pragma: no cover
 
 @dataclass
 class StoredRun:
-    """One row of the results store (without its result JSON)."""
+    """One row of the results store (without its result JSON, but with the report
+    tables that :func:`read_store` was asked for)."""
 
     id: int
     ringlet_version: Optional[str]
     replication: Optional[int]
     scenario: Optional[str]
     finished_at: Optional[str]
+    #: Report tables of the stored result (``per_switch``, ...), by name: those asked for that it has.
+    tables: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
 
 
-def read_store(path: Path, hashes: Iterable[str]) -> dict[tuple[str, int], list[StoredRun]]:
-    """The store's runs of the given scenario hashes, keyed by ``(scenario_hash, seed)``.
+def _tables(result: Any, names: Sequence[str]) -> dict[str, list[dict[str, Any]]]:
+    """The report tables ``names`` of a stored result's JSON text that it has (as lists of rows)."""
+    if not names or not isinstance(result, str):
+        return {}
+    try:
+        raw = json.loads(result)
+    except ValueError:
+        return {}
+    return {n: [r for r in raw[n] if isinstance(r, dict)] for n in names if isinstance(raw.get(n), list) and raw[n]}
+
+
+def read_store(path: Path, hashes: Iterable[str], tables: Sequence[str] = ()) -> dict[tuple[str, int], list[StoredRun]]:
+    """The store's runs of the given scenario hashes, keyed by ``(scenario_hash, seed)``,
+    each with the report tables ``tables`` of its result that it has.
 
     The database is opened read-only (``mode=ro``); nothing is written to it.
     """
@@ -54,15 +70,17 @@ def read_store(path: Path, hashes: Iterable[str]) -> dict[tuple[str, int], list[
             for i in range(0, len(wanted), 500):
                 chunk = wanted[i:i + 500]
                 marks = ",".join("?" * len(chunk))
+                result = "result" if tables else "NULL"  # (the whole JSON only when a table of it is shown)
                 cursor = con.execute(
-                    "SELECT id, scenario_hash, seed, ringlet_version, replication, scenario, finished_at "
+                    f"SELECT id, scenario_hash, seed, ringlet_version, replication, scenario, finished_at, {result} "
                     f"FROM results WHERE scenario_hash IN ({marks}) ORDER BY id", chunk)
-                for rid, h, seed, version, replication, scenario, finished in cursor:
+                for rid, h, seed, version, replication, scenario, finished, text in cursor:
                     try:
                         key = (str(h), int(seed))
                     except (TypeError, ValueError):
                         continue
-                    runs.setdefault(key, []).append(StoredRun(rid, version, replication, scenario, finished))
+                    runs.setdefault(key, []).append(
+                        StoredRun(rid, version, replication, scenario, finished, _tables(text, tables)))
         except sqlite3.Error as e:
             raise ReportError(f"{path}: damaged results store: {first_line(e)}") from None
         return runs
@@ -70,11 +88,12 @@ def read_store(path: Path, hashes: Iterable[str]) -> dict[tuple[str, int], list[
         con.close()
 
 
-def store_for(folder: Path, frames: Iterable["pd.DataFrame"]) -> Optional[dict[tuple[str, int], list[StoredRun]]]:
+def store_for(folder: Path, frames: Iterable["pd.DataFrame"],
+              tables: Sequence[str] = ()) -> Optional[dict[tuple[str, int], list[StoredRun]]]:
     path = folder / FILENAME
     if not path.is_file():
         return None
     hashes: set[str] = set()
     for frame in frames:
         hashes.update(frame["scenario_hash"].astype(str))
-    return read_store(path, hashes)
+    return read_store(path, hashes, tables)

@@ -11,6 +11,7 @@ from ..runs.table import PROVENANCE_FIELDS, TEXT_FIELDS
 from .html import Page, Section, escape, html_table, img, number
 from .provenance import provenance_table
 from .store import store_for
+from .switches import TABLES as SWITCH_TABLES, switch_section
 from .tables import check_sweep_table, is_numeric, read_table
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -88,6 +89,8 @@ PLOT_LABELS = {
     "throughput_mbps": "Effective throughput (MB/s)",
     "latency_ns_mean": "Mean one-way latency (ns)",
     "latency_ns_p99": "p99 one-way latency (ns)",
+    "bus_utilization_max": "Busiest B-Link utilisation",
+    "bus_utilization_mean": "Mean B-Link utilisation",
 }
 
 
@@ -150,7 +153,7 @@ def sweep_sections(folder: Path, page: Page) -> None:
     frame = read_table(path)
     keys = check_sweep_table(frame, path)
     page.sources.append(path)
-    store = store_for(folder, [frame])
+    store = store_for(folder, [frame], tables=list(SWITCH_TABLES))
     if store is not None:
         page.sources.append(folder / FILENAME)
     n_points = frame["point"].nunique()
@@ -196,6 +199,10 @@ def sweep_sections(folder: Path, page: Page) -> None:
         "<p>Every row of the sweep table (throughput in MB/s, latency in ns); each point's provenance "
         'is in the <a href="#sweep-provenance">next section</a>.</p>'
         f'<div class="scroll">{html_table(shown, rows, numeric)}</div>'))
+
+    switches = switch_section(frame, keys, store)
+    if switches is not None:
+        page.sections.append(Section("sweep-switches", "Switches", switches))
 
     note = ("Each point's full scenario (every default filled in) comes from the results store "
             f"<code>{FILENAME}</code>, opened read-only: it re-runs the point exactly "

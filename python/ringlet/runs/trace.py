@@ -1,8 +1,10 @@
 """``trace``: one point's packet lifetimes as a Chrome trace-event file.
 
 The file opens in Perfetto (ui.perfetto.dev) and chrome://tracing: one
-process per node with rows for its output queue, output link, bypass FIFO,
-input queues, and the echoes and control symbols reaching it. The run ends
+process per node (agent) with rows for its output queue, output link, bypass
+FIFO, input queues, and the echoes and control symbols reaching it; a switch
+has these rows for each of its ports (``(ringlet N)``) and one more for its
+B-Link, ``bus (B-Link): ...``, a span per packet across it. The run ends
 at the window's end (or when ``max_events`` records are kept), so a trace
 of a few microseconds costs only those microseconds of simulation.
 """

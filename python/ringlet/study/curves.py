@@ -42,7 +42,7 @@ def curve(frame: "pd.DataFrame", plot: PlotSpec, panel: Any, series: Any) -> "pd
     rows = rows[rows[plot.y].notna()]
     ci_column = CI_COLUMNS.get(plot.y)
     out = pd.DataFrame({
-        "x": rows[plot.x].astype(float),
+        "x": rows[plot.x].astype(float) * plot.x_scale,
         "y": rows[plot.y].astype(float),
         "ci95": rows[ci_column].astype(float) if ci_column in rows else math.nan,
         "over": rows[plot.reduce[0]].astype(float) if plot.reduce else 0.0,

@@ -92,6 +92,9 @@ class PlotSpec:
     derived_x: Optional[float] = None
     #: Other figures' quotes, ``(figure id, quote id)``, whose seed value is drawn as a line.
     seed_lines: tuple[tuple[str, str], ...] = ()
+    #: Drawing only: x is drawn multiplied by this (e.g. 2 for a processor pair's input when the
+    #: grid sweeps a per-processor rate). Recipes (``at_x``) and the CSV keep the grid's values.
+    x_scale: float = 1.0
 
     def label(self, kind: str, value: Any) -> str:
         """The display label of a series or panel value (its own text if none is given).
@@ -326,7 +329,7 @@ def _labels(spec: Any, context: str) -> dict[str, str]:
 
 PLOT_FIELDS = {"x", "y", "series", "series_values", "series_labels", "series_title", "panel", "panel_values",
                "panel_labels", "where", "xlabel", "ylabel", "logx", "logy", "ylim", "reduce", "mark_default",
-               "derived_x", "seed_lines"}
+               "derived_x", "seed_lines", "x_scale"}
 
 
 def _plot(spec: Any, context: str) -> PlotSpec:
@@ -348,6 +351,11 @@ def _plot(spec: Any, context: str) -> PlotSpec:
     derived_x = spec.get("derived_x")
     if derived_x is not None and (not is_finite_number(derived_x) or not spec.get("mark_default", False)):
         raise StudyError(f"{context}: derived_x must be a finite number, with mark_default = true")
+    x_scale = spec.get("x_scale", 1.0)
+    if not is_finite_number(x_scale) or x_scale <= 0:
+        raise StudyError(f"{context}: x_scale must be a finite number above 0")
+    if x_scale != 1 and spec.get("mark_default", False):
+        raise StudyError(f"{context}: x_scale cannot be combined with mark_default")
     seed_lines = spec.get("seed_lines", [])
     if not isinstance(seed_lines, list) or not all(isinstance(r, str) and r.count(":") == 1 for r in seed_lines):
         raise StudyError(f"{context}: seed_lines must be a list of \"<figure id>:<quote id>\"")
@@ -375,6 +383,7 @@ def _plot(spec: Any, context: str) -> PlotSpec:
         mark_default=spec.get("mark_default", False),
         derived_x=None if derived_x is None else float(derived_x),
         seed_lines=tuple(tuple(r.split(":")) for r in seed_lines),  # type: ignore[misc]
+        x_scale=float(x_scale),
     )
 
 

@@ -1,9 +1,12 @@
 //! Latency percentiles from an HDR histogram (the `hdrhistogram` crate).
 
+use crate::time::{time_to_ps, Time, TICKS_PER_PS};
 use hdrhistogram::{Counter, Histogram};
 
-/// Latencies in picoseconds, with their exact sum (for the mean), counted
-/// in `T` (see [`LatencyHistogram`] and [`CoarseHistogram`]).
+/// Latencies recorded in picoseconds (the nearest one to a time in ticks:
+/// 3 significant digits need no finer, and the buckets stay those of
+/// picoseconds), with their exact sum (for the mean), counted in `T` (see
+/// [`LatencyHistogram`] and [`CoarseHistogram`]).
 #[derive(Clone, Debug)]
 pub struct Latencies<T: Counter> {
     h: Histogram<T>,
@@ -61,19 +64,20 @@ impl CoarseHistogram {
 
 impl<T: Counter> Latencies<T> {
     #[inline]
-    pub fn record(&mut self, ps: u64) {
+    pub fn record(&mut self, t: Time) {
+        let ps = ((t + TICKS_PER_PS / 2) / TICKS_PER_PS).max(1);
         // A growing histogram grows to the value; a bounded one saturates at its top.
-        if self.h.record(ps.max(1)).is_err() {
-            self.h.saturating_record(ps.max(1));
+        if self.h.record(ps).is_err() {
+            self.h.saturating_record(ps);
         }
-        self.sum += ps as f64;
+        self.sum += time_to_ps(t);
     }
 
     pub fn count(&self) -> u64 {
         self.h.len()
     }
 
-    /// Exact mean of the recorded values (not bucketed).
+    /// Exact mean of the recorded values (not bucketed), ps.
     pub fn mean_ps(&self) -> f64 {
         if self.count() == 0 {
             f64::NAN
@@ -82,7 +86,7 @@ impl<T: Counter> Latencies<T> {
         }
     }
 
-    /// The value at percentile `p` (0-100), within the histogram's precision.
+    /// The value at percentile `p` (0-100), within the histogram's precision, ps.
     pub fn percentile_ps(&self, p: f64) -> f64 {
         if self.count() == 0 {
             f64::NAN
@@ -91,6 +95,7 @@ impl<T: Counter> Latencies<T> {
         }
     }
 
+    /// The largest value, within the histogram's precision, ps.
     pub fn max_ps(&self) -> f64 {
         if self.count() == 0 {
             f64::NAN
@@ -103,12 +108,13 @@ impl<T: Counter> Latencies<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::time::ps_to_time;
 
     #[test]
     fn coarse_percentiles_within_two_digits() {
         let mut h = CoarseHistogram::coarse();
         for v in 1..=1000u64 {
-            h.record(v * 1_000_000);
+            h.record(ps_to_time(v * 1_000_000));
         }
         let p99 = h.percentile_ps(99.0);
         assert!((p99 - 990e6).abs() / 990e6 < 0.01, "{p99}");
@@ -119,12 +125,22 @@ mod tests {
     fn percentiles_within_precision() {
         let mut h = LatencyHistogram::new();
         for v in 1..=1000u64 {
-            h.record(v * 1000);
+            h.record(ps_to_time(v * 1000));
         }
         assert_eq!(h.count(), 1000);
         assert!((h.mean_ps() - 500_500.0).abs() < 1e-6);
         let p99 = h.percentile_ps(99.0);
         assert!((p99 - 990_000.0).abs() / 990_000.0 < 0.002, "{p99}");
         assert!((h.max_ps() - 1_000_000.0).abs() / 1e6 < 0.002);
+    }
+
+    #[test]
+    fn records_the_nearest_picosecond() {
+        let mut h = LatencyHistogram::new();
+        h.record(ps_to_time(5) + 1);
+        assert_eq!(h.max_ps(), 5.0);
+        h.record(ps_to_time(5) + 2);
+        assert_eq!(h.max_ps(), 6.0);
+        assert_eq!(h.mean_ps(), (16.0 / 3.0 + 17.0 / 3.0) / 2.0);
     }
 }

@@ -51,7 +51,7 @@ use crate::topology::{Topology, NO_IFACE};
 use crate::trace::{Recorder, TraceKind, TraceRecord};
 use crate::traffic::Traffic;
 use ringlet_engine::run::{Model, Progress, Stop, TraceWindow};
-use ringlet_engine::time::{ns_to_ps, ps_to_ns};
+use ringlet_engine::time::{ns_to_time, time_to_ns, time_to_ps};
 use ringlet_engine::{Scheduler, Time};
 use ringlet_scenario::Scenario;
 
@@ -146,7 +146,7 @@ impl<P: RingProtocol> Fabric<P> {
             completed: 0,
             lost: 0,
             offered_per_prio: p.offered_data_mbps(s.traffic.load_mbps_per_node),
-            cap: ns_to_ps(s.run.max_sim_time_ns),
+            cap: ns_to_time(s.run.max_sim_time_ns),
             backlog_cap: s.run.max_backlog_transactions,
             stop: None,
             trace: None,
@@ -237,8 +237,8 @@ impl<P: RingProtocol> Fabric<P> {
             inheritances: pc.inheritances,
             slots_reserved: pc.slots_reserved,
             slots_released: pc.slots_released,
-            slot_held_ns_mean: if pc.slots_released == 0 { 0.0 } else { ps_to_ns(pc.slot_held) / pc.slots_released as f64 },
-            slot_held_ns_max: ps_to_ns(pc.slot_held_max),
+            slot_held_ns_mean: if pc.slots_released == 0 { 0.0 } else { time_to_ns(pc.slot_held) / pc.slots_released as f64 },
+            slot_held_ns_max: time_to_ns(pc.slot_held_max),
             bypass_max_symbols: 0,
             ..self.counters.clone()
         };
@@ -374,9 +374,9 @@ impl<P: RingProtocol> Model for Fabric<P> {
         let now = self.sched.now();
         let target = self.measure.target_transactions();
         let by_txns = if target > 0 { self.measure.txns as f64 / target as f64 } else { 0.0 };
-        let by_time = if self.cap > 0 { now as f64 / self.cap as f64 } else { 0.0 };
+        let by_time = if self.cap > 0 { time_to_ps(now) / time_to_ps(self.cap) } else { 0.0 };
         let fraction = if self.stop.is_some() { 1.0 } else { by_txns.max(by_time).min(1.0) };
-        Progress { sim_time_ns: now as f64 / 1000.0, transactions: self.measure.txns, target_transactions: target, fraction }
+        Progress { sim_time_ns: time_to_ns(now), transactions: self.measure.txns, target_transactions: target, fraction }
     }
 
     fn interrupt(&mut self) {

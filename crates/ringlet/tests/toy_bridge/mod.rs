@@ -10,7 +10,7 @@
 //! All a family is: its keys, its builder, its check and run (here
 //! [`FAMILY`]), and one line in a registry.
 
-use ringlet_engine::time::ns_to_ps;
+use ringlet_engine::time::{ns_to_time, TICKS_PER_NS};
 use ringlet_engine::Time;
 use ringlet_fabric::family::{drive, Family, Mode, Outcome, Workload};
 use ringlet_fabric::packet::Packet;
@@ -21,8 +21,8 @@ use ringlet_fabric::Fabric;
 use ringlet_scenario::schema::{Default, FamilySchema, Kind, Param};
 use ringlet_scenario::Scenario;
 
-/// One symbol time and one hop, ps.
-pub const CYCLE: Time = 2_000;
+/// One symbol time (2 ns) and one hop.
+pub const CYCLE: Time = 2 * TICKS_PER_NS;
 pub const HOP: Time = CYCLE;
 
 const PARAMS: &[Param] = &[
@@ -60,7 +60,7 @@ pub fn params(s: &Scenario) -> Result<Params, String> {
         separator: 1,
         echo_len: 4,
         bypass_fifo_symbols: 41,
-        iqst: [ns_to_ps(s.section("bridge").float("iqst_ns")); MAX_CLASSES],
+        iqst: [ns_to_time(s.section("bridge").float("iqst_ns")); MAX_CLASSES],
         input_queue: [5; MAX_CLASSES],
         output_queue: 5,
         shape: Shape {

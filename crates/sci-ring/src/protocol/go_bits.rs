@@ -186,10 +186,11 @@ fn set_bits(w: usize, mut word: u64) -> impl Iterator<Item = usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use ringlet_engine::time::TICKS_PER_NS as NS;
 
     /// A ring of `nodes` with 2 ns hops.
     fn params(nodes: u32) -> RingletView {
-        crate::ring::view_of(nodes as usize, 2000)
+        crate::ring::view_of(nodes as usize, 2 * NS)
     }
 
     /// `may_start` as it was before the `recent` set: every node scanned.
@@ -236,7 +237,7 @@ mod tests {
             let mut waiters: Vec<Option<u16>> = vec![None; p.len()];
             for (node, dt, what) in steps {
                 let node = node as usize % p.len();
-                now += dt * 1000;
+                now += dt * NS;
                 if what < 3 {
                     let (want, on) = may_start_scanning_all(&go, node, now);
                     proptest::prop_assert_eq!(go.may_start(node, now), want);
@@ -266,17 +267,17 @@ mod tests {
         let p = params(4); // hop = 2 ns
         let mut sci = GoBits::new(&p);
         let mut fx = Effects::default();
-        sci.set_blocked(0, 10_000, true, &mut fx);
+        sci.set_blocked(0, 10 * NS, true, &mut fx);
         // Node 2 is two hops downstream of node 0: it sees the cleared go bits at 14 ns.
         assert_eq!(sci.may_start(2, 13_999), Permit::Go);
-        assert_eq!(sci.may_start(2, 14_000), Permit::Hold { wake_at: None });
+        assert_eq!(sci.may_start(2, 14 * NS), Permit::Hold { wake_at: None });
         // The blocked node itself is not held.
-        assert_eq!(sci.may_start(0, 14_000), Permit::Go);
+        assert_eq!(sci.may_start(0, 14 * NS), Permit::Go);
         // Node 0 sends at 20 ns: node 2 is woken when that becomes visible, at 24 ns.
-        sci.set_blocked(0, 20_000, false, &mut fx);
-        assert_eq!(fx.wakes, vec![(2, 24_000)]);
-        assert_eq!(sci.may_start(2, 22_000), Permit::Hold { wake_at: Some(24_000) });
-        assert_eq!(sci.may_start(2, 24_000), Permit::Go);
+        sci.set_blocked(0, 20 * NS, false, &mut fx);
+        assert_eq!(fx.wakes, vec![(2, 24 * NS)]);
+        assert_eq!(sci.may_start(2, 22 * NS), Permit::Hold { wake_at: Some(24 * NS) });
+        assert_eq!(sci.may_start(2, 24 * NS), Permit::Go);
         assert_eq!(sci.holds, 2);
     }
 
@@ -292,9 +293,9 @@ mod tests {
         let mut go = GoBits::new(&p);
         let mut fx = Effects::default();
         for (at, blocked) in [(10, true), (12, false), (14, true), (18, false), (18, true), (20, false)] {
-            go.set_blocked(0, at * 1000, blocked, &mut fx);
+            go.set_blocked(0, at * NS, blocked, &mut fx);
         }
-        assert_eq!(go.may_start(2, 22_000), Permit::Hold { wake_at: Some(24_000) });
+        assert_eq!(go.may_start(2, 22 * NS), Permit::Hold { wake_at: Some(24 * NS) });
     }
 
     /// A block shorter than the ring is still seen downstream after it
@@ -309,10 +310,10 @@ mod tests {
         let mut go = GoBits::new(&p);
         let mut fx = Effects::default();
         for (at, blocked) in [(10, true), (12, false), (14, true)] {
-            go.set_blocked(0, at * 1000, blocked, &mut fx);
+            go.set_blocked(0, at * NS, blocked, &mut fx);
         }
-        assert_eq!(go.may_start(2, 15_000), Permit::Hold { wake_at: None });
+        assert_eq!(go.may_start(2, 15 * NS), Permit::Hold { wake_at: None });
         // At 17 ns it sees node 0 as at 13 ns, released.
-        assert_eq!(go.may_start(2, 17_000), Permit::Go);
+        assert_eq!(go.may_start(2, 17 * NS), Permit::Go);
     }
 }

@@ -25,7 +25,7 @@
 
 use super::bandwidth::Bandwidth;
 use super::Registered;
-use ringlet_engine::time::ns_to_ps;
+use ringlet_engine::time::ns_to_time;
 use ringlet_fabric::interface::Iface;
 use ringlet_fabric::packet::{Packet, Phase, Slab};
 use ringlet_fabric::params::Params;
@@ -99,8 +99,8 @@ impl Ppq {
         Ppq {
             view: view.clone(),
             bandwidth: Bandwidth::new(view, p, s.bandwidth_allocation, true),
-            aging: (s.starvation == Starvation::Aging).then(|| ns_to_ps(s.aging_ns).max(1)),
-            holdoff: ns_to_ps(s.retry_holdoff_ns),
+            aging: (s.starvation == Starvation::Aging).then(|| ns_to_time(s.aging_ns).max(1)),
+            holdoff: ns_to_time(s.retry_holdoff_ns),
             ewq: s.ewq_packets,
             top: (priorities - 1) as u16,
             messages: Payloads::new(),

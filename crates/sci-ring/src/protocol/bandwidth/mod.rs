@@ -371,6 +371,7 @@ impl Bandwidth {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use ringlet_engine::time::TICKS_PER_NS as NS;
 
     /// Table 1's parameters: 2 ns symbols, one separating idle.
     fn params() -> Params {
@@ -380,7 +381,7 @@ mod tests {
 
     /// A ring of `nodes` with 2 ns hops and 2 ns symbols.
     fn bw(nodes: usize) -> Bandwidth {
-        Bandwidth::new(&crate::ring::view_of(nodes, 2000), &params(), true, false)
+        Bandwidth::new(&crate::ring::view_of(nodes, 2 * NS), &params(), true, false)
     }
 
     #[test]
@@ -388,9 +389,9 @@ mod tests {
         let mut b = bw(4);
         let mut fx = Effects::default();
         b.on_sent(0, 0, 0, 9, None, &mut fx);
-        b.on_recovered(0, 18_000);
+        b.on_recovered(0, 18 * NS);
         assert_eq!(b.forgiven, 1);
-        assert_eq!(b.may_start(0, 18_000, 0, &mut fx), Permit::Go);
+        assert_eq!(b.may_start(0, 18 * NS, 0, &mut fx), Permit::Go);
     }
 
     #[test]
@@ -402,13 +403,13 @@ mod tests {
         b.on_blocked(2, 0, 0, &mut fx);
         // Node 0 sends a request (9 symbols with its idle: 18 ns) at 10 ns;
         // its FIFO is empty at 28 ns: it repays 9 idles, until 46 ns.
-        b.on_sent(0, 10_000, 0, 9, Some(0), &mut fx);
-        b.on_recovered(0, 28_000);
-        assert_eq!(b.may_start(0, 28_000, 0, &mut fx), Permit::Hold { wake_at: Some(46_000) });
+        b.on_sent(0, 10 * NS, 0, 9, Some(0), &mut fx);
+        b.on_recovered(0, 28 * NS);
+        assert_eq!(b.may_start(0, 28 * NS, 0, &mut fx), Permit::Hold { wake_at: Some(46 * NS) });
         // A 41-symbol packet passing at 30 ns is no idle: repaid at 46 + 80 ns.
-        b.on_pass(0, 30_000, 40);
-        assert_eq!(b.may_start(0, 46_000, 0, &mut fx), Permit::Hold { wake_at: Some(126_000) });
-        assert_eq!(b.may_start(0, 126_000, 0, &mut fx), Permit::Go);
+        b.on_pass(0, 30 * NS, 40);
+        assert_eq!(b.may_start(0, 46 * NS, 0, &mut fx), Permit::Hold { wake_at: Some(126 * NS) });
+        assert_eq!(b.may_start(0, 126 * NS, 0, &mut fx), Permit::Go);
         assert_eq!((b.holds.debt, b.repaid), (2, 1));
     }
 
@@ -417,14 +418,14 @@ mod tests {
         let mut b = bw(4);
         let mut fx = Effects::default();
         b.on_blocked(3, 0, 0, &mut fx); // seen by node 0 from 2 ns
-        b.on_sent(0, 10_000, 0, 9, None, &mut fx);
-        b.on_recovered(0, 28_000); // repays until 46 ns
+        b.on_sent(0, 10 * NS, 0, 9, None, &mut fx);
+        b.on_recovered(0, 28 * NS); // repays until 46 ns
         // Node 1 (one hop on) sees the converted idles from 30 ns to 48 ns.
-        assert_eq!(b.may_start(1, 29_998, 0, &mut fx), Permit::Go);
-        assert_eq!(b.may_start(1, 30_000, 0, &mut fx), Permit::Hold { wake_at: Some(48_000) });
-        assert_eq!(b.may_start(1, 48_000, 0, &mut fx), Permit::Go);
+        assert_eq!(b.may_start(1, 30 * NS - 2, 0, &mut fx), Permit::Go);
+        assert_eq!(b.may_start(1, 30 * NS, 0, &mut fx), Permit::Hold { wake_at: Some(48 * NS) });
+        assert_eq!(b.may_start(1, 48 * NS, 0, &mut fx), Permit::Go);
         // Node 2 sees them from 32 ns to 50 ns.
-        assert_eq!(b.may_start(2, 40_000, 0, &mut fx), Permit::Hold { wake_at: Some(50_000) });
+        assert_eq!(b.may_start(2, 40 * NS, 0, &mut fx), Permit::Hold { wake_at: Some(50 * NS) });
         assert_eq!(b.holds.go, 2);
     }
 
@@ -433,18 +434,18 @@ mod tests {
         let mut b = bw(4);
         let mut fx = Effects::default();
         b.on_blocked(3, 0, 0, &mut fx);
-        b.on_sent(0, 10_000, 0, 9, Some(0), &mut fx);
-        b.on_recovered(0, 28_000);
+        b.on_sent(0, 10 * NS, 0, 9, Some(0), &mut fx);
+        b.on_recovered(0, 28 * NS);
         // A response passes node 0 at 30 ns: repaid at 126 ns if nothing changes.
-        b.on_pass(0, 30_000, 40);
-        assert_eq!(b.may_start(0, 40_000, 0, &mut fx), Permit::Hold { wake_at: Some(126_000) });
+        b.on_pass(0, 30 * NS, 40);
+        assert_eq!(b.may_start(0, 40 * NS, 0, &mut fx), Permit::Hold { wake_at: Some(126 * NS) });
         // Node 3 sends at 32 ns with nothing more: its idles say so after
         // the packet, from 50 ns; node 0 (one hop on) sees it at 52 ns and
         // is woken then.
-        b.on_sent(3, 32_000, 0, 9, None, &mut fx);
-        assert_eq!(fx.wakes, vec![(0, 52_000)]);
-        assert_eq!(b.may_start(0, 51_998, 0, &mut fx), Permit::Hold { wake_at: Some(52_000) });
-        assert_eq!(b.may_start(0, 52_000, 0, &mut fx), Permit::Go);
+        b.on_sent(3, 32 * NS, 0, 9, None, &mut fx);
+        assert_eq!(fx.wakes, vec![(0, 52 * NS)]);
+        assert_eq!(b.may_start(0, 52 * NS - 2, 0, &mut fx), Permit::Hold { wake_at: Some(52 * NS) });
+        assert_eq!(b.may_start(0, 52 * NS, 0, &mut fx), Permit::Go);
         assert_eq!((b.forgiven, b.repaid, b.holds.debt), (1, 0, 2));
     }
 
@@ -453,14 +454,14 @@ mod tests {
         let mut b = bw(4);
         let mut fx = Effects::default();
         b.on_blocked(3, 0, 0, &mut fx);
-        b.on_sent(0, 10_000, 0, 9, None, &mut fx);
-        b.on_recovered(0, 28_000); // repays until 46 ns
+        b.on_sent(0, 10 * NS, 0, 9, None, &mut fx);
+        b.on_recovered(0, 28 * NS); // repays until 46 ns
         // Node 3 is served at 32 ns, but node 1, held from 30 ns, now waits
         // itself: node 0 sees that (three hops on) from 36 ns.
-        assert_eq!(b.may_start(1, 30_000, 0, &mut fx), Permit::Hold { wake_at: Some(48_000) });
-        b.on_sent(3, 32_000, 0, 9, None, &mut fx);
-        assert_eq!(b.may_start(0, 44_000, 0, &mut fx), Permit::Hold { wake_at: Some(46_000) });
-        assert_eq!(b.may_start(0, 46_000, 0, &mut fx), Permit::Go);
+        assert_eq!(b.may_start(1, 30 * NS, 0, &mut fx), Permit::Hold { wake_at: Some(48 * NS) });
+        b.on_sent(3, 32 * NS, 0, 9, None, &mut fx);
+        assert_eq!(b.may_start(0, 44 * NS, 0, &mut fx), Permit::Hold { wake_at: Some(46 * NS) });
+        assert_eq!(b.may_start(0, 46 * NS, 0, &mut fx), Permit::Go);
         assert_eq!(b.repaid, 1);
     }
 
@@ -469,19 +470,19 @@ mod tests {
     /// node 0 (20 ns hops), node 0 repays 28-46 ns and again from 64 ns.
     #[test]
     fn a_far_node_sees_an_older_repayment_behind_a_newer_one() {
-        let mut b = Bandwidth::new(&crate::ring::view_of(4, 20_000), &params(), true, false);
+        let mut b = Bandwidth::new(&crate::ring::view_of(4, 20 * NS), &params(), true, false);
         let mut fx = Effects::default();
         b.on_blocked(3, 0, 0, &mut fx); // seen by node 0 from 20 ns
-        b.on_sent(0, 10_000, 0, 9, Some(0), &mut fx);
-        b.on_recovered(0, 28_000); // repays until 46 ns
-        b.on_sent(0, 46_000, 0, 9, None, &mut fx);
-        b.on_recovered(0, 64_000); // repays until 82 ns
+        b.on_sent(0, 10 * NS, 0, 9, Some(0), &mut fx);
+        b.on_recovered(0, 28 * NS); // repays until 46 ns
+        b.on_sent(0, 46 * NS, 0, 9, None, &mut fx);
+        b.on_recovered(0, 64 * NS); // repays until 82 ns
         // At 90 ns node 3 sees node 0's idles of 30 ns: converted (the first
         // repayment, seen until 46 + 60 ns), not those of the second.
-        assert_eq!(b.may_start(3, 90_000, 0, &mut fx), Permit::Hold { wake_at: Some(106_000) });
-        assert_eq!(b.may_start(3, 106_000, 0, &mut fx), Permit::Go);
+        assert_eq!(b.may_start(3, 90 * NS, 0, &mut fx), Permit::Hold { wake_at: Some(106 * NS) });
+        assert_eq!(b.may_start(3, 106 * NS, 0, &mut fx), Permit::Go);
         // The second repayment reaches it at 124 ns.
-        assert_eq!(b.may_start(3, 124_000, 0, &mut fx), Permit::Hold { wake_at: Some(142_000) });
+        assert_eq!(b.may_start(3, 124 * NS, 0, &mut fx), Permit::Hold { wake_at: Some(142 * NS) });
         assert_eq!(b.holds.go, 2);
     }
 
@@ -495,14 +496,14 @@ mod tests {
     /// send at 90 ns. (Correcting this moves the recorded results.)
     #[test]
     fn a_node_that_sends_forgets_what_ended_a_longest_travel_before_its_packets_end() {
-        let mut b = Bandwidth::new(&crate::ring::view_of(4, 20_000), &params(), true, false);
+        let mut b = Bandwidth::new(&crate::ring::view_of(4, 20 * NS), &params(), true, false);
         let mut fx = Effects::default();
         b.on_blocked(3, 0, 0, &mut fx); // seen by node 0 from 20 ns
-        b.on_sent(0, 10_000, 0, 9, Some(0), &mut fx);
-        b.on_recovered(0, 28_000); // repays until 46 ns
-        assert_eq!(b.may_start(2, 70_000, 0, &mut fx), Permit::Hold { wake_at: Some(86_000) });
-        b.on_sent(0, 46_000, 0, 41, None, &mut fx);
-        assert_eq!(b.may_start(3, 90_000, 0, &mut fx), Permit::Go);
+        b.on_sent(0, 10 * NS, 0, 9, Some(0), &mut fx);
+        b.on_recovered(0, 28 * NS); // repays until 46 ns
+        assert_eq!(b.may_start(2, 70 * NS, 0, &mut fx), Permit::Hold { wake_at: Some(86 * NS) });
+        b.on_sent(0, 46 * NS, 0, 41, None, &mut fx);
+        assert_eq!(b.may_start(3, 90 * NS, 0, &mut fx), Permit::Go);
     }
 
     /// A node's idle priority is seen as it was when the idles left it, even
@@ -511,17 +512,17 @@ mod tests {
     /// nothing waiting from 28 ns) and waits again from 40 ns.
     #[test]
     fn an_idle_priority_is_seen_as_it_was_when_its_idles_left() {
-        let mut b = Bandwidth::new(&crate::ring::view_of(4, 20_000), &params(), true, false);
+        let mut b = Bandwidth::new(&crate::ring::view_of(4, 20 * NS), &params(), true, false);
         let mut fx = Effects::default();
-        b.on_blocked(3, 5_000, 0, &mut fx);
-        b.on_sent(3, 10_000, 0, 9, None, &mut fx);
-        b.on_blocked(3, 40_000, 0, &mut fx);
+        b.on_blocked(3, 5 * NS, 0, &mut fx);
+        b.on_sent(3, 10 * NS, 0, 9, None, &mut fx);
+        b.on_blocked(3, 40 * NS, 0, &mut fx);
         // Node 2's recovery ends at 68 ns: it sees node 3's idles of 8 ns,
         // which show a packet waiting, so it repays, until 86 ns.
-        b.on_sent(2, 50_000, 0, 9, None, &mut fx);
-        b.on_recovered(2, 68_000);
+        b.on_sent(2, 50 * NS, 0, 9, None, &mut fx);
+        b.on_recovered(2, 68 * NS);
         assert_eq!(b.forgiven, 0);
-        assert_eq!(b.may_start(2, 68_000, 0, &mut fx), Permit::Hold { wake_at: Some(86_000) });
+        assert_eq!(b.may_start(2, 68 * NS, 0, &mut fx), Permit::Hold { wake_at: Some(86 * NS) });
     }
 
     /// Rings of more than 64 nodes: node 65's state is kept in the second
@@ -531,10 +532,10 @@ mod tests {
         let mut b = bw(70);
         let mut fx = Effects::default();
         b.on_blocked(65, 0, 0, &mut fx); // seen by node 0 from 10 ns
-        b.on_sent(0, 10_000, 0, 9, None, &mut fx);
-        b.on_recovered(0, 28_000);
+        b.on_sent(0, 10 * NS, 0, 9, None, &mut fx);
+        b.on_recovered(0, 28 * NS);
         assert_eq!(b.forgiven, 0);
-        assert_eq!(b.may_start(0, 28_000, 0, &mut fx), Permit::Hold { wake_at: Some(46_000) });
+        assert_eq!(b.may_start(0, 28 * NS, 0, &mut fx), Permit::Hold { wake_at: Some(46 * NS) });
     }
 
     /// A node that no longer shows anything is dropped from the nodes the
@@ -545,12 +546,12 @@ mod tests {
         let mut b = bw(4);
         let mut fx = Effects::default();
         b.on_blocked(1, 0, 0, &mut fx);
-        b.on_sent(1, 2_000, 0, 9, None, &mut fx); // nothing waiting from 20 ns
-        b.on_blocked(3, 30_000, 0, &mut fx); // seen by node 0 from 32 ns
-        b.on_sent(0, 40_000, 0, 9, None, &mut fx);
-        b.on_recovered(0, 58_000); // repays until 76 ns
-        assert_eq!(b.may_start(0, 58_000, 0, &mut fx), Permit::Hold { wake_at: Some(76_000) });
-        assert_eq!(b.may_start(0, 60_000, 0, &mut fx), Permit::Hold { wake_at: Some(76_000) });
+        b.on_sent(1, 2 * NS, 0, 9, None, &mut fx); // nothing waiting from 20 ns
+        b.on_blocked(3, 30 * NS, 0, &mut fx); // seen by node 0 from 32 ns
+        b.on_sent(0, 40 * NS, 0, 9, None, &mut fx);
+        b.on_recovered(0, 58 * NS); // repays until 76 ns
+        assert_eq!(b.may_start(0, 58 * NS, 0, &mut fx), Permit::Hold { wake_at: Some(76 * NS) });
+        assert_eq!(b.may_start(0, 60 * NS, 0, &mut fx), Permit::Hold { wake_at: Some(76 * NS) });
         assert_eq!((b.forgiven, b.holds.debt), (0, 2));
     }
 
@@ -562,13 +563,13 @@ mod tests {
         let mut b = bw(4);
         let mut fx = Effects::default();
         b.on_blocked(3, 0, 0, &mut fx);
-        b.on_sent(0, 10_000, 0, 9, None, &mut fx);
-        b.on_recovered(0, 28_000);
-        b.on_sent(1, 20_000, 0, 9, None, &mut fx);
-        b.on_recovered(1, 38_000);
-        assert_eq!(b.may_start(2, 45_000, 0, &mut fx), Permit::Hold { wake_at: Some(58_000) });
-        assert_eq!(b.may_start(2, 50_000, 0, &mut fx), Permit::Hold { wake_at: Some(58_000) });
-        assert_eq!(b.may_start(2, 58_000, 0, &mut fx), Permit::Go);
+        b.on_sent(0, 10 * NS, 0, 9, None, &mut fx);
+        b.on_recovered(0, 28 * NS);
+        b.on_sent(1, 20 * NS, 0, 9, None, &mut fx);
+        b.on_recovered(1, 38 * NS);
+        assert_eq!(b.may_start(2, 45 * NS, 0, &mut fx), Permit::Hold { wake_at: Some(58 * NS) });
+        assert_eq!(b.may_start(2, 50 * NS, 0, &mut fx), Permit::Hold { wake_at: Some(58 * NS) });
+        assert_eq!(b.may_start(2, 58 * NS, 0, &mut fx), Permit::Go);
         assert_eq!(b.holds.go, 2);
     }
 
@@ -580,9 +581,9 @@ mod tests {
         let mut fx = Effects::default();
         b.on_blocked(2, 0, 0, &mut fx);
         let pk = Packet::new(ringlet_fabric::packet::PacketKind::Request, 0, 0, 2, 0, 8, 0);
-        b.on_sent_packet(0, 10_000, &pk, None, &mut fx);
-        b.on_recovered(0, 28_000);
-        assert_eq!(b.may_start(0, 28_000, 0, &mut fx), Permit::Hold { wake_at: Some(46_000) });
+        b.on_sent_packet(0, 10 * NS, &pk, None, &mut fx);
+        b.on_recovered(0, 28 * NS);
+        assert_eq!(b.may_start(0, 28 * NS, 0, &mut fx), Permit::Hold { wake_at: Some(46 * NS) });
     }
 
     /// What the report shows: go-bit holds, debt holds, debts repaid and
@@ -592,17 +593,17 @@ mod tests {
         let mut b = bw(4);
         let mut fx = Effects::default();
         b.on_blocked(3, 0, 0, &mut fx);
-        b.on_sent(0, 10_000, 0, 9, None, &mut fx);
-        b.on_recovered(0, 28_000); // repays until 46 ns
-        assert_eq!(b.may_start(1, 30_000, 0, &mut fx), Permit::Hold { wake_at: Some(48_000) });
-        assert_eq!(b.may_start(0, 30_000, 0, &mut fx), Permit::Hold { wake_at: Some(46_000) });
-        assert_eq!(b.may_start(0, 46_000, 0, &mut fx), Permit::Go);
+        b.on_sent(0, 10 * NS, 0, 9, None, &mut fx);
+        b.on_recovered(0, 28 * NS); // repays until 46 ns
+        assert_eq!(b.may_start(1, 30 * NS, 0, &mut fx), Permit::Hold { wake_at: Some(48 * NS) });
+        assert_eq!(b.may_start(0, 30 * NS, 0, &mut fx), Permit::Hold { wake_at: Some(46 * NS) });
+        assert_eq!(b.may_start(0, 46 * NS, 0, &mut fx), Permit::Go);
         // Nodes 1 and 3 are served at 48 and 50 ns; node 0's next debt
         // (recovered at 78 ns) is forgiven.
-        b.on_sent(1, 48_000, 0, 9, None, &mut fx);
-        b.on_sent(3, 50_000, 0, 9, None, &mut fx);
-        b.on_sent(0, 60_000, 0, 9, None, &mut fx);
-        b.on_recovered(0, 78_000);
+        b.on_sent(1, 48 * NS, 0, 9, None, &mut fx);
+        b.on_sent(3, 50 * NS, 0, 9, None, &mut fx);
+        b.on_sent(0, 60 * NS, 0, 9, None, &mut fx);
+        b.on_recovered(0, 78 * NS);
         let c = b.counters();
         assert_eq!((c.go_bit_holds, c.debt_holds, c.debts_repaid, c.debts_forgiven), (1, 1, 1, 1));
     }
@@ -614,10 +615,10 @@ mod tests {
         let mut b = bw(4);
         let mut fx = Effects::default();
         b.on_blocked(2, 0, 0, &mut fx);
-        b.on_sent(0, 10_000, 0, 9, Some(0), &mut fx);
-        b.on_recovered(0, 28_000);
-        b.on_pass(0, 46_000, 40);
-        assert_eq!(b.may_start(0, 46_000, 0, &mut fx), Permit::Go);
+        b.on_sent(0, 10 * NS, 0, 9, Some(0), &mut fx);
+        b.on_recovered(0, 28 * NS);
+        b.on_pass(0, 46 * NS, 40);
+        assert_eq!(b.may_start(0, 46 * NS, 0, &mut fx), Permit::Go);
         assert_eq!(b.repaid, 1);
     }
 
@@ -630,25 +631,25 @@ mod tests {
         let mut b = bw(4);
         let mut fx = Effects::default();
         b.on_blocked(3, 0, 0, &mut fx);
-        b.on_sent(0, 10_000, 0, 9, Some(0), &mut fx);
-        b.on_recovered(0, 28_000);
-        b.on_pass(0, 30_000, 40); // repays until 126 ns if nothing changes
-        b.on_sent(3, 32_000, 0, 9, None, &mut fx); // node 0 sees it served at 52 ns
-        assert_eq!(b.may_start(0, 52_000, 0, &mut fx), Permit::Go);
+        b.on_sent(0, 10 * NS, 0, 9, Some(0), &mut fx);
+        b.on_recovered(0, 28 * NS);
+        b.on_pass(0, 30 * NS, 40); // repays until 126 ns if nothing changes
+        b.on_sent(3, 32 * NS, 0, 9, None, &mut fx); // node 0 sees it served at 52 ns
+        assert_eq!(b.may_start(0, 52 * NS, 0, &mut fx), Permit::Go);
         assert_eq!(b.forgiven, 1);
         // Node 1, one hop on, saw converted idles until 54 ns.
-        assert_eq!(b.may_start(1, 53_998, 0, &mut fx), Permit::Hold { wake_at: Some(54_000) });
-        assert_eq!(b.may_start(1, 54_000, 0, &mut fx), Permit::Go);
+        assert_eq!(b.may_start(1, 54 * NS - 2, 0, &mut fx), Permit::Hold { wake_at: Some(54 * NS) });
+        assert_eq!(b.may_start(1, 54 * NS, 0, &mut fx), Permit::Go);
     }
 
     #[test]
     fn within_priority_levels_a_repayment_holds_only_lower_or_equal_priorities() {
-        let mut b = Bandwidth::new(&crate::ring::view_of(4, 2000), &params(), true, true);
+        let mut b = Bandwidth::new(&crate::ring::view_of(4, 2 * NS), &params(), true, true);
         let mut fx = Effects::default();
         b.on_blocked(3, 0, 7, &mut fx);
-        b.on_sent(0, 10_000, 5, 9, None, &mut fx);
-        b.on_recovered(0, 28_000);
-        assert_eq!(b.may_start(1, 30_000, 6, &mut fx), Permit::Go);
-        assert_eq!(b.may_start(1, 30_000, 5, &mut fx), Permit::Hold { wake_at: Some(48_000) });
+        b.on_sent(0, 10 * NS, 5, 9, None, &mut fx);
+        b.on_recovered(0, 28 * NS);
+        assert_eq!(b.may_start(1, 30 * NS, 6, &mut fx), Permit::Go);
+        assert_eq!(b.may_start(1, 30 * NS, 5, &mut fx), Permit::Hold { wake_at: Some(48 * NS) });
     }
 }
