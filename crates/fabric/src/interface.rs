@@ -42,8 +42,8 @@ pub struct Iface {
     pub next: IfaceId,
     pub hop: Time,
     pub strip_hop: Time,
-    /// Input queue service time per class.
-    pub iqst: [Time; MAX_CLASSES],
+    /// Input queue service time per class (`service_time`).
+    iqst: [Time; MAX_CLASSES],
     /// The input queues are delay lines (see `topology::PortSpec::delay_line`).
     pub delay_line: bool,
     pub ringlet: RingletId,
@@ -152,6 +152,12 @@ impl Iface {
     #[inline]
     pub fn output(&self, class: u8) -> &OutputQueue {
         &self.outputs[slot(class as usize)]
+    }
+
+    /// The service time of the input queue of `class`.
+    #[inline(always)]
+    pub fn service_time(&self, class: usize) -> Time {
+        self.iqst[slot(class)]
     }
 
     /// The input queue of `class`.

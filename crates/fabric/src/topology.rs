@@ -500,12 +500,12 @@ impl Topology {
     }
 
     /// The interface that strips a packet for `dst` that interface `from`
-    /// puts on its ringlet.
+    /// (on ringlet `r`) puts on its ringlet.
     #[inline]
-    pub fn strip_from(&self, from: IfaceId, dst: AgentId) -> IfaceId {
+    pub fn strip_from(&self, from: IfaceId, r: RingletId, dst: AgentId) -> IfaceId {
         match &self.routes {
-            None => self.strip_iface(self.ringlet_of[from as usize], dst),
-            Some(r) => r.strip_from(self, from, dst),
+            None => self.strip_iface(r, dst),
+            Some(routes) => routes.strip_from(self, from, dst),
         }
     }
 

@@ -59,7 +59,17 @@ macro_rules! common_keys {
 const COMMON: [Param; 18] = common_keys!();
 
 /// The keys of `network.kind = "sci-switch"`.
-pub const SWITCH_PARAMS: &[Param] = &COMMON;
+pub const SWITCH_PARAMS: &[Param] = &{
+    let mut all = [COMMON[0]; 19];
+    let mut k = 0;
+    while k < COMMON.len() {
+        all[k] = COMMON[k];
+        k += 1;
+    }
+    all[18] = Param { section: "network", key: "nodes_per_ring", kind: KeyKind::Int { min: 1, max: 64 }, default: Default::Int(1),
+        doc: "Processors (and memories) on each unidirectional ring: 1 gives each pair its own ring and switch port (Figures 5b, 6a); 2 puts two processors and two memories on each ring (Figure 6b). `network.nodes` must be a multiple, with at least two rings." };
+    all
+};
 
 /// The keys of `network.kind = "banyan"`.
 pub const BANYAN_PARAMS: &[Param] = &{
@@ -88,8 +98,10 @@ pub struct Settings {
     /// Processors (and memories): N.
     pub nodes: usize,
     pub topology: Kind,
-    /// Lines per switching element (s); one switch: `nodes`.
+    /// Lines per switching element (s); one switch: its rings or ringlet pairs.
     pub switch_ports: usize,
+    /// Processors (and memories) on each unidirectional ring (one switch only).
+    pub nodes_per_ring: usize,
     pub bidirectional: bool,
     pub cycle_ns: f64,
     pub link_delay_ns: f64,
@@ -115,10 +127,12 @@ impl Settings {
         let (net, sw, node, traffic) = (s.section("network"), s.section("switch"), s.section("node"), s.section("traffic"));
         let banyan = s.network.kind == "banyan";
         let nodes = s.network.nodes as usize;
+        let per_ring = if banyan { 1 } else { net.int("nodes_per_ring") as usize };
         Settings {
             nodes,
             topology: if banyan { Kind::from_name(net.str("topology")).expect("the schema admits only known topologies") } else { Kind::Omega },
-            switch_ports: if banyan { net.int("switch_ports") as usize } else { nodes },
+            switch_ports: if banyan { net.int("switch_ports") as usize } else { nodes / per_ring },
+            nodes_per_ring: per_ring,
             bidirectional: net.str("ringlets") == "bidirectional",
             cycle_ns: net.float("cycle_ns"),
             link_delay_ns: net.float("link_delay_ns"),

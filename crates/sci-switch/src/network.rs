@@ -13,64 +13,49 @@ use ringlet_engine::time::ns_to_time;
 use ringlet_fabric::topology::{AgentId, Member, Role, Topology, TopologyBuilder};
 use std::sync::Arc;
 
-/// The Banyan of settings `k` (one stage of `nodes` lines for a single switch).
+/// The Banyan of settings `k` (for a single switch, one stage of a line
+/// per ring or ringlet pair).
 pub fn banyan(k: &Settings) -> Result<Banyan, String> {
-    Banyan::new(k.topology, k.nodes, k.switch_ports)
+    let per_ring = k.nodes_per_ring;
+    if per_ring > 1 {
+        if k.bidirectional {
+            return Err(format!("network.nodes_per_ring: expected 1 with bidirectional ringlets (each processor and memory has its own), got {per_ring}"));
+        }
+        if k.nodes % per_ring != 0 || k.nodes / per_ring < 2 {
+            return Err(format!("network.nodes: expected a multiple of network.nodes_per_ring ({per_ring}) giving at least 2 rings, got {}", k.nodes));
+        }
+    }
+    Banyan::new(k.topology, k.nodes / per_ring, k.switch_ports)
 }
 
 /// The network of settings `k`.
 pub fn topology(k: &Settings) -> Result<Topology, String> {
     let net = banyan(k)?;
+    if k.nodes_per_ring > 1 {
+        return shared_rings(k, &net);
+    }
     let n = net.terminals();
     let mut b = TopologyBuilder::new();
     let procs: Vec<AgentId> = (0..n).map(|j| b.agent(format!("P{j}"), true)).collect();
     let mems: Vec<AgentId> = (0..n).map(|j| b.agent(format!("M{j}"), true)).collect();
-    for &p in &procs {
-        b.role(p, Role::Sender);
-        // No application queue: a packet generated while the output buffer is full is lost.
-        b.app_capacity(p, 0);
-    }
-    if k.transaction == crate::keys::Transaction::Dmove64 {
-        for &m in &mems {
-            b.role(m, Role::Receiver);
-        }
-    }
-    for &m in &mems {
-        b.ports(m, params::memory_ports(k));
-    }
+    endpoints(&mut b, k, &procs, &mems);
+    let single = net.stages() == 1 && net.switches_per_stage() == 1;
     let switches: Vec<Vec<AgentId>> = (0..net.stages())
-        .map(|t| {
-            (0..net.switches_per_stage())
-                .map(|w| {
-                    let label = if net.stages() == 1 && net.switches_per_stage() == 1 { "switch".to_string() } else { format!("S{t}.{w}") };
-                    let a = b.agent(label, false);
-                    b.ports(a, params::switch_ports(k));
-                    b.bus(a, params::blink(k));
-                    a
-                })
-                .collect()
-        })
+        .map(|t| (0..net.switches_per_stage()).map(|w| switch_agent(&mut b, k, if single { "switch".to_string() } else { format!("S{t}.{w}") })).collect())
         .collect();
-    let (link, decode, bypass) = (ns_to_time(k.link_delay_ns), ns_to_time(k.address_decode_ns), ns_to_time(k.bypass_ns));
-    // Every SCI port has the same decode and bypass delays: each hop is the
-    // link plus the next port's.
-    let ringlet = |b: &mut TopologyBuilder, agents: &[AgentId]| {
-        let members: Vec<Member> = agents.iter().map(|&agent| Member { agent, hop: link + bypass, strip_hop: link + decode }).collect();
-        b.ringlet_of(&members);
-    };
     let s = net.switch_ports();
     if k.bidirectional {
         for (j, &p) in procs.iter().enumerate() {
             b.home(p, mems[j]);
-            ringlet(&mut b, &[p, switches[0][net.wire(0, j) / s]]);
+            ringlet(&mut b, k, &[p, switches[0][net.wire(0, j) / s]]);
         }
         for t in 1..net.stages() {
             for line in 0..n {
-                ringlet(&mut b, &[switches[t - 1][line / s], switches[t][net.wire(t, line) / s]]);
+                ringlet(&mut b, k, &[switches[t - 1][line / s], switches[t][net.wire(t, line) / s]]);
             }
         }
         for line in 0..n {
-            ringlet(&mut b, &[switches[net.stages() - 1][line / s], mems[net.wire(net.stages(), line)]]);
+            ringlet(&mut b, k, &[switches[net.stages() - 1][line / s], mems[net.wire(net.stages(), line)]]);
         }
     } else {
         for (r, &p) in procs.iter().enumerate() {
@@ -79,9 +64,66 @@ pub fn topology(k: &Settings) -> Result<Topology, String> {
             let mut members = vec![p];
             members.extend(net.ring_lines(r).iter().enumerate().map(|(t, &line)| switches[t][line / s]));
             members.push(memory);
-            ringlet(&mut b, &members);
+            ringlet(&mut b, k, &members);
         }
         b.routes(Arc::new(RingRoutes::new(net.clone())));
+    }
+    b.build()
+}
+
+/// Processors send and have no application queue (a packet generated while
+/// the output buffer is full is lost); memories store in their cycle time
+/// and, with responseless transactions, only receive.
+fn endpoints(b: &mut TopologyBuilder, k: &Settings, procs: &[AgentId], mems: &[AgentId]) {
+    for &p in procs {
+        b.role(p, Role::Sender);
+        b.app_capacity(p, 0);
+    }
+    for &m in mems {
+        if k.transaction == crate::keys::Transaction::Dmove64 {
+            b.role(m, Role::Receiver);
+        }
+        b.ports(m, params::memory_ports(k));
+    }
+}
+
+/// A switch: its ports' buffers and delays, and the B-Link they share.
+fn switch_agent(b: &mut TopologyBuilder, k: &Settings, label: String) -> AgentId {
+    let a = b.agent(label, false);
+    b.ports(a, params::switch_ports(k));
+    b.bus(a, params::blink(k));
+    a
+}
+
+/// A ringlet through `agents` in ring order. Every SCI port has the same
+/// decode and bypass delays: each hop is the link plus the next port's.
+fn ringlet(b: &mut TopologyBuilder, k: &Settings, agents: &[AgentId]) {
+    let (link, decode, bypass) = (ns_to_time(k.link_delay_ns), ns_to_time(k.address_decode_ns), ns_to_time(k.bypass_ns));
+    let members: Vec<Member> = agents.iter().map(|&agent| Member { agent, hop: link + bypass, strip_hop: link + decode }).collect();
+    b.ringlet_of(&members);
+}
+
+/// One switch whose rings each carry `k.nodes_per_ring` processors and as
+/// many memories (seed 001 Figure 6b): ring `r` runs through its
+/// processors, its switch port, then its memories; processor `P_j`'s own
+/// memory is `M_j`, on its ring. With one stage the shortest paths are the
+/// destination-tag routes.
+fn shared_rings(k: &Settings, net: &Banyan) -> Result<Topology, String> {
+    let (n, per) = (k.nodes, k.nodes_per_ring);
+    let mut b = TopologyBuilder::new();
+    let procs: Vec<AgentId> = (0..n).map(|j| b.agent(format!("P{j}"), true)).collect();
+    let mems: Vec<AgentId> = (0..n).map(|j| b.agent(format!("M{j}"), true)).collect();
+    endpoints(&mut b, k, &procs, &mems);
+    let switch = switch_agent(&mut b, k, "switch".to_string());
+    for r in 0..net.terminals() {
+        let own = |j: usize| r * per + j;
+        let mut members: Vec<AgentId> = (0..per).map(|j| procs[own(j)]).collect();
+        members.push(switch);
+        members.extend((0..per).map(|j| mems[own(j)]));
+        for j in 0..per {
+            b.home(procs[own(j)], mems[own(j)]);
+        }
+        ringlet(&mut b, k, &members);
     }
     b.build()
 }

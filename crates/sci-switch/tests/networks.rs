@@ -28,6 +28,8 @@ fn port_counts_of_a_16x16_network_are_the_seeds() {
         let t = network::topology(&k).unwrap();
         assert_eq!(switch_ports(&t), want, "s = {ports}, {ringlets}");
     }
+    // Figure 6b: eight processors and memories, two of each per ring, on four ports.
+    assert_eq!(switch_ports(&network::topology(&settings("sci-switch", 8, &["network.nodes_per_ring=2"])).unwrap()), 4);
     // One switch: two ports used with unidirectional rings (Figure 5b), four with bidirectional ringlets (5a).
     assert_eq!(switch_ports(&network::topology(&settings("sci-switch", 2, &[])).unwrap()), 2);
     assert_eq!(switch_ports(&network::topology(&settings("sci-switch", 2, &["network.ringlets=bidirectional"])).unwrap()), 4);
@@ -43,7 +45,7 @@ fn walk(t: &Topology, src: AgentId, dst: AgentId) -> Option<usize> {
         if out == NO_IFACE {
             return None;
         }
-        let strip = t.strip_from(out, dst);
+        let strip = t.strip_from(out, t.ringlet_of(out), dst);
         if strip == NO_IFACE {
             return None;
         }
@@ -88,6 +90,34 @@ fn every_processor_reaches_every_memory() {
             }
         }
     }
+}
+
+/// Figure 6b's rings of two processors and two memories: each processor
+/// reaches its own memory without the B-Link and every other one across it;
+/// other sizes are refused with the key named.
+#[test]
+fn two_processors_per_ring() {
+    let k = settings("sci-switch", 8, &["network.nodes_per_ring=2", "traffic.transaction=read64"]);
+    let t = network::topology(&k).unwrap();
+    for p in 0..8 {
+        for m in 8..16 {
+            let crossed = walk(&t, p, m).unwrap_or_else(|| panic!("P{p} -> M{}: no route", m - 8));
+            assert_eq!(crossed, usize::from(m - 8 != p && (m - 8) / 2 != p / 2), "P{p} -> M{}", m - 8);
+            assert!(walk(&t, m, p).is_some());
+        }
+        assert_eq!(t.agent(p).home, Some(p + 8));
+    }
+    // Refused when the scenario is loaded, naming the key.
+    let refused = |nodes: u32, extra: &[&str]| {
+        let overrides: Vec<_> = extra.iter().map(|e| ringlet_scenario::parse_override(e).unwrap()).collect();
+        ringlet_switch::load_str(&format!("[network]\nkind = \"sci-switch\"\nnodes = {nodes}\n"), &overrides).unwrap_err().to_string()
+    };
+    for (nodes, per) in [(6, "network.nodes_per_ring=4"), (4, "network.nodes_per_ring=4")] {
+        let err = refused(nodes, &[per]);
+        assert!(err.contains("network.nodes: expected a multiple of network.nodes_per_ring"), "{err}");
+    }
+    let err = refused(4, &["network.nodes_per_ring=2", "network.ringlets=bidirectional"]);
+    assert!(err.contains("network.nodes_per_ring: expected 1 with bidirectional"), "{err}");
 }
 
 /// Every transaction a run generates is completed, in flight, queued or

@@ -331,7 +331,7 @@ impl<P: RingProtocol> Fabric<P> {
     #[inline(always)]
     fn route_to(&self, a: u16, dst: u16) -> (usize, u16) {
         let o = self.out_iface(a, dst);
-        (o, self.topo.strip_from(o as u16, dst))
+        (o, self.topo.strip_from(o as u16, self.ifaces[o].ringlet, dst))
     }
 
     /// Whether the run has stopped (why, if so).

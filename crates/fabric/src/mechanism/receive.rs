@@ -116,7 +116,7 @@ impl<P: RingProtocol> Fabric<P> {
         if q.in_service.is_none() {
             // (An idle server has nothing waiting or arriving.)
             q.in_service = Some(id);
-            self.sched.at(tail + self.ifaces[i].iqst[class], Event::ServiceDone { iface: i as u16, class: class as u8 }.pack());
+            self.sched.at(tail + self.ifaces[i].service_time(class), Event::ServiceDone { iface: i as u16, class: class as u8 }.pack());
         } else {
             q.arriving = Some((id, tail));
         }

@@ -41,10 +41,10 @@ impl<P: RingProtocol> Fabric<P> {
         };
         q.in_service = Some(id);
         let n = &self.ifaces[i];
-        let mut done = start + n.iqst[class];
+        let mut done = start + n.service_time(class);
         if n.delay_line {
             // Through the delay line since its tail came in (`accept`).
-            done = done.min(self.slab.at(id).queued_at + n.iqst[class]).max(start);
+            done = done.min(self.slab.at(id).queued_at + n.service_time(class)).max(start);
         }
         self.sched.at(done, Event::ServiceDone { iface: i as u16, class: class as u8 }.pack());
     }
