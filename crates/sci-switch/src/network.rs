@@ -21,7 +21,7 @@ pub fn banyan(k: &Settings) -> Result<Banyan, String> {
         if k.bidirectional {
             return Err(format!("network.nodes_per_ring: expected 1 with bidirectional ringlets (each processor and memory has its own), got {per_ring}"));
         }
-        if k.nodes % per_ring != 0 || k.nodes / per_ring < 2 {
+        if !k.nodes.is_multiple_of(per_ring) || k.nodes / per_ring < 2 {
             return Err(format!("network.nodes: expected a multiple of network.nodes_per_ring ({per_ring}) giving at least 2 rings, got {}", k.nodes));
         }
     }
