@@ -101,7 +101,7 @@ def build_parser() -> argparse.ArgumentParser:
     repro.add_argument("--docs", metavar="FILE",
                        help="also rewrite FILE's block between '<!-- begin generated: ringlet reproduce STUDY -->' "
                             "and '<!-- end generated: ringlet reproduce STUDY -->' with the validation, e.g. "
-                            "docs/validation.md (a full run only: not with --quick or --only)")
+                            "docs/validation/sci-rt.md (a full run only: not with --quick or --only)")
     repro.add_argument("--list", action="store_true",
                        help="list the shipped studies, or the figures of STUDY, and run nothing")
 

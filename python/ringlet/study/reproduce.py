@@ -277,7 +277,7 @@ def reproduce(
     Writes ``<figure>.csv/.png/.svg``, ``validation.csv``, ``sensitivity.csv``
     and ``validation.md`` to ``out`` (created if needed) and returns the validation table.
 
-    ``docs``: a document (such as ``docs/validation.md``) whose block between
+    ``docs``: a document (such as ``docs/validation/sci-rt.md``) whose block between
     ``<!-- begin generated: ringlet reproduce STUDY -->`` and
     ``<!-- end generated: ringlet reproduce STUDY -->`` is replaced by the
     validation (only with a full run: not with ``quick`` or ``only``).

@@ -161,6 +161,19 @@ def _cell(text: Any) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
+def _units_sentence(table: "pd.DataFrame") -> str:
+    """How the seed's units become ringlet's, for the units its quotes use."""
+    units = set(table.loc[table["kind"] == "quote", "seed_unit"]) if "seed_unit" in table else set()
+    parts = []
+    if "MiB/s" in units:
+        parts.append("The seed's MB/s is 2^20 B/s and is converted to ringlet's SI MB/s (x 1.048576); ")
+    if "us" in units:
+        parts.append("µs become ns. ")
+    if not parts:
+        parts.append("The seed's numbers are in ringlet's units (SI MB/s, ns) and compared as printed. ")
+    return "".join(parts)
+
+
 def to_markdown(table: "pd.DataFrame", study: Study, quick: bool, version: str, early: "pd.DataFrame",
                 sensitivity: "pd.DataFrame | None" = None, level: int = 1) -> str:
     """The validation table as Markdown: quotes first, then findings, then the
@@ -175,8 +188,7 @@ def to_markdown(table: "pd.DataFrame", study: Study, quick: bool, version: str, 
     lines += [
         f"ringlet {version}, study `{study.name}`"
         + (" — **quick run** (fewer transactions per point: a smoke test, not a result)" if quick else "")
-        + ". The seed's MB/s is 2^20 B/s and is converted to ringlet's SI MB/s (x 1.048576); "
-        "µs become ns. difference = ringlet − seed (SI). ± is the 95% confidence half-width "
+        + ". " + _units_sentence(table) + "difference = ringlet − seed (SI). ± is the 95% confidence half-width "
         "(batch means) of ringlet's value.",
         "",
     ]
