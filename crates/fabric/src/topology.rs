@@ -294,7 +294,8 @@ pub struct Topology {
     ringlets: Vec<Vec<IfaceId>>,
     agents: Vec<Agent>,
     endpoints: Vec<AgentId>,
-    /// `strip[ringlet * agents + dst]`: the interface on the ringlet that strips packets for `dst`.
+    /// `strip[ringlet * agents + dst]`: the interface on the ringlet that
+    /// strips packets for endpoint `dst` (`NO_IFACE` for other agents).
     strip: Vec<IfaceId>,
     /// Per agent: its interface if it has exactly one, else `NO_IFACE`.
     single: Vec<IfaceId>,
@@ -323,7 +324,9 @@ impl Topology {
         let mut search = Search { agent_level: vec![u32::MAX; na], ringlet_level: vec![u32::MAX; nr] };
         // The first (sender, destination) pair, in agent order, that has no route.
         let mut unreachable: Option<(AgentId, AgentId)> = None;
-        for d in 0..na {
+        // Packets are addressed to endpoints only: no routes to the others.
+        for d in self.endpoints.clone() {
+            let d = d as usize;
             if self.direct_routes(d) {
                 continue;
             }

@@ -172,10 +172,18 @@ impl Traffic {
         let receivers = self.receivers.as_deref().expect("some endpoints do not receive");
         let s = &mut self.sources[i];
         let me = s.endpoint;
-        // Uniform over the receivers other than `me` and `but`.
+        // Uniform over the receivers other than `me` and `but` (those of
+        // them that receive), drawn by position among the receivers.
         let uniform_but = |rng: &mut Stream, but: u16| -> u16 {
-            let others = receivers.iter().filter(|&&k| k != me && k != but).count();
-            *receivers.iter().filter(|&&k| k != me && k != but).nth(rng.gen_range(0..others)).expect("another receiver")
+            let at = |k: u16| receivers.binary_search(&k).ok().map(|x| x as u16);
+            let n = receivers.len() as u16;
+            let k = match (at(me), at(but)) {
+                (None, None) => rng.gen_range(0..n),
+                (Some(x), None) | (None, Some(x)) => nth_not_excluded(rng.gen_range(0..n - 1), &[x]),
+                (Some(x), Some(y)) if x == y => nth_not_excluded(rng.gen_range(0..n - 1), &[x]),
+                (Some(x), Some(y)) => nth_not_excluded(rng.gen_range(0..n - 2), &[x, y]),
+            };
+            receivers[k as usize]
         };
         let k = match self.destinations {
             Destinations::Uniform => uniform_but(&mut s.rng, me),

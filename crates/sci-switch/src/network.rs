@@ -72,17 +72,15 @@ pub fn topology(k: &Settings) -> Result<Topology, String> {
 }
 
 /// Processors send and have no application queue (a packet generated while
-/// the output buffer is full is lost); memories store in their cycle time
-/// and, with responseless transactions, only receive.
+/// the output buffer is full is lost); memories only receive (and answer a
+/// read), storing in their cycle time.
 fn endpoints(b: &mut TopologyBuilder, k: &Settings, procs: &[AgentId], mems: &[AgentId]) {
     for &p in procs {
         b.role(p, Role::Sender);
         b.app_capacity(p, 0);
     }
     for &m in mems {
-        if k.transaction == crate::keys::Transaction::Dmove64 {
-            b.role(m, Role::Receiver);
-        }
+        b.role(m, Role::Receiver);
         b.ports(m, params::memory_ports(k));
     }
 }

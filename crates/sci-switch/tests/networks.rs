@@ -142,3 +142,31 @@ fn transactions_are_conserved() {
         assert!(r.throughput_mbps > 0.0 && r.throughput_mbps <= r.offered_mbps * 1.02, "{case:?}: {} of {}", r.throughput_mbps, r.offered_mbps);
     }
 }
+
+/// Runs a scenario of either kind with `overrides`.
+fn run(overrides: &[&str]) -> ringlet_fabric::Report {
+    let overrides: Vec<_> = overrides.iter().map(|e| ringlet_scenario::parse_override(e).unwrap()).collect();
+    let s = ringlet_switch::load_str("", &overrides).unwrap();
+    let family = if s.network.kind == "banyan" { ringlet_switch::BANYAN } else { ringlet_switch::SWITCH };
+    (family.run)(&s, Mode::Plain).unwrap().report
+}
+
+/// With unidirectional rings a packet crosses the B-Link exactly when it
+/// is not for the processor's own memory: the share crossing is one less
+/// the locality; with a permutation each processor's packets all cross or
+/// none do.
+#[test]
+fn locality_and_permutations_decide_what_crosses_the_b_link() {
+    let base = ["network.kind=sci-switch", "network.nodes=4", "traffic.arrivals=poisson", "traffic.load_mbps_per_node=100", "run.measure_transactions=20000"];
+    for locality in [1.0, 0.75, 0.25, 0.0] {
+        let l = format!("traffic.locality={locality}");
+        let r = run(&[&base[..], &["traffic.destinations=local", &l]].concat());
+        let crossed = r.per_switch[0].crossings as f64 / r.transactions as f64;
+        assert!((crossed - (1.0 - locality)).abs() < 0.02, "locality {locality}: {crossed}");
+    }
+    let r = run(&[&base[..], &["traffic.destinations=permutation"]].concat());
+    for p in &r.per_port {
+        let own = r.per_node[p.port as usize].throughput_mbps;
+        assert!(p.to_bus_mbps < 1e-9 || (p.to_bus_mbps - own).abs() < 0.02 * own, "{p:?}, processor carried {own}");
+    }
+}
