@@ -215,11 +215,11 @@ def test_trace_has_a_b_link_row_and_a_row_set_per_port(cli, tmp_path):
     (bus,) = [tid for tid, name in rows.items() if name.startswith("bus (B-Link)")]
     spans = [e for e in events if e["pid"] == switch and e["tid"] == bus and e["ph"] in ("b", "e")]
     assert len(spans) > 10 and {e["ph"] for e in spans} == {"b", "e"}
-    # Each of the switch's four ports (one per ringlet) has its own rows; packets leave on them.
+    # Each of the switch's four ports (port k on ringlet k) has its own rows; packets leave on them.
     for ringlet_id in range(4):
-        (link,) = [tid for tid, name in rows.items() if name == f"output link (ringlet {ringlet_id})"]
+        (link,) = [tid for tid, name in rows.items() if name == f"output link (port {ringlet_id}, ringlet {ringlet_id})"]
         assert any(e["ph"] == "X" and e["pid"] == switch and e["tid"] == link for e in events)
-    assert f"output queue (own packets) (ringlet 3)" in rows.values()
+    assert "output queue (own packets) (port 3, ringlet 3)" in rows.values()
 
 
 def test_trace_python_api(tmp_path):

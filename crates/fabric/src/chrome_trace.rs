@@ -158,7 +158,7 @@ impl TraceOutput {
             }
             for (k, &i) in a.ifaces.iter().enumerate() {
                 let base = k as u32 * IFACE_TIDS;
-                let on = if a.ifaces.len() > 1 { format!(" (ringlet {})", t.ringlet_of(i)) } else { String::new() };
+                let on = if a.ifaces.len() > 1 { format!(" (port {k}, ringlet {})", t.ringlet_of(i)) } else { String::new() };
                 let mut threads = vec![
                     (OUTPUT_QUEUE, "output queue (own packets)".to_string()),
                     (OUTPUT_LINK, "output link".to_string()),

@@ -4,6 +4,14 @@
 use ringlet_scenario::schema::{Default, Kind, Param};
 use ringlet_scenario::Scenario;
 
+/// Base SCI's bandwidth allocation on or off (every family whose ringlets run base SCI has it).
+pub const BANDWIDTH_ALLOCATION: Param = Param { section: "network", key: "bandwidth_allocation", kind: Kind::Choice(&["ieee", "none"]), default: Default::Str("ieee"),
+    doc: "Bandwidth allocation of base SCI and PPQ: `ieee` = IEEE 1596's transmission recovery with its debt repaid in converted idles, go bits and idle priority; `none` leaves only the register-insertion rule." };
+
+/// Base SCI's queue allocation on or off (as [`BANDWIDTH_ALLOCATION`]).
+pub const QUEUE_ALLOCATION: Param = Param { section: "network", key: "queue_allocation", kind: Kind::Choice(&["ab", "none"]), default: Default::Str("ab"),
+    doc: "Base SCI queue allocation: `ab` = IEEE 1596's NOTRY/DOTRY phases, input-queue space reserved for a packet busied twice (A/B phases); `none` = every busied packet retries as NOTRY, nothing reserved." };
+
 /// The keys of `network.kind = "sci-ring"`.
 pub const PARAMS: &[Param] = &[
     // [network]
@@ -19,10 +27,8 @@ pub const PARAMS: &[Param] = &[
         doc: "Idle symbols that follow every packet on a link (IEEE 1596: at least one; carries the go bits)." },
     Param { section: "network", key: "bypass_fifo_symbols", kind: Kind::Int { min: 0, max: 1_000_000 }, default: Default::Derived("longest send packet + separator idles"),
         doc: "Bypass FIFO capacity in symbols; must hold the longest send packet and its idles. 0 = derived." },
-    Param { section: "network", key: "bandwidth_allocation", kind: Kind::Choice(&["ieee", "none"]), default: Default::Str("ieee"),
-        doc: "Bandwidth allocation of base SCI and PPQ: `ieee` = IEEE 1596's transmission recovery with its debt repaid in converted idles, go bits and idle priority; `none` leaves only the register-insertion rule." },
-    Param { section: "network", key: "queue_allocation", kind: Kind::Choice(&["ab", "none"]), default: Default::Str("ab"),
-        doc: "Base SCI queue allocation: `ab` = IEEE 1596's NOTRY/DOTRY phases, input-queue space reserved for a packet busied twice (A/B phases); `none` = every busied packet retries as NOTRY, nothing reserved." },
+    BANDWIDTH_ALLOCATION,
+    QUEUE_ALLOCATION,
     // [node]
     Param { section: "node", key: "input_queue_packets", kind: Kind::Int { min: 1, max: 1_000_000 }, default: Default::Int(5),
         doc: "Requestor and responder input queue size, packets (Table 1: 5)." },

@@ -21,10 +21,9 @@ macro_rules! common_keys {
                 doc: "Propagation delay of every link between processors, switches and memories, ns (seed 001: 1)." },
             Param { section: "network", key: "idle_symbols_between_packets", kind: KeyKind::Int { min: 0, max: 64 }, default: Default::Int(2),
                 doc: "Idle symbols after every packet (seed 001: 4 bytes of idle overhead per packet, 64/84 payload)." },
-            Param { section: "network", key: "bandwidth_allocation", kind: KeyKind::Choice(&["ieee", "none"]), default: Default::Str("ieee"),
-                doc: "Base SCI's bandwidth allocation on every ringlet (as `sci-ring`'s key of that name)." },
-            Param { section: "network", key: "queue_allocation", kind: KeyKind::Choice(&["ab", "none"]), default: Default::Str("ab"),
-                doc: "Base SCI's queue allocation at every input buffer (as `sci-ring`'s key of that name)." },
+            // Base SCI runs every ringlet.
+            ringlet_sci::keys::BANDWIDTH_ALLOCATION,
+            ringlet_sci::keys::QUEUE_ALLOCATION,
             // [switch]
             Param { section: "switch", key: "address_decode_ns", kind: KeyKind::Float { min: 0.0, max: 1e6 }, default: Default::Float(20.0),
                 doc: "Address decoder delay of every SCI port (processors', memories' and switches'): a packet it strips is in its buffer this long after its head arrives, ns (LC-II: 20)." },
