@@ -170,3 +170,22 @@ fn locality_and_permutations_decide_what_crosses_the_b_link() {
         assert!(p.to_bus_mbps < 1e-9 || (p.to_bus_mbps - own).abs() < 0.02 * own, "{p:?}, processor carried {own}");
     }
 }
+
+/// The largest sizes: a 1024x1024 Omega of 2-port switches on
+/// unidirectional rings (12 288 interfaces, beyond the 8 191 an event
+/// could name before) and a 256x256 one on bidirectional ringlets run and
+/// deliver.
+#[test]
+fn the_largest_networks_run() {
+    for case in [
+        &["network.kind=banyan", "network.nodes=1024", "network.switch_ports=2"][..],
+        &["network.kind=banyan", "network.nodes=256", "network.switch_ports=2", "network.ringlets=bidirectional"][..],
+    ] {
+        let r = run(&[case, &["traffic.destinations=uniform", "traffic.load_mbps_per_node=20", "run.measure_transactions=3000", "run.warmup_ns=1000"]].concat());
+        let c = &r.conservation;
+        assert_eq!(c.generated, c.completed + c.queued + c.in_flight + c.lost, "{case:?}");
+        assert!(r.transactions >= 3000 && c.lost == 0, "{case:?}: {c:?}");
+    }
+    let t = network::topology(&settings("banyan", 1024, &["network.switch_ports=2"])).unwrap();
+    assert_eq!(t.ifaces(), 1024 * (10 + 2));
+}
