@@ -12,13 +12,23 @@ use crate::topology::{BusSpec, IfaceId};
 pub struct Bus {
     pub spec: BusSpec,
     /// Interfaces whose serviced packet (of the class given) waits for the
-    /// bus, in the order they asked.
-    waiting: Vec<(IfaceId, u8)>,
-    /// The transfer under way: the interface and class it comes from, and
-    /// the interface it goes to.
-    pub transfer: Option<(IfaceId, u8, IfaceId)>,
+    /// bus, in the order they asked, each with the output queue (interface
+    /// and class) its packet goes to.
+    waiting: Vec<Request>,
+    /// The transfer under way.
+    pub transfer: Option<Request>,
     /// The interface granted last: the round robin starts after it.
     last: IfaceId,
+}
+
+/// A packet waiting for the bus: from interface `from`'s input queue of
+/// `class`, to interface `to`'s output queue of `to_class`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Request {
+    pub from: IfaceId,
+    pub class: u8,
+    pub to: IfaceId,
+    pub to_class: u8,
 }
 
 impl Bus {
@@ -26,10 +36,10 @@ impl Bus {
         Bus { spec, waiting: Vec::new(), transfer: None, last: IfaceId::MAX }
     }
 
-    /// Interface `i`'s packet of `class` asks for the bus.
-    pub fn ask(&mut self, i: IfaceId, class: u8) {
-        debug_assert!(!self.waiting.contains(&(i, class)), "interface {i} asks twice");
-        self.waiting.push((i, class));
+    /// A packet asks for the bus.
+    pub fn ask(&mut self, r: Request) {
+        debug_assert!(!self.waiting.iter().any(|w| (w.from, w.class) == (r.from, r.class)), "interface {} asks twice", r.from);
+        self.waiting.push(r);
     }
 
     /// Whether anyone waits for the bus.
@@ -38,16 +48,16 @@ impl Bus {
     }
 
     /// Grants the bus round robin: to the first waiting interface after the
-    /// last one granted, in interface order, that `ready` lets go (its
-    /// packet's output queue has room); `None` if none may go. The grant is
-    /// no longer waiting.
-    pub fn grant(&mut self, ready: impl Fn(IfaceId, u8) -> bool) -> Option<(IfaceId, u8)> {
+    /// last one granted, in interface order, whose request `ready` lets go
+    /// (its output queue has room); `None` if none may go. The grant is no
+    /// longer waiting.
+    pub fn grant(&mut self, ready: impl Fn(&Request) -> bool) -> Option<Request> {
         let after = self.last.wrapping_add(1);
-        let turn = |&(i, c): &(IfaceId, u8)| (i.wrapping_sub(after), c);
-        let k = (0..self.waiting.len()).filter(|&k| ready(self.waiting[k].0, self.waiting[k].1)).min_by_key(|&k| turn(&self.waiting[k]))?;
-        let (i, c) = self.waiting.remove(k);
-        self.last = i;
-        Some((i, c))
+        let turn = |r: &Request| (r.from.wrapping_sub(after), r.class);
+        let k = (0..self.waiting.len()).filter(|&k| ready(&self.waiting[k])).min_by_key(|&k| turn(&self.waiting[k]))?;
+        let r = self.waiting.remove(k);
+        self.last = r.from;
+        Some(r)
     }
 }
 
@@ -59,6 +69,10 @@ mod tests {
         Bus::new(BusSpec { beat: 40_000, symbols_per_beat: 4, overhead_beats: 0, exit: 82_000 })
     }
 
+    fn from(i: IfaceId) -> Request {
+        Request { from: i, class: 0, to: 100 + i, to_class: 0 }
+    }
+
     /// Round robin: each waiting port in turn after the last granted,
     /// whatever order they asked in; a port whose packet may not go is
     /// passed over without losing its place.
@@ -66,15 +80,15 @@ mod tests {
     fn grants_go_round_robin_and_skip_ports_not_ready() {
         let mut b = bus();
         for i in [7, 3, 5] {
-            b.ask(i, 0);
+            b.ask(from(i));
         }
-        assert_eq!(b.grant(|_, _| true), Some((3, 0)));
-        b.ask(3, 0);
-        assert_eq!(b.grant(|_, _| true), Some((5, 0)));
-        assert_eq!(b.grant(|i, _| i != 7), Some((3, 0)), "7 is not ready: 3 goes, its turn having come round");
-        assert_eq!(b.grant(|i, _| i != 7), None);
+        assert_eq!(b.grant(|_| true), Some(from(3)));
+        b.ask(from(3));
+        assert_eq!(b.grant(|_| true), Some(from(5)));
+        assert_eq!(b.grant(|r| r.from != 7), Some(from(3)), "7 is not ready: 3 goes, its turn having come round");
+        assert_eq!(b.grant(|r| r.from != 7), None);
         assert!(b.has_waiting());
-        assert_eq!(b.grant(|_, _| true), Some((7, 0)));
+        assert_eq!(b.grant(|_| true), Some(from(7)));
         assert!(!b.has_waiting());
     }
 

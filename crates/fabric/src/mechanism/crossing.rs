@@ -12,6 +12,7 @@
 //! packet reaches the output queue after the bus-to-FIFO delay.
 
 use super::Fabric;
+use crate::bus::Request;
 use crate::event::Event;
 use crate::packet::{Packet, PacketKind};
 use crate::protocol::RingProtocol;
@@ -30,16 +31,11 @@ impl<P: RingProtocol> Fabric<P> {
     pub(super) fn ask_bus(&mut self, i: usize, class: usize) {
         self.ifaces[i].input_mut(class).stalled = true;
         let agent = self.ifaces[i].agent as usize;
-        self.buses[agent].as_mut().expect("a bus").ask(i as u16, class as u8);
-        self.arbitrate(agent);
-    }
-
-    /// The output queue (interface, class) the packet waiting at `i`'s input
-    /// queue of `class` goes to.
-    fn crossing_target(&self, i: usize, class: usize) -> (usize, u8, u32) {
         let id = self.ifaces[i].input(class).in_service.expect("a packet in service");
         let pk = self.slab.at(id);
-        (self.out_iface(self.ifaces[i].agent, pk.dst), pk.class, id)
+        let request = Request { from: i as u16, class: class as u8, to: self.out_iface(agent as u16, pk.dst) as u16, to_class: pk.class };
+        self.buses[agent].as_mut().expect("a bus").ask(request);
+        self.arbitrate(agent);
     }
 
     /// If agent `a`'s bus is free, grants it to the next port whose packet
@@ -50,18 +46,14 @@ impl<P: RingProtocol> Fabric<P> {
             return;
         }
         let mut bus = self.buses[a].take().expect("a bus");
-        let granted = bus.grant(|i, c| {
-            let (o, oc, _) = self.crossing_target(i as usize, c as usize);
-            self.ifaces[o].output(oc).has_room()
-        });
-        if let Some((i, c)) = granted {
-            let (o, oc, id) = self.crossing_target(i as usize, c as usize);
-            self.ifaces[o].hold_incoming(oc);
-            bus.transfer = Some((i, c, o as u16));
+        if let Some(r) = bus.grant(|r| self.ifaces[r.to as usize].output(r.to_class).has_room()) {
+            let id = self.ifaces[r.from as usize].input(r.class as usize).in_service.expect("a packet in service");
+            self.ifaces[r.to as usize].hold_incoming(r.to_class);
+            bus.transfer = Some(r);
             let now = self.sched.now();
             let took = bus.spec.transfer(self.slab.at(id).len);
             self.measure.bus_used(a, now, took);
-            self.record(i as usize, TraceKind::BusGranted, id);
+            self.record(r.from as usize, TraceKind::BusGranted, id);
             self.sched.at(now + took, Event::BusFree { agent: a as u16 }.pack());
         }
         self.buses[a] = Some(bus);
@@ -71,8 +63,8 @@ impl<P: RingProtocol> Fabric<P> {
     /// the packet, which goes on to its output queue; the bus is granted again.
     pub(super) fn on_bus_free(&mut self, a: usize) {
         let bus = self.buses[a].as_mut().expect("a bus");
-        let (i, class, _) = bus.transfer.take().expect("a transfer under way");
-        self.finish(i as usize, class as usize);
+        let r = bus.transfer.take().expect("a transfer under way");
+        self.finish(r.from as usize, r.class as usize);
         self.arbitrate(a);
     }
 
