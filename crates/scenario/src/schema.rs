@@ -94,7 +94,7 @@ pub const CORE: &[Param] = &[
     Param { section: "network", key: "kind", kind: Kind::Family, default: Default::Str("sci-ring"),
         doc: "Network family (see Network families below); a family's own keys are listed with it." },
     Param { section: "network", key: "nodes", kind: Kind::Int { min: 2, max: 4096 }, default: Default::Int(8),
-        doc: "Number of end nodes: the agents that source and sink traffic (seed 003 Table 1: 8)." },
+        doc: "Number of end nodes: the agents that source and sink traffic (seed 003 Table 1: 8). On a switch or Banyan network, the processors, with as many memories." },
     // [traffic]
     Param { section: "traffic", key: "arrivals", kind: Kind::Choice(&["poisson", "deterministic"]), default: Default::Str("poisson"),
         doc: "Transaction arrival process per node and priority." },
