@@ -24,8 +24,9 @@ pub(crate) enum Event {
     Inject { src: u16, dst: u16, priority: u16 },
     /// A busied packet's retry hold-off is over: it rejoins its output queue.
     Requeue { iface: u16, pkt: u32 },
-    /// A protocol's delayed control packet leaves its interface.
-    EmitControl { iface: u16, len: u16, tag: u32 },
+    /// A protocol's delayed control packet leaves its interface; `pending`
+    /// is its length and tag's slot in the fabric's table of them.
+    EmitControl { iface: u16, pending: u32 },
     /// An agent's internal bus (a switch's B-Link) ends a transfer: the
     /// port it came from frees its input slot, and the bus grants the next.
     BusFree { agent: u16 },
@@ -52,7 +53,7 @@ impl Event {
             Event::ServiceDone { iface, class } => (4, iface, class as u16, 0),
             Event::Inject { src, dst, priority } => (5, src, 0, dst as u32 | (priority as u32) << 16),
             Event::Requeue { iface, pkt } => (6, iface, 0, pkt),
-            Event::EmitControl { iface, len, tag } => (7, iface, len, tag),
+            Event::EmitControl { iface, pending } => (7, iface, 0, pending),
             Event::BusFree { agent } => (8, agent, 0, 0),
             Event::BusDelivered { iface, pkt } => (9, iface, 0, pkt),
         };
@@ -92,7 +93,7 @@ impl Event {
             4 => Event::ServiceDone { iface: node, class: a as u8 },
             5 => Event::Inject { src: node, dst: b as u16, priority: (b >> 16) as u16 },
             6 => Event::Requeue { iface: node, pkt: b },
-            7 => Event::EmitControl { iface: node, len: a, tag: b },
+            7 => Event::EmitControl { iface: node, pending: b },
             8 => Event::BusFree { agent: node },
             _ => Event::BusDelivered { iface: node, pkt: b },
         }
@@ -117,7 +118,7 @@ mod tests {
                 Event::ServiceDone { iface, class: narrow as u8 & 3 },
                 Event::Inject { src: iface, dst: narrow, priority: narrow },
                 Event::Requeue { iface, pkt: wide },
-                Event::EmitControl { iface, len: narrow & 0xfff, tag: wide },
+                Event::EmitControl { iface, pending: wide },
                 Event::BusFree { agent: iface },
                 Event::BusDelivered { iface, pkt: wide },
             ]);

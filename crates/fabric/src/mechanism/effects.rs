@@ -33,7 +33,9 @@ impl<P: RingProtocol> Fabric<P> {
             if time <= self.sched.now() {
                 self.emit_control(i as usize, len, tag);
             } else {
-                self.sched.at(time, Event::EmitControl { iface: i, len, tag }.pack());
+                // (Length and tag wait in a table: a train may be longer than an event's field.)
+                let pending = self.pending_controls.put((len, tag));
+                self.sched.at(time, Event::EmitControl { iface: i, pending }.pack());
             }
         }
         self.fx.controls = controls;

@@ -71,6 +71,8 @@ pub struct Fabric<P: RingProtocol> {
     traffic: Option<Traffic>,
     /// Transactions of several responses: how many each still awaits (by the responses' tag).
     awaited: Payloads<u16>,
+    /// Delayed control packets' length and tag, until their `EmitControl`.
+    pending_controls: Payloads<(u16, u32)>,
     measure: Measure,
     fx: Effects,
     /// Scratch list of an interface's own packets in send order (no allocation per decision).
@@ -138,6 +140,7 @@ impl<P: RingProtocol> Fabric<P> {
             protos: Dense::new(protos),
             traffic,
             awaited: Payloads::new(),
+            pending_controls: Payloads::new(),
             measure: Measure::new(s, &topo, &p),
             fx: Effects::default(),
             cands: Vec::with_capacity(2 * p.output_queue as usize),
@@ -310,7 +313,11 @@ impl<P: RingProtocol> Fabric<P> {
             Event::EchoIn { iface, pkt } => self.on_echo(iface as usize, pkt),
             Event::ServiceDone { iface, class } => self.on_service_done(iface as usize, class as usize),
             Event::Inject { src, dst, priority } => self.on_inject(src, dst, priority),
-            Event::EmitControl { iface, len, tag } => self.emit_control(iface as usize, len, tag),
+            Event::EmitControl { iface, pending } => {
+                let (len, tag) = self.pending_controls.get(pending);
+                self.pending_controls.release(pending);
+                self.emit_control(iface as usize, len, tag)
+            }
             Event::Requeue { iface, pkt } => self.requeue(iface as usize, pkt),
             Event::BusFree { agent } => self.on_bus_free(agent as usize),
             Event::BusDelivered { iface, pkt } => self.on_bus_delivered(iface as usize, pkt),
