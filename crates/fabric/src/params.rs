@@ -60,6 +60,12 @@ impl Shape {
         self.responses > 0
     }
 
+    /// Whether a response (or, `false`, a request) carries the data.
+    #[inline]
+    pub fn carries_data(&self, response: bool) -> bool {
+        response == self.data_in_response
+    }
+
     /// The data bytes the `k`-th of `n` packets carrying them delivers
     /// (an equal share, the last taking what does not divide).
     pub fn data_share(&self, k: u16, n: u16) -> u32 {

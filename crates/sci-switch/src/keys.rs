@@ -9,81 +9,73 @@ use ringlet_scenario::Scenario;
 const INF: f64 = f64::INFINITY;
 
 /// Keys both kinds (`sci-switch`, `banyan`) have.
-macro_rules! common_keys {
-    () => {
-        [
-            // [network]
-            Param { section: "network", key: "ringlets", kind: KeyKind::Choice(&["unidirectional", "bidirectional"]), default: Default::Str("unidirectional"),
-                doc: "How processors, memories and switch ports are joined: `unidirectional` rings through every stage and the ports' bypass FIFOs (seed 001 Figures 5b, 7b-9), or a 2-node `bidirectional` ringlet per wire, every packet crossing each switch's B-Link (Figures 5a, 7a)." },
-            Param { section: "network", key: "cycle_ns", kind: KeyKind::Float { min: 0.001, max: 1e3 }, default: Default::Float(4.0),
-                doc: "Symbol time, ns: one 16-bit symbol per cycle (a port's 500 MB/s per direction: 4 ns)." },
-            Param { section: "network", key: "link_delay_ns", kind: KeyKind::Float { min: 0.0, max: 1e6 }, default: Default::Float(1.0),
-                doc: "Propagation delay of every link between processors, switches and memories, ns (seed 001: 1)." },
-            Param { section: "network", key: "idle_symbols_between_packets", kind: KeyKind::Int { min: 0, max: 64 }, default: Default::Int(2),
-                doc: "Idle symbols after every packet (seed 001: 4 bytes of idle overhead per packet, 64/84 payload)." },
-            // Base SCI runs every ringlet.
-            ringlet_sci::keys::BANDWIDTH_ALLOCATION,
-            ringlet_sci::keys::QUEUE_ALLOCATION,
-            // [switch]
-            Param { section: "switch", key: "address_decode_ns", kind: KeyKind::Float { min: 0.0, max: 1e6 }, default: Default::Float(20.0),
-                doc: "Address decoder delay of every SCI port (processors', memories' and switches'): a packet it strips is in its buffer this long after its head arrives, ns (LC-II: 20)." },
-            Param { section: "switch", key: "bypass_ns", kind: KeyKind::Float { min: 0.0, max: 1e6 }, default: Default::Float(48.0),
-                doc: "Bypass FIFO delay of every SCI port: a packet it passes leaves this long after its head arrives, ns (LC-II: 48)." },
-            Param { section: "switch", key: "fifo_to_blink_ns", kind: KeyKind::Float { min: 0.0, max: 1e6 }, default: Default::Float(106.0),
-                doc: "From a packet fully in a switch port's input buffer to its request for the B-Link, ns (LC-II: 106): a delay each packet goes through, in order, not a time per packet." },
-            Param { section: "switch", key: "blink_to_fifo_ns", kind: KeyKind::Float { min: 0.0, max: 1e6 }, default: Default::Float(82.0),
-                doc: "From the end of a B-Link transfer to the packet in the output port's buffer, ns (LC-II: 82)." },
-            Param { section: "switch", key: "blink_mbps", kind: KeyKind::Float { min: 1.0, max: INF }, default: Default::Float(600.0),
-                doc: "B-Link bandwidth, MB/s: one 8-byte beat per 8 / this us (600 MB/s: 40/3 ns)." },
-            Param { section: "switch", key: "blink_overhead_beats", kind: KeyKind::Int { min: 0, max: 64 }, default: Default::Int(0),
-                doc: "B-Link beats a transfer takes beyond the packet's own bytes in 8-byte beats (framing; 0 matches seed 001's 150 MB/s per port direction with both port pairs in full duplex)." },
-            Param { section: "switch", key: "buffer_packets", kind: KeyKind::Int { min: 1, max: 1_000_000 }, default: Default::Int(4),
-                doc: "Input and output buffer of every switch port, per class (requests, responses), packets (LC-II: 4)." },
-            // [node]
-            Param { section: "node", key: "memory_store_ns", kind: KeyKind::Float { min: 0.0, max: 1e9 }, default: Default::Float(40.0),
-                doc: "A memory's cycle time to store (or read) one 64-byte packet, ns (seed 001: 40)." },
-            Param { section: "node", key: "buffer_packets", kind: KeyKind::Int { min: 1, max: 1_000_000 }, default: Default::Int(4),
-                doc: "Input and output buffers of processors and memories, per class, packets (LC-II: 4). A packet a processor generates while its output buffer is full is lost." },
-            // [traffic]
-            Param { section: "traffic", key: "transaction", kind: KeyKind::Choice(&["dmove64", "read64"]), default: Default::Str("dmove64"),
-                doc: "Transaction: `dmove64`, a responseless 64-byte move (80-byte packet; seed 001), or `read64` (16-byte request, 80-byte response). `load_mbps_per_node` counts the raw bytes of the packet carrying the data with its idles (84)." },
-            Param { section: "traffic", key: "locality", kind: KeyKind::Float { min: 0.0, max: 1.0 }, default: Default::Float(1.0),
-                doc: "With `destinations = \"local\"`: the fraction of a processor's transactions for its own memory (the one on its ring; seed 001: 1.0); the rest are uniform over the other memories." },
-            Param { section: "traffic", key: "start", kind: KeyKind::Choice(&["aligned", "random"]), default: Default::Str("aligned"),
-                doc: "Deterministic sources all start at time 0 (`aligned`, seed 001's \"at the same time\") or each at a random phase." },
-        ]
-    };
+const COMMON: [Param; 18] = [
+    // [network]
+    Param { section: "network", key: "ringlets", kind: KeyKind::Choice(&["unidirectional", "bidirectional"]), default: Default::Str("unidirectional"),
+        doc: "How processors, memories and switch ports are joined: `unidirectional` rings through every stage and the ports' bypass FIFOs (seed 001 Figures 5b, 7b-9), or a 2-node `bidirectional` ringlet per wire, every packet crossing each switch's B-Link (Figures 5a, 7a)." },
+    Param { section: "network", key: "cycle_ns", kind: KeyKind::Float { min: 0.001, max: 1e3 }, default: Default::Float(4.0),
+        doc: "Symbol time, ns: one 16-bit symbol per cycle (a port's 500 MB/s per direction: 4 ns)." },
+    Param { section: "network", key: "link_delay_ns", kind: KeyKind::Float { min: 0.0, max: 1e6 }, default: Default::Float(1.0),
+        doc: "Propagation delay of every link between processors, switches and memories, ns (seed 001: 1)." },
+    Param { section: "network", key: "idle_symbols_between_packets", kind: KeyKind::Int { min: 0, max: 64 }, default: Default::Int(2),
+        doc: "Idle symbols after every packet (seed 001: 4 bytes of idle overhead per packet, 64/84 payload)." },
+    // Base SCI runs every ringlet.
+    ringlet_sci::keys::BANDWIDTH_ALLOCATION,
+    ringlet_sci::keys::QUEUE_ALLOCATION,
+    // [switch]
+    Param { section: "switch", key: "address_decode_ns", kind: KeyKind::Float { min: 0.0, max: 1e6 }, default: Default::Float(20.0),
+        doc: "Address decoder delay of every SCI port (processors', memories' and switches'): a packet it strips is in its buffer this long after its head arrives, ns (LC-II: 20)." },
+    Param { section: "switch", key: "bypass_ns", kind: KeyKind::Float { min: 0.0, max: 1e6 }, default: Default::Float(48.0),
+        doc: "Bypass FIFO delay of every SCI port: a packet it passes leaves this long after its head arrives, ns (LC-II: 48)." },
+    Param { section: "switch", key: "fifo_to_blink_ns", kind: KeyKind::Float { min: 0.0, max: 1e6 }, default: Default::Float(106.0),
+        doc: "From a packet fully in a switch port's input buffer to its request for the B-Link, ns (LC-II: 106): a delay each packet goes through, in order, not a time per packet." },
+    Param { section: "switch", key: "blink_to_fifo_ns", kind: KeyKind::Float { min: 0.0, max: 1e6 }, default: Default::Float(82.0),
+        doc: "From the end of a B-Link transfer to the packet in the output port's buffer, ns (LC-II: 82)." },
+    Param { section: "switch", key: "blink_mbps", kind: KeyKind::Float { min: 1.0, max: INF }, default: Default::Float(600.0),
+        doc: "B-Link bandwidth, MB/s: one 8-byte beat per 8 / this us (600 MB/s: 40/3 ns)." },
+    Param { section: "switch", key: "blink_overhead_beats", kind: KeyKind::Int { min: 0, max: 64 }, default: Default::Int(0),
+        doc: "B-Link beats a transfer takes beyond the packet's own bytes in 8-byte beats (framing; 0 matches seed 001's 150 MB/s per port direction with both port pairs in full duplex)." },
+    Param { section: "switch", key: "buffer_packets", kind: KeyKind::Int { min: 1, max: 1_000_000 }, default: Default::Int(4),
+        doc: "Input and output buffer of every switch port, per class (requests, responses), packets (LC-II: 4)." },
+    // [node]
+    Param { section: "node", key: "memory_store_ns", kind: KeyKind::Float { min: 0.0, max: 1e9 }, default: Default::Float(40.0),
+        doc: "A memory's cycle time to store (or read) one 64-byte packet, ns (seed 001: 40)." },
+    Param { section: "node", key: "buffer_packets", kind: KeyKind::Int { min: 1, max: 1_000_000 }, default: Default::Int(4),
+        doc: "Input and output buffers of processors and memories, per class, packets (LC-II: 4). A packet a processor generates while its output buffer is full is lost." },
+    // [traffic]
+    Param { section: "traffic", key: "transaction", kind: KeyKind::Choice(&["dmove64", "read64"]), default: Default::Str("dmove64"),
+        doc: "Transaction: `dmove64`, a responseless 64-byte move (80-byte packet; seed 001), or `read64` (16-byte request, 80-byte response). `load_mbps_per_node` counts the raw bytes of the packet carrying the data with its idles (84)." },
+    Param { section: "traffic", key: "locality", kind: KeyKind::Float { min: 0.0, max: 1.0 }, default: Default::Float(1.0),
+        doc: "With `destinations = \"local\"`: the fraction of a processor's transactions for its own memory (the one on its ring; seed 001: 1.0); the rest are uniform over the other memories." },
+    Param { section: "traffic", key: "start", kind: KeyKind::Choice(&["aligned", "random"]), default: Default::Str("aligned"),
+        doc: "Deterministic sources all start at time 0 (`aligned`, seed 001's \"at the same time\") or each at a random phase." },
+];
+
+/// [`COMMON`] followed by a kind's own keys (`N` = 18 + `M`).
+const fn with_common<const N: usize, const M: usize>(own: [Param; M]) -> [Param; N] {
+    assert!(N == COMMON.len() + M);
+    let mut all = [COMMON[0]; N];
+    let mut k = 0;
+    while k < N {
+        all[k] = if k < COMMON.len() { COMMON[k] } else { own[k - COMMON.len()] };
+        k += 1;
+    }
+    all
 }
 
-const COMMON: [Param; 18] = common_keys!();
-
 /// The keys of `network.kind = "sci-switch"`.
-pub const SWITCH_PARAMS: &[Param] = &{
-    let mut all = [COMMON[0]; 19];
-    let mut k = 0;
-    while k < COMMON.len() {
-        all[k] = COMMON[k];
-        k += 1;
-    }
-    all[18] = Param { section: "network", key: "nodes_per_ring", kind: KeyKind::Int { min: 1, max: 64 }, default: Default::Int(1),
-        doc: "Processors (and memories) on each unidirectional ring: 1 gives each pair its own ring and switch port (Figures 5b, 6a); 2 puts two processors and two memories on each ring (Figure 6b). `network.nodes` must be a multiple, with at least two rings." };
-    all
-};
+pub const SWITCH_PARAMS: &[Param] = &with_common::<19, 1>([
+    Param { section: "network", key: "nodes_per_ring", kind: KeyKind::Int { min: 1, max: 64 }, default: Default::Int(1),
+        doc: "Processors (and memories) on each unidirectional ring: 1 gives each pair its own ring and switch port (Figures 5b, 6a); 2 puts two processors and two memories on each ring (Figure 6b). `network.nodes` must be a multiple, with at least two rings." },
+]);
 
 /// The keys of `network.kind = "banyan"`.
-pub const BANYAN_PARAMS: &[Param] = &{
-    let mut all = [COMMON[0]; 20];
-    let mut k = 0;
-    while k < COMMON.len() {
-        all[k] = COMMON[k];
-        k += 1;
-    }
-    all[18] = Param { section: "network", key: "topology", kind: KeyKind::Choice(&["omega", "baseline", "flip", "indirect-cube", "generalized-cube"]), default: Default::Str("omega"),
-        doc: "Banyan topology of the stages (seed 001 section V)." };
-    all[19] = Param { section: "network", key: "switch_ports", kind: KeyKind::Int { min: 2, max: 64 }, default: Default::Int(2),
-        doc: "s: each switching element joins s lines to s lines (`network.nodes` must be a power of s). Unidirectional: an s-port switch, one port per ring; bidirectional: a 2s-port switch, s ringlets in and s out." };
-    all
-};
+pub const BANYAN_PARAMS: &[Param] = &with_common::<20, 2>([
+    Param { section: "network", key: "topology", kind: KeyKind::Choice(&["omega", "baseline", "flip", "indirect-cube", "generalized-cube"]), default: Default::Str("omega"),
+        doc: "Banyan topology of the stages (seed 001 section V)." },
+    Param { section: "network", key: "switch_ports", kind: KeyKind::Int { min: 2, max: 64 }, default: Default::Int(2),
+        doc: "s: each switching element joins s lines to s lines (`network.nodes` must be a power of s). Unidirectional: an s-port switch, one port per ring; bidirectional: a 2s-port switch, s ringlets in and s out." },
+]);
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Transaction {

@@ -99,13 +99,14 @@ impl<P: RingProtocol> Fabric<P> {
         }
     }
 
-    /// Data payload bytes packet `pk` carries.
+    /// Data payload bytes packet `pk` carries (of a transaction's several
+    /// responses, the first's share).
     fn data_carried(&self, pk: &Packet) -> u32 {
-        let shape = &self.p.shape;
-        if (pk.kind == PacketKind::Response) == shape.data_in_response {
-            shape.data_share(0, if pk.kind == PacketKind::Response { shape.responses.max(1) } else { 1 })
-        } else {
-            0
+        let (shape, response) = (&self.p.shape, pk.kind == PacketKind::Response);
+        match (shape.carries_data(response), response) {
+            (false, _) => 0,
+            (true, true) => shape.data_share(0, shape.responses),
+            (true, false) => shape.data_bytes,
         }
     }
 }

@@ -115,7 +115,7 @@ impl<P: RingProtocol> Fabric<P> {
                 (shape.responses - 1 - left, shape.responses)
             }
         };
-        if (pk.kind == PacketKind::Response) == shape.data_in_response {
+        if shape.carries_data(pk.kind == PacketKind::Response) {
             self.measure.data_delivered(now, shape.data_share(k, of), pk.priority, requester);
         }
         let mut answered_on = None;
