@@ -4,6 +4,7 @@
 
 use crate::queue::PriorityFifo;
 use ringlet_engine::Time;
+use std::collections::VecDeque;
 
 /// A transaction waiting in an agent's application queue.
 #[derive(Clone, Copy, Debug)]
@@ -11,6 +12,78 @@ pub struct AppEntry {
     pub born: Time,
     pub dst: u16,
     pub priority: u16,
+    /// Its kind: which of the fabric's `Params::shapes` it is.
+    pub kind: u8,
+    /// The traffic source (stream) it came from; `NO_STREAM` if injected by hand.
+    pub stream: u32,
+    /// Request packets put into output queues so far (a block write's go one by one).
+    pub sent: u16,
+    /// Its slot in the fabric's transaction table once it has one (`NO_TAG` before).
+    pub tag: u32,
+}
+
+/// No stream: a transaction injected by hand.
+pub const NO_STREAM: u32 = u32::MAX;
+
+impl AppEntry {
+    /// A new transaction of `kind` from `stream`.
+    pub fn new(born: Time, dst: u16, priority: u16, kind: u8, stream: u32) -> AppEntry {
+        AppEntry { born, dst, priority, kind, stream, sent: 0, tag: crate::packet::NO_TAG }
+    }
+}
+
+/// A transaction in flight that has a slot in the fabric's transaction
+/// table: every transaction where `Params::tracks_transactions`, else only
+/// those answered by several responses. Its packets carry the slot (`Packet::tag`).
+#[derive(Clone, Copy, Debug)]
+pub struct Txn {
+    /// When it was generated (its latency's start).
+    pub born: Time,
+    pub kind: u8,
+    pub stream: u32,
+    /// Its request packets not yet serviced at the target.
+    pub requests_left: u16,
+    /// Its response packets not yet serviced back at the requester.
+    pub responses_left: u16,
+}
+
+/// What limits one stream (a traffic source) of an agent: its window of
+/// outstanding request packets and its transactions in flight (see
+/// `params::WindowPolicy`, `ClientRules::transactions_per_stream`).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct StreamState {
+    /// Request packets put into output queues and not yet accepted.
+    pub outstanding: u16,
+    /// Request packets it may have outstanding now.
+    pub window: u16,
+    /// Accepting echoes since the window last changed.
+    pub accepted_run: u16,
+    /// Transactions issued (a first packet put out) and not complete.
+    pub in_flight: u16,
+    /// Times the window closed on a busy echo, for the report.
+    pub decreases: u64,
+}
+
+/// One stream of an agent (a traffic source, or the agent's hand-injected
+/// transactions) where streams are kept: its own application queue and limits.
+#[derive(Debug, Default)]
+pub struct Stream {
+    pub queue: VecDeque<AppEntry>,
+    pub state: StreamState,
+}
+
+/// Responses an agent's DMA engine still has to put into output queues
+/// (`params::Responder::Dma`), first come first.
+#[derive(Clone, Copy, Debug)]
+pub struct DmaJob {
+    /// The requester they go to.
+    pub dst: u16,
+    pub priority: u16,
+    pub kind: u8,
+    /// The transaction's slot.
+    pub tag: u32,
+    /// Response packets put out so far.
+    pub sent: u16,
 }
 
 /// An agent's application: the transactions it has generated and not yet
@@ -23,13 +96,18 @@ pub struct Application {
     /// The agent's interface, if it has only one (`NO_IFACE` otherwise):
     /// where all it sends goes, without asking the routes.
     pub iface: u16,
+    /// Where streams are kept: transactions waiting in its streams' queues
+    /// (with request packets still to put out), and the stream that takes
+    /// the first turn next.
+    pub waiting: u32,
+    pub turn: u32,
 }
 
 impl Application {
     /// Whether a new transaction finds room.
     #[inline]
     pub fn has_room(&self) -> bool {
-        self.capacity.is_none_or(|c| self.queue.len() < c as usize)
+        self.capacity.is_none_or(|c| self.queue.len() + (self.waiting as usize) < c as usize)
     }
 }
 

@@ -20,8 +20,8 @@ pub(crate) enum Event {
     /// The server of an interface's input queue of `class` finishes one
     /// packet (its service time elapsed).
     ServiceDone { iface: u16, class: u8 },
-    /// A transaction injected by hand (tests) enters agent `src`'s application queue.
-    Inject { src: u16, dst: u16, priority: u16 },
+    /// A transaction of `kind` injected by hand (tests) enters agent `src`'s application queue.
+    Inject { src: u16, dst: u16, priority: u16, kind: u8 },
     /// A busied packet's retry hold-off is over: it rejoins its output queue.
     Requeue { iface: u16, pkt: u32 },
     /// A protocol's delayed control packet leaves its interface; `pending`
@@ -51,7 +51,7 @@ impl Event {
             Event::OutputFree { iface } => (Self::OUTPUT_FREE, iface, 0, 0),
             Event::EchoIn { iface, pkt } => (3, iface, 0, pkt),
             Event::ServiceDone { iface, class } => (4, iface, class as u16, 0),
-            Event::Inject { src, dst, priority } => (5, src, 0, dst as u32 | (priority as u32) << 16),
+            Event::Inject { src, dst, priority, kind } => (5, src, kind as u16, dst as u32 | (priority as u32) << 16),
             Event::Requeue { iface, pkt } => (6, iface, 0, pkt),
             Event::EmitControl { iface, pending } => (7, iface, 0, pending),
             Event::BusFree { agent } => (8, agent, 0, 0),
@@ -91,7 +91,7 @@ impl Event {
             Self::OUTPUT_FREE => Event::OutputFree { iface: node },
             3 => Event::EchoIn { iface: node, pkt: b },
             4 => Event::ServiceDone { iface: node, class: a as u8 },
-            5 => Event::Inject { src: node, dst: b as u16, priority: (b >> 16) as u16 },
+            5 => Event::Inject { src: node, dst: b as u16, priority: (b >> 16) as u16, kind: a as u8 },
             6 => Event::Requeue { iface: node, pkt: b },
             7 => Event::EmitControl { iface: node, pending: b },
             8 => Event::BusFree { agent: node },
@@ -116,7 +116,7 @@ mod tests {
                 Event::OutputFree { iface },
                 Event::EchoIn { iface, pkt: wide },
                 Event::ServiceDone { iface, class: narrow as u8 & 3 },
-                Event::Inject { src: iface, dst: narrow, priority: narrow },
+                Event::Inject { src: iface, dst: narrow, priority: narrow, kind: narrow as u8 },
                 Event::Requeue { iface, pkt: wide },
                 Event::EmitControl { iface, pending: wide },
                 Event::BusFree { agent: iface },

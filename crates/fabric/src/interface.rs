@@ -55,6 +55,10 @@ pub struct Iface {
     /// The classes in use, in precedence order (the first `classes` entries).
     order: [u8; MAX_CLASSES],
     classes: usize,
+    /// With `Classes::round_robin`: where in `order` the next look starts
+    /// (past the class of the last own packet taken).
+    turn: usize,
+    round_robin: bool,
     /// Own packets waiting to be sent, and changes so far to them.
     own_len: u32,
     own_changes: u64,
@@ -117,6 +121,8 @@ impl Iface {
             inputs: std::array::from_fn(|c| InputQueue::new(input_queue[c], levels)),
             order,
             classes: p.classes.len(),
+            turn: 0,
+            round_robin: p.classes.round_robin,
             own_len: 0,
             own_changes: 0,
             all_skipped: None,
@@ -196,6 +202,10 @@ impl Iface {
     /// Takes own packet `id` of `class` out to be sent; it then awaits its echo.
     #[inline(always)]
     pub fn take_own(&mut self, id: u32, class: u8) {
+        if self.round_robin {
+            let k = self.order[..self.classes].iter().position(|&c| c == class).expect("a class in use");
+            self.turn = (k + 1) % self.classes;
+        }
         let q = &mut self.outputs[slot(class as usize)];
         let taken = if q.to_send.peek() == Some(&id) { q.to_send.pop() } else { q.to_send.remove_first(|&x| x == id) };
         debug_assert_eq!(taken, Some(id));
@@ -257,7 +267,7 @@ impl Iface {
     #[inline(never)]
     fn first_own_again(&self, changes: u64) -> Option<u32> {
         let head = |k: usize| self.outputs[slot(self.order[k] as usize)].to_send.head();
-        let first = if self.classes == 2 {
+        let first = if self.classes == 2 && !self.round_robin {
             // SCI's two classes, asked once per change to its own packets.
             match (head(0), head(1)) {
                 (Some((a, _)), Some((b, id))) if b > a => Some(id),
@@ -267,6 +277,7 @@ impl Iface {
         } else {
             let mut best: Option<(u16, u32)> = None;
             for k in 0..self.classes {
+                let k = if self.round_robin { (self.turn + k) % self.classes } else { k };
                 if let Some((level, id)) = head(k) {
                     if best.is_none_or(|(b, _)| level > b) {
                         best = Some((level, id));
@@ -365,8 +376,8 @@ mod tests {
     use crate::topology::TopologyBuilder;
 
     fn params() -> Params {
-        let shape = Shape { request_len: 8, request_class: 0, response_len: 40, response_class: 1, responses: 1, data_bytes: 64, data_in_response: true };
-        Params { cycle: 2000, separator: 1, echo_len: 4, bypass_fifo_symbols: 41, iqst: [0; MAX_CLASSES], input_queue: [5; MAX_CLASSES], output_queue: 8, shape, load_bytes: 64, sources: Default::default(), classes: Classes::requests_and_responses() }
+        let shape = Shape { request_len: 8, request_class: 0, response_len: 40, response_class: 1, responses: 1, data_bytes: 64, data_in_response: true, requests: 1, packet_bytes: 0, last_len: 0, load_bytes: 64 };
+        Params { cycle: 2000, separator: 1, echo_len: 4, bypass_fifo_symbols: 41, iqst: [0; MAX_CLASSES], input_queue: [5; MAX_CLASSES], output_queue: 8, shapes: vec![shape], shares: vec![1.0], sources: Default::default(), classes: Classes::requests_and_responses(), client: Default::default() }
     }
 
     /// The collecting merge and the lazy one agree: highest level first,

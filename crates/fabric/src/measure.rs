@@ -6,7 +6,7 @@
 
 use crate::dense::Dense;
 use crate::params::Params;
-use crate::report::{ClassReport, LinkReport, NodeReport, PortReport, PriorityReport, Report, RingletReport, Summary, SwitchReport};
+use crate::report::{ClientFigures, VcReport, ClassReport, LinkReport, NodeReport, PortReport, PriorityReport, Report, RingletReport, Summary, SwitchReport};
 use crate::topology::Topology;
 use ringlet_engine::run::Stop;
 use ringlet_engine::stats::{BatchMeans, CoarseHistogram, LatencyHistogram};
@@ -35,8 +35,17 @@ struct PerClass {
     latency_sum: f64,
 }
 
+/// What a fabric that keeps transactions (GigaRing) measures beyond the
+/// rest: channel and transaction latencies, data per class.
+struct ClientMeasure {
+    channel: CoarseHistogram,
+    transaction: CoarseHistogram,
+    class_bytes: Vec<u64>,
+}
+
 pub struct Measure {
     pub warmup_end: Time,
+    client: Option<ClientMeasure>,
     target_txns: u64,
     ci_target: Option<f64>,
     batch_txns: u64,
@@ -86,8 +95,11 @@ impl Measure {
         let batches = s.run.batches as u64;
         let links = topo.ifaces();
         let buses = topo.agents().iter().any(|a| a.bus.is_some());
+        let client = (p.tracks_transactions() || p.client.channel_latency)
+            .then(|| ClientMeasure { channel: CoarseHistogram::coarse(), transaction: CoarseHistogram::coarse(), class_bytes: vec![0; p.classes.len()] });
         Measure {
             warmup_end: ns_to_time(s.run.warmup_ns),
+            client,
             target_txns: s.run.measure_transactions,
             ci_target: s.run.ci_rel_halfwidth,
             batch_txns: s.run.measure_transactions.div_ceil(batches).max(1),
@@ -154,6 +166,36 @@ impl Measure {
         self.bytes_prio[priority as usize] += bytes as u64;
         self.agents[requester as usize].bytes += bytes as u64;
         self.batch_bytes += bytes as u64;
+    }
+
+    /// A packet that carries data, sent `lat` ago, has its accepting echo back (seed 002's channel latency).
+    pub fn channel(&mut self, now: Time, lat: Time) {
+        if now < self.warmup_end {
+            return;
+        }
+        if let Some(c) = self.client.as_mut() {
+            c.channel.record(lat);
+        }
+    }
+
+    /// A transaction generated `lat` ago completed (where transactions are kept).
+    pub fn transaction_latency(&mut self, now: Time, lat: Time) {
+        if now < self.warmup_end {
+            return;
+        }
+        if let Some(c) = self.client.as_mut() {
+            c.transaction.record(lat);
+        }
+    }
+
+    /// A packet of `class` delivered `bytes` of data (where transactions are kept).
+    pub fn class_data(&mut self, now: Time, class: u8, bytes: u32) {
+        if now < self.warmup_end {
+            return;
+        }
+        if let Some(c) = self.client.as_mut() {
+            c.class_bytes[class as usize] += bytes as u64;
+        }
     }
 
     /// A packet of `requester`'s transaction, of `class`, was busied and goes again.
@@ -426,6 +468,18 @@ impl Measure {
             per_class,
             per_switch,
             per_port,
+            client: self.client.as_ref().map(|c| ClientFigures {
+                channel_latency_ns_mean: ps_to_ns_f(c.channel.mean_ps()),
+                channel_latency_ns_p99: ps_to_ns_f(c.channel.percentile_ps(99.0)),
+                transaction_latency_ns_mean: ps_to_ns_f(c.transaction.mean_ps()),
+                transaction_latency_ns_p99: ps_to_ns_f(c.transaction.percentile_ps(99.0)),
+                window_decreases: 0,
+            }),
+            per_vc: self
+                .client
+                .as_ref()
+                .map(|c| c.class_bytes.iter().enumerate().map(|(k, &b)| VcReport { class: k as u32, name: class_names[k], throughput_mbps: mbps(b) }).collect())
+                .unwrap_or_default(),
             ..Report::default()
         }
     }

@@ -67,8 +67,12 @@ pub struct Packet {
     pub echoed_class: u8,
     pub busy: bool,
     pub echo_phase: Phase,
-    /// Times this send packet was busied and sent again.
-    pub retries: u16,
+    /// Times this send packet was busied and sent again (at most 255 counted).
+    pub retries: u8,
+    /// The traffic-control field (US patent 6,205,119; with
+    /// `Rules::traffic_control`): bits a node the send packet passes may
+    /// set, copied by its target into the echo, read by its source.
+    pub traffic_control: u8,
     /// For control packets: the protocol's tag for what they carry. For
     /// the responses of a transaction that has several: its slot in the
     /// fabric's table of transactions awaiting their responses (`NO_TAG`
@@ -101,6 +105,7 @@ impl Packet {
             busy: false,
             echo_phase: Phase::Fresh,
             retries: 0,
+            traffic_control: 0,
             tag: NO_TAG,
         }
     }

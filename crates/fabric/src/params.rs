@@ -19,12 +19,17 @@ pub struct Classes {
     /// first (SCI: responses, so a node drains the work that frees other
     /// nodes' resources).
     pub precedence: Vec<u8>,
+    /// Of own packets of the same priority, the classes take turns (after a
+    /// packet of one class, the next class in `precedence` order is looked
+    /// at first): GigaRing's virtual channels share a link so that none
+    /// starves another. Otherwise `precedence` is strict.
+    pub round_robin: bool,
 }
 
 impl Classes {
     /// Requests and responses (SCI).
     pub fn requests_and_responses() -> Classes {
-        Classes { names: vec!["request", "response"], precedence: vec![1, 0] }
+        Classes { names: vec!["request", "response"], precedence: vec![1, 0], round_robin: false }
     }
 
     pub fn len(&self) -> usize {
@@ -36,10 +41,15 @@ impl Classes {
     }
 }
 
-/// What one transaction is on the wire: a request, and the responses that
-/// complete it (none for a responseless transaction such as move64; several
-/// for a block read split into packets). A transaction completes when its
-/// last packet is serviced at its destination.
+/// Most kinds of transaction one fabric carries at once (GigaRing's
+/// messages, ReadBlk and WriteBlk of several sizes).
+pub const MAX_KINDS: usize = 16;
+
+/// What one kind of transaction is on the wire: its requests, and the
+/// responses that complete it (none for a responseless transaction such as
+/// move64 or a GigaRing message; several for a block read split into
+/// packets). A transaction completes when its last packet is serviced at
+/// its destination.
 #[derive(Clone, Copy, Debug)]
 pub struct Shape {
     pub request_len: u16,
@@ -53,6 +63,18 @@ pub struct Shape {
     pub data_bytes: u32,
     /// True if the data travels in the response (read64), false if in the request.
     pub data_in_response: bool,
+    /// Request packets one transaction sends: 1, or a block write's data packets.
+    pub requests: u16,
+    /// Data bytes each packet carrying data holds, the last taking the
+    /// rest; 0: an equal share each.
+    pub packet_bytes: u32,
+    /// Symbols of the last packet carrying data, when its share is smaller
+    /// (0: as long as the others).
+    pub last_len: u16,
+    /// Bytes one transaction counts for in `traffic.load_mbps_per_node`:
+    /// its data (SCI rings, GigaRing), or every byte it puts on the link
+    /// (the switch study's raw input rate).
+    pub load_bytes: u32,
 }
 
 impl Shape {
@@ -67,15 +89,75 @@ impl Shape {
     }
 
     /// The data bytes the `k`-th of `n` packets carrying them delivers
-    /// (an equal share, the last taking what does not divide).
+    /// (`packet_bytes`, or an equal share; the last takes the rest).
     pub fn data_share(&self, k: u16, n: u16) -> u32 {
-        let share = self.data_bytes / n as u32;
+        let share = if self.packet_bytes > 0 { self.packet_bytes } else { self.data_bytes / n as u32 };
         if k + 1 == n {
             self.data_bytes - share * (n as u32 - 1)
         } else {
             share
         }
     }
+
+    /// Packets on the side that carries the data (requests or responses).
+    pub fn data_packets(&self) -> u16 {
+        if self.data_in_response { self.responses } else { self.requests }
+    }
+
+    /// Symbols of the `k`-th request (`response` false) or response packet.
+    #[inline]
+    pub fn len_of(&self, response: bool, k: u16) -> u16 {
+        let (len, n) = if response { (self.response_len, self.responses) } else { (self.request_len, self.requests) };
+        if self.last_len != 0 && k + 1 == n && self.carries_data(response) {
+            self.last_len
+        } else {
+            len
+        }
+    }
+
+    /// Whether one transaction has more than one packet on a side (its
+    /// packets then carry its slot in the fabric's transaction table).
+    pub fn is_multi(&self) -> bool {
+        self.requests > 1 || self.responses > 1
+    }
+}
+
+/// Who carries a serviced request's responses into the output queues.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Responder {
+    /// The input queue's server, holding the request until the output queue
+    /// has room for all of them, if the protocol's rules say so (SCI).
+    Server,
+    /// The agent's DMA engine: the server hands them over and goes on; they
+    /// enter output queues one by one as room frees, first come first
+    /// (GigaRing, whose ReadBlk answers with more packets than a send buffer holds).
+    Dma,
+}
+
+/// Which of an agent's interfaces a packet goes out on, when several reach its destination.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RingChoice {
+    /// The topology's routes (shortest paths, or the family's own).
+    Routes,
+    /// Per packet, the interface whose output queue for its class holds
+    /// the fewest packets; ties to the fewer hops, then the lower ringlet
+    /// (GigaRing's automatic load balancing over its two rings).
+    Balance,
+    /// The interface with the fewest hops to the destination; ties to the lower ringlet.
+    Nearest,
+}
+
+/// How many request packets a stream may have outstanding (put into an
+/// output queue and not yet accepted by their target).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum WindowPolicy {
+    /// No limit beyond the output queue's room.
+    Unlimited,
+    /// Adaptive congestion control: the window starts at `max`; every busy
+    /// echo halves it (not below `min`); a window's worth of accepted
+    /// echoes in a row opens it by one, up to `max` (additive increase,
+    /// multiplicative decrease).
+    Adaptive { min: u16, max: u16 },
 }
 
 #[derive(Clone, Debug)]
@@ -92,14 +174,38 @@ pub struct Params {
     pub input_queue: [u32; MAX_CLASSES],
     /// Output queue size (every class), packets, counting sent packets awaiting their echo.
     pub output_queue: u32,
-    pub shape: Shape,
-    /// Bytes one transaction counts for in `traffic.load_mbps_per_node`:
-    /// its data (SCI rings), or every byte it puts on the link (the switch
-    /// study's raw input rate).
-    pub load_bytes: u32,
+    /// The kinds of transaction the fabric carries: kind 0 first (the
+    /// only one on SCI rings and switches), at most [`MAX_KINDS`].
+    pub shapes: Vec<Shape>,
+    /// The share of each sender's offered load each kind takes (sums to 1).
+    pub shares: Vec<f64>,
     /// How the traffic sources start and where `local` traffic goes.
     pub sources: Sources,
     pub classes: Classes,
+    /// How agents' client sides issue and answer transactions.
+    pub client: ClientRules,
+}
+
+/// How agents' client sides issue and answer transactions. The default is
+/// the SCI node's: one interface choice by route, a server that answers,
+/// no window.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ClientRules {
+    pub responder: Responder,
+    pub ring_choice: RingChoice,
+    pub window: WindowPolicy,
+    /// Transactions a stream may have issued and not complete at once (a
+    /// client's DMA engines); 0: no limit.
+    pub transactions_per_stream: u16,
+    /// Measure the channel latency (from sending a packet that carries
+    /// data until its accepting echo is back: seed 002 Figure 6).
+    pub channel_latency: bool,
+}
+
+impl Default for ClientRules {
+    fn default() -> Self {
+        ClientRules { responder: Responder::Server, ring_choice: RingChoice::Routes, window: WindowPolicy::Unlimited, transactions_per_stream: 0, channel_latency: false }
+    }
 }
 
 /// How traffic sources behave beyond the core `[traffic]` keys.
@@ -121,14 +227,37 @@ impl Default for Sources {
 }
 
 impl Params {
+    /// The one kind of transaction of a fabric that carries one (SCI rings, switches).
+    pub fn single(shape: Shape) -> (Vec<Shape>, Vec<f64>) {
+        (vec![shape], vec![1.0])
+    }
+
+    /// The first kind of transaction (the only one, but on GigaRing).
+    #[inline(always)]
+    pub fn shape(&self) -> &Shape {
+        &self.shapes[0]
+    }
+
     /// The data payload each node offers per priority, MB/s, for a load of
-    /// `load` MB/s counted in `load_bytes` per transaction.
+    /// `load` MB/s counted in each kind's `load_bytes` per transaction.
     pub fn offered_data_mbps(&self, load: f64) -> f64 {
-        if self.load_bytes == self.shape.data_bytes {
-            load
-        } else {
-            load * self.shape.data_bytes as f64 / self.load_bytes as f64
-        }
+        self.shapes
+            .iter()
+            .zip(&self.shares)
+            .map(|(s, &share)| if s.load_bytes == s.data_bytes { load * share } else { load * share * s.data_bytes as f64 / s.load_bytes as f64 })
+            .sum()
+    }
+
+    /// Whether every transaction takes a slot in the fabric's transaction
+    /// table (several kinds, packets, windows or a DMA responder); else
+    /// only those of several responses do, as on SCI rings.
+    pub fn tracks_transactions(&self) -> bool {
+        self.shapes.len() > 1 || self.shapes.iter().any(|s| s.requests > 1) || self.client.responder == Responder::Dma || self.client.window != WindowPolicy::Unlimited || self.client.transactions_per_stream > 0
+    }
+
+    /// Whether packets of `class` are requests of some kind.
+    pub fn is_request_class(&self, class: u8) -> bool {
+        self.shapes.iter().any(|s| s.request_class == class)
     }
 
     /// Time a packet of `len` symbols occupies a link, with its separator idles.
@@ -146,6 +275,6 @@ impl Params {
 
     /// The longest send packet, symbols.
     pub fn longest_send(&self) -> u16 {
-        self.shape.request_len.max(self.shape.response_len)
+        self.shapes.iter().map(|s| s.request_len.max(s.response_len)).max().unwrap_or(0)
     }
 }

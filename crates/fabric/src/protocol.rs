@@ -69,12 +69,17 @@ pub struct Rules {
     /// after an own packet ([`RingProtocol::on_recovered`]) (IEEE 1596's
     /// bandwidth allocation repays a debt from there).
     pub recovery: bool,
+    /// Send packets carry a traffic-control field: nodes they pass may
+    /// mark it ([`RingProtocol::mark_passing`]), the target copies it into
+    /// the echo, and the source hears it ([`RingProtocol::on_echo_field`])
+    /// (GigaRing's adaptive bandwidth sharing).
+    pub traffic_control: bool,
 }
 
 impl Rules {
     /// IEEE 1596's: FIFO queues, a FIFO bypass, echoes on acceptance,
     /// servers that wait for room, bandwidth allocation after recovery.
-    pub const IEEE: Rules = Rules { priority_queues: false, bypass: BypassOrder::Arrival, echo: EchoAt::Acceptance, server_waits_for_room: true, recovery: true };
+    pub const IEEE: Rules = Rules { priority_queues: false, bypass: BypassOrder::Arrival, echo: EchoAt::Acceptance, server_waits_for_room: true, recovery: true, traffic_control: false };
 }
 
 /// Answer to "may this interface start this own packet now?".
@@ -331,6 +336,17 @@ pub trait RingProtocol {
     /// packet it put in the stream). Runs once per hop: keep it small.
     #[inline(always)]
     fn on_pass(&mut self, _at: usize, _now: Time, _symbols: u16) {}
+
+    /// With [`Rules::traffic_control`]: the interface at `at` passes on a
+    /// send packet (not its own) whose traffic-control field is `field`;
+    /// it may set bits in it. Runs once per hop of a send packet.
+    #[inline(always)]
+    fn mark_passing(&mut self, _at: usize, _now: Time, _field: &mut u8) {}
+
+    /// With [`Rules::traffic_control`]: an echo carrying `field` (the
+    /// traffic-control field of the packet it answers, as the target got
+    /// it) is back at the interface at `at`.
+    fn on_echo_field(&mut self, _at: usize, _now: Time, _field: u8, _fx: &mut Effects) {}
 
     /// With [`Rules::recovery`]: the bypass FIFO of the interface at `at`
     /// is empty again after its own packet (its transmission recovery ends).

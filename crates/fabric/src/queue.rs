@@ -95,6 +95,12 @@ impl<T: Copy> PriorityFifo<T> {
         self.top().and_then(|l| self.levels[l].front())
     }
 
+    #[inline]
+    pub fn peek_mut(&mut self) -> Option<&mut T> {
+        let l = self.top()?;
+        self.levels[l].front_mut()
+    }
+
     /// The head and its priority level.
     #[inline]
     pub fn head(&self) -> Option<(u16, T)> {

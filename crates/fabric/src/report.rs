@@ -199,6 +199,34 @@ table! {
 }
 
 table! {
+    /// One traffic class (a GigaRing virtual channel) of a fabric that keeps transactions.
+    pub struct VcReport {
+        /// Class number.
+        class: u32 [""],
+        /// What the class carries.
+        name: &'static str [""],
+        /// Data its packets delivered, over all nodes.
+        throughput_mbps: f64 ["MB/s"],
+    }
+}
+
+table! {
+    /// Latencies of a fabric that keeps transactions (GigaRing), beside the summary.
+    pub struct ClientFigures {
+        /// Mean channel latency: from sending a packet that carries data until its accepting echo is back (seed 002 Figure 6).
+        channel_latency_ns_mean: f64 ["ns"],
+        /// 99th percentile of the channel latency.
+        channel_latency_ns_p99: f64 ["ns"],
+        /// Mean transaction latency: from a transaction's generation until its last packet is serviced (a block's completion).
+        transaction_latency_ns_mean: f64 ["ns"],
+        /// 99th percentile of the transaction latency.
+        transaction_latency_ns_p99: f64 ["ns"],
+        /// Times a stream's window of outstanding requests was halved on a busy echo (adaptive congestion control).
+        window_decreases: u64 [""],
+    }
+}
+
+table! {
     /// Event counts that explain a result (measurement window only unless noted).
     pub struct Counters {
         /// Packets passing one ring interface (bypass) or being stripped by it: a hop each (whole run).
@@ -330,6 +358,13 @@ pub struct Report {
     /// The ports of those agents.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub per_port: Vec<PortReport>,
+    /// Data per traffic class (GigaRing's virtual channels), where transactions are kept.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub per_vc: Vec<VcReport>,
+    /// Channel and transaction latencies, where transactions are kept
+    /// (absent elsewhere, so an SCI ring's report is as it was).
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub client: Option<ClientFigures>,
     pub counters: Counters,
     pub conservation: Conservation,
     /// The most packets alive at once (echoes and control packets
@@ -395,7 +430,9 @@ pub fn schema() -> serde_json::Value {
             "per_class": cols(ClassReport::COLUMNS),
             "per_switch": cols(SwitchReport::COLUMNS),
             "per_port": cols(PortReport::COLUMNS),
+            "per_vc": cols(VcReport::COLUMNS),
         },
+        "client": cols(ClientFigures::COLUMNS),
         "counters": cols(Counters::COLUMNS),
         "conservation": cols(Conservation::COLUMNS),
         "sweep": {
@@ -434,6 +471,8 @@ mod tests {
             (ClassReport::COLUMNS, keys::<ClassReport>()),
             (SwitchReport::COLUMNS, keys::<SwitchReport>()),
             (PortReport::COLUMNS, keys::<PortReport>()),
+            (VcReport::COLUMNS, keys::<VcReport>()),
+            (ClientFigures::COLUMNS, keys::<ClientFigures>()),
             (Counters::COLUMNS, keys::<Counters>()),
             (Conservation::COLUMNS, keys::<Conservation>()),
             (Summary::COLUMNS, keys::<Summary>()),

@@ -89,7 +89,7 @@ impl Recorder {
             pkt,
             len: pk.len,
             born: pk.born,
-            retries: pk.retries,
+            retries: pk.retries as u16,
         });
     }
 }

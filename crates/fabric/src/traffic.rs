@@ -18,6 +18,8 @@ pub struct Source {
     /// Its endpoint number.
     endpoint: u16,
     pub priority: u16,
+    /// The kind of transaction it generates (`Params::shapes`).
+    pub kind: u8,
     rng: Stream,
     /// Mean inter-arrival time, ps (infinite load 0 = no source). Gaps are
     /// drawn in ps and rounded to whole ps, so that a seed gives the same
@@ -46,7 +48,7 @@ pub struct Traffic {
 
 impl Traffic {
     /// The sources of scenario `s` on `topo`'s endpoints, a transaction
-    /// counting `p.load_bytes` in the offered load.
+    /// each counting its kind's `load_bytes` in the offered load.
     pub fn new(s: &Scenario, topo: &Topology, p: &Params) -> Traffic {
         let seeds = StreamSeeds::new(s.run.seed);
         let load = s.traffic.load_mbps_per_node;
@@ -83,20 +85,26 @@ impl Traffic {
         };
         let mut sources = Vec::new();
         if load > 0.0 {
-            // bytes / (MB/s) = bytes / (load * 1e6) s = bytes * 1e6 / load ps.
-            let mean_gap_ps = p.load_bytes as f64 * 1e6 / load;
             for (node, &agent) in endpoints.iter().enumerate() {
                 if !role(node).sends() {
                     continue;
                 }
                 let node = node as u16;
-                for priority in 0..s.traffic.priorities as u16 {
-                    let exp = match s.traffic.arrivals {
-                        Arrivals::Poisson => Some(Exp::new(1.0 / mean_gap_ps).expect("positive rate")),
-                        Arrivals::Deterministic => None,
-                    };
-                    let id = node as u64 * 1024 + priority as u64;
-                    sources.push(Source { agent, endpoint: node, priority, rng: seeds.stream(id), mean_gap_ps, exp });
+                for (kind, (shape, &share)) in p.shapes.iter().zip(&p.shares).enumerate() {
+                    if share <= 0.0 {
+                        continue;
+                    }
+                    // bytes / (MB/s) = bytes / (load * 1e6) s = bytes * 1e6 / load ps.
+                    let mean_gap_ps = shape.load_bytes as f64 * 1e6 / (load * share);
+                    for priority in 0..s.traffic.priorities as u16 {
+                        let exp = match s.traffic.arrivals {
+                            Arrivals::Poisson => Some(Exp::new(1.0 / mean_gap_ps).expect("positive rate")),
+                            Arrivals::Deterministic => None,
+                        };
+                        // Kind 0's streams are numbered as when there was one kind.
+                        let id = if kind == 0 { node as u64 * 1024 + priority as u64 } else { (1 << 40) + ((node as u64 * 16 + kind as u64) << 10) + priority as u64 };
+                        sources.push(Source { agent, endpoint: node, priority, kind: kind as u8, rng: seeds.stream(id), mean_gap_ps, exp });
+                    }
                 }
             }
         }

@@ -18,7 +18,7 @@ use std::sync::OnceLock;
 
 /// Every network family this build runs, in the order the reference lists
 /// them. A new family is one crate and one line here.
-pub const FAMILIES: &[Family] = &[ringlet_sci::FAMILY, ringlet_switch::SWITCH, ringlet_switch::BANYAN];
+pub const FAMILIES: &[Family] = &[ringlet_sci::FAMILY, ringlet_switch::SWITCH, ringlet_switch::BANYAN, ringlet_gigaring::GIGARING];
 
 /// The registry of [`FAMILIES`].
 pub fn registry() -> &'static Registry {

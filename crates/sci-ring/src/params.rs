@@ -53,7 +53,7 @@ pub fn params(s: &Settings) -> Result<Params, String> {
         iqst,
         input_queue,
         output_queue: s.output_queue_packets,
-        shape: Shape {
+        shapes: vec![Shape {
             request_len: (req / SYMBOL_BYTES) as u16,
             request_class: REQUEST,
             response_len: (resp / SYMBOL_BYTES) as u16,
@@ -61,10 +61,15 @@ pub fn params(s: &Settings) -> Result<Params, String> {
             responses: (resp > 0) as u16,
             data_bytes: DATA_BYTES,
             data_in_response,
-        },
-        load_bytes: DATA_BYTES,
+            requests: 1,
+            packet_bytes: 0,
+            last_len: 0,
+            load_bytes: DATA_BYTES,
+        }],
+        shares: vec![1.0],
         sources: Default::default(),
         classes: Classes::requests_and_responses(),
+        client: Default::default(),
     })
 }
 
@@ -83,7 +88,7 @@ pub fn params(s: &Settings) -> Result<Params, String> {
 /// 64/112 x 2 GB/s = 1,142.9 MB/s (seed 003 section 4's 1.14 GB/s).
 pub fn uniform_bound_mbps(p: &Params) -> f64 {
     let slots = |len: u16| len as f64 + p.separator as f64;
-    let s = &p.shape;
+    let s = p.shape();
     let per_link = slots(s.request_len) + slots(p.echo_len) + s.responses as f64 * (slots(s.response_len) + slots(p.echo_len));
     let cycle_s = time_to_s(p.cycle);
     2.0 * s.data_bytes as f64 / (cycle_s * per_link) / 1e6

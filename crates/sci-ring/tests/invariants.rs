@@ -272,7 +272,7 @@ fn bypass_fifo_never_overfills_realtime_at_saturation() {
 /// each packet takes its length plus the separator idles on every link.
 fn read64_link_slots(p: &Params, n: u64, d: u64) -> u64 {
     let slot = |len: u16| len as u64 + p.separator as u64;
-    let (request, response, echo) = (slot(p.shape.request_len), slot(p.shape.response_len), slot(p.echo_len));
+    let (request, response, echo) = (slot(p.shape().request_len), slot(p.shape().response_len), slot(p.echo_len));
     (request + echo) * d + (echo + response) * (n - d)
 }
 
@@ -304,7 +304,7 @@ fn read64_bound_mbps(settings: &[&str], slots: fn(&Params, u64) -> f64) -> f64 {
     let p = ringlet_sci::params::params(&Settings::of(&s)).expect("valid params");
     let n = s.network.nodes as u64;
     let links_per_s = n as f64 / ringlet_engine::time::time_to_s(p.cycle);
-    links_per_s / slots(&p, n) * p.shape.data_bytes as f64 / 1e6
+    links_per_s / slots(&p, n) * p.shape().data_bytes as f64 / 1e6
 }
 
 /// The bound is what the derivation says for Table 1: 30 n link slots per

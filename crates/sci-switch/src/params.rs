@@ -37,10 +37,23 @@ pub fn params(k: &Settings) -> Params {
         iqst: [0; MAX_CLASSES],
         input_queue: [k.node_buffer_packets; MAX_CLASSES],
         output_queue: k.node_buffer_packets,
-        shape: Shape { request_len, request_class: REQUEST, response_len, response_class: RESPONSE, responses, data_bytes: DATA_BYTES, data_in_response },
-        load_bytes: (with_data as u32 + separator) * SYMBOL_BYTES as u32,
+        shapes: vec![Shape {
+            request_len,
+            request_class: REQUEST,
+            response_len,
+            response_class: RESPONSE,
+            responses,
+            data_bytes: DATA_BYTES,
+            data_in_response,
+            requests: 1,
+            packet_bytes: 0,
+            last_len: 0,
+            load_bytes: (with_data as u32 + separator) * SYMBOL_BYTES as u32,
+        }],
+        shares: vec![1.0],
         sources: Sources { aligned: k.aligned, locality: k.locality },
         classes: Classes::requests_and_responses(),
+        client: Default::default(),
     }
 }
 

@@ -102,7 +102,7 @@ impl<P: RingProtocol> Fabric<P> {
     /// Data payload bytes packet `pk` carries (of a transaction's several
     /// responses, the first's share).
     fn data_carried(&self, pk: &Packet) -> u32 {
-        let (shape, response) = (&self.p.shape, pk.kind == PacketKind::Response);
+        let (shape, response) = (self.p.shape(), pk.kind == PacketKind::Response);
         match (shape.carries_data(response), response) {
             (false, _) => 0,
             (true, true) => shape.data_share(0, shape.responses),

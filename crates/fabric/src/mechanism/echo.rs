@@ -13,6 +13,14 @@ impl<P: RingProtocol> Fabric<P> {
         self.record(i, TraceKind::EchoBack { busy: echo.busy }, e);
         self.slab.free(e);
         let class = echo.echoed_class;
+        if self.tracked {
+            self.stream_echoed(echo.tag, echo.busy);
+        }
+        if P::RULES.traffic_control {
+            let (r, at) = self.ifaces[i].place();
+            self.protos[r].on_echo_field(at, self.sched.now(), echo.traffic_control, &mut self.fx);
+            self.flush_effects(r);
+        }
         if echo.busy {
             // The target kept nothing: the sender's copy goes again, ahead of its
             // priority's packets not yet sent, behind those busied before it.
@@ -31,14 +39,65 @@ impl<P: RingProtocol> Fabric<P> {
             let slab = &self.slab;
             self.ifaces[i].retry(class, eff, echo.echo_of, |x| slab.at(x).retries > 0);
         } else {
+            if self.p.client.channel_latency {
+                self.channel_latency(e, &echo);
+            }
             self.ifaces[i].echoed(class, echo.echo_of);
-            if class == self.p.shape.request_class {
-                self.fill_requests(self.ifaces[i].agent as usize);
+            let agent = self.ifaces[i].agent as usize;
+            if self.tracked {
+                if self.p.is_request_class(class) {
+                    self.fill_requests(agent);
+                } else if !self.dma.is_empty() {
+                    self.dma_fill(agent);
+                }
+            } else if class == self.p.shape().request_class {
+                self.fill_requests(agent);
             }
             self.resume_waiters(i, class);
             self.output_room(i);
         }
         self.try_output(i);
+    }
+
+    /// An echo answering a packet of stream `stream` (`NO_STREAM` for one
+    /// that is not a stream's request) came back: the request no longer
+    /// counts against the window if accepted; the window adapts.
+    fn stream_echoed(&mut self, stream: u32, busy: bool) {
+        if stream == crate::client::NO_STREAM {
+            return;
+        }
+        let st = &mut self.streams[stream as usize].state;
+        if let crate::params::WindowPolicy::Adaptive { min, max } = self.p.client.window {
+            if busy {
+                // Multiplicative decrease on congestion.
+                let halved = (st.window / 2).max(min);
+                if halved < st.window {
+                    st.decreases += 1;
+                }
+                st.window = halved;
+                st.accepted_run = 0;
+            } else {
+                // Additive increase: one more per window's worth accepted.
+                st.accepted_run += 1;
+                if st.accepted_run >= st.window {
+                    st.window = (st.window + 1).min(max);
+                    st.accepted_run = 0;
+                }
+            }
+        }
+        if !busy {
+            st.outstanding -= 1;
+        }
+    }
+
+    /// The accepting echo `e` came back to the sender of a packet: the
+    /// channel latency (seed 002 Figure 6) of one that carries data.
+    fn channel_latency(&mut self, e: u32, echo: &crate::packet::Packet) {
+        let Some(&sent) = self.sent_at.get(e as usize) else { return };
+        if echo.busy || sent == ringlet_engine::Time::MAX {
+            return;
+        }
+        self.measure.channel(self.sched.now(), self.sched.now() - sent);
     }
 
     /// Servers holding a serviced packet for room in this output queue go

@@ -28,6 +28,7 @@
 //! ask for).
 
 mod crossing;
+mod dma;
 mod echo;
 mod effects;
 mod output;
@@ -37,7 +38,7 @@ mod service;
 mod source;
 
 use crate::bus::Bus;
-use crate::client::Application;
+use crate::client::{Application, DmaJob, Stream, Txn};
 use crate::dense::Dense;
 use crate::event::Event;
 use crate::interface::{Iface, NO_DECISION};
@@ -69,8 +70,22 @@ pub struct Fabric<P: RingProtocol> {
     /// One protocol instance per ringlet.
     protos: Dense<P>,
     traffic: Option<Traffic>,
-    /// Transactions of several responses: how many each still awaits (by the responses' tag).
-    awaited: Payloads<u16>,
+    /// Transactions in flight with a slot (their packets' tag): all where
+    /// `tracked`, else those of several responses.
+    txns: Payloads<Txn>,
+    /// Every transaction has a slot, and agents keep streams (`Params::tracks_transactions`).
+    tracked: bool,
+    /// Where `tracked`: the streams, the traffic sources' first (by source
+    /// number), then one per agent for hand-injected transactions (from
+    /// `hand_streams`); and each agent's streams.
+    streams: Vec<Stream>,
+    hand_streams: u32,
+    agent_streams: Vec<Vec<u32>>,
+    /// Per agent with a DMA responder: the responses it still has to put out.
+    dma: Vec<std::collections::VecDeque<DmaJob>>,
+    /// With the channel latency measured: when each live packet was last
+    /// sent (an echo: when the packet it answers was), by packet id.
+    sent_at: Vec<Time>,
     /// Delayed control packets' length and tag, until their `EmitControl`.
     pending_controls: Payloads<(u16, u32)>,
     measure: Measure,
@@ -119,6 +134,8 @@ impl<P: RingProtocol> Fabric<P> {
                 queue: PriorityFifo::new(levels),
                 capacity: a.app_capacity,
                 iface: if a.ifaces.len() == 1 { a.ifaces[0] } else { NO_IFACE },
+                waiting: 0,
+                turn: 0,
             })
             .collect();
         let buses = if topo.agents().iter().any(|a| a.bus.is_some()) { topo.agents().iter().map(|a| a.bus.map(Bus::new)).collect() } else { Vec::new() };
@@ -131,6 +148,29 @@ impl<P: RingProtocol> Fabric<P> {
                 sched.at(gap, Event::Arrival { source: i as u32 }.pack());
             }
         }
+        let tracked = p.tracks_transactions();
+        let agents = topo.agents().len();
+        let (mut streams, mut agent_streams) = (Vec::new(), Vec::new());
+        if tracked {
+            agent_streams = vec![Vec::new(); agents];
+            if let Some(t) = traffic.as_ref() {
+                for (k, src) in t.sources.iter().enumerate() {
+                    agent_streams[src.agent as usize].push(k as u32);
+                }
+            }
+            for (a, list) in agent_streams.iter_mut().enumerate() {
+                list.push((sources + a) as u32);
+            }
+            streams = (0..sources + agents).map(|_| Stream::default()).collect();
+            let open = match p.client.window {
+                crate::params::WindowPolicy::Adaptive { max, .. } => max,
+                crate::params::WindowPolicy::Unlimited => u16::MAX,
+            };
+            for s in streams.iter_mut() {
+                s.state.window = open;
+            }
+        }
+        let dma = if p.client.responder == crate::params::Responder::Dma { (0..agents).map(|_| Default::default()).collect() } else { Vec::new() };
         let mut f = Fabric {
             ifaces: Dense::new(ifaces),
             apps: Dense::new(apps),
@@ -139,7 +179,13 @@ impl<P: RingProtocol> Fabric<P> {
             sched,
             protos: Dense::new(protos),
             traffic,
-            awaited: Payloads::new(),
+            txns: Payloads::new(),
+            tracked,
+            streams,
+            hand_streams: sources as u32,
+            agent_streams,
+            dma,
+            sent_at: Vec::new(),
             pending_controls: Payloads::new(),
             measure: Measure::new(s, &topo, &p),
             fx: Effects::default(),
@@ -205,7 +251,12 @@ impl<P: RingProtocol> Fabric<P> {
 
     /// Puts a transaction from agent `src` to agent `dst` into `src`'s application queue at time `at`.
     pub fn inject(&mut self, src: u16, dst: u16, priority: u16, at: Time) {
-        self.sched.at(at, Event::Inject { src, dst, priority }.pack());
+        self.inject_kind(src, dst, priority, 0, at);
+    }
+
+    /// `inject`, a transaction of `kind` (an index into `Params::shapes`).
+    pub fn inject_kind(&mut self, src: u16, dst: u16, priority: u16, kind: u8, at: Time) {
+        self.sched.at(at, Event::Inject { src, dst, priority, kind }.pack());
     }
 
     /// Runs until the measurement stops it or the time cap; returns the report.
@@ -249,9 +300,12 @@ impl<P: RingProtocol> Fabric<P> {
             l.bypass_max_symbols = self.bypass_max_symbols(l.link as usize);
             r.counters.bypass_max_symbols = r.counters.bypass_max_symbols.max(l.bypass_max_symbols);
         }
-        let queued: u64 = self.apps.iter().map(|a| a.queue.len() as u64).sum();
+        let queued: u64 = self.apps.iter().map(|a| a.queue.len() as u64 + a.waiting as u64).sum();
         r.conservation = Conservation { generated: self.generated, completed: self.completed, queued, in_flight: self.slab.live_send(), lost: self.lost };
         r.packets_peak = self.slab.peak();
+        if let Some(c) = r.client.as_mut() {
+            c.window_decreases = self.streams.iter().map(|s| s.state.decreases).sum();
+        }
         r
     }
 
@@ -312,7 +366,7 @@ impl<P: RingProtocol> Fabric<P> {
             Event::OutputFree { .. } => unreachable!("handled above"),
             Event::EchoIn { iface, pkt } => self.on_echo(iface as usize, pkt),
             Event::ServiceDone { iface, class } => self.on_service_done(iface as usize, class as usize),
-            Event::Inject { src, dst, priority } => self.on_inject(src, dst, priority),
+            Event::Inject { src, dst, priority, kind } => self.on_inject(src, dst, priority, kind),
             Event::EmitControl { iface, pending } => {
                 let (len, tag) = self.pending_controls.get(pending);
                 self.pending_controls.release(pending);
@@ -339,6 +393,41 @@ impl<P: RingProtocol> Fabric<P> {
     fn route_to(&self, a: u16, dst: u16) -> (usize, u16) {
         let o = self.out_iface(a, dst);
         (o, self.topo.strip_from(o as u16, self.ifaces[o].ringlet, dst))
+    }
+
+    /// Where agent `a` puts a packet of `class` for `dst`: as `route_to`,
+    /// or with [`RingChoice::Balance`] on the interface whose output queue
+    /// of that class holds the fewest packets (ties to fewer hops, then
+    /// the lower ringlet), with `Nearest` on the one of fewest hops.
+    ///
+    /// [`RingChoice::Balance`]: crate::params::RingChoice::Balance
+    #[inline(always)]
+    fn route_packet(&self, a: u16, dst: u16, class: u8) -> (usize, u16) {
+        if self.p.client.ring_choice == crate::params::RingChoice::Routes || self.apps[a as usize].iface != NO_IFACE {
+            return self.route_to(a, dst);
+        }
+        let mut best: Option<((usize, u16, u16), usize, u16)> = None;
+        for &i in &self.topo.agent(a).ifaces {
+            let r = self.ifaces[i as usize].ringlet;
+            let to = self.topo.strip_from(i, r, dst);
+            if to == NO_IFACE {
+                continue;
+            }
+            let len = self.topo.ringlet_ifaces(r).len() as u16;
+            let hops = (self.topo.position(to) + len - self.topo.position(i)) % len;
+            let load = if self.p.client.ring_choice == crate::params::RingChoice::Balance { self.ifaces[i as usize].output(class).to_send.len() } else { 0 };
+            let key = (load, hops, r);
+            if best.is_none_or(|(k, _, _)| key < k) {
+                best = Some((key, i as usize, to));
+            }
+        }
+        best.map_or_else(|| self.route_to(a, dst), |(_, i, to)| (i, to))
+    }
+
+    /// The kind of transaction send packet `pk` belongs to.
+    #[inline(always)]
+    fn kind_of(&self, pk: &crate::packet::Packet) -> usize {
+        if self.tracked { self.txns.get(pk.tag).kind as usize } else { 0 }
     }
 
     /// Whether the run has stopped (why, if so).

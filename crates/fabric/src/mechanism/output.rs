@@ -207,6 +207,9 @@ impl<P: RingProtocol> Fabric<P> {
         self.ifaces[i].recovering = P::RULES.recovery;
         self.flush_effects(r);
         self.counters.send_packets += 1;
+        if self.p.client.channel_latency {
+            self.note_sent(id, now);
+        }
         self.transmit(i, id, true);
         true
     }
@@ -250,6 +253,16 @@ impl<P: RingProtocol> Fabric<P> {
             let r = self.ifaces[i].ringlet as usize;
             let at = self.ifaces[i].pos as usize;
             self.protos[r].on_pass(at, now, len);
+        }
+        if P::RULES.traffic_control && send {
+            let (r, at) = self.ifaces[i].place();
+            let pk = self.slab.at_mut(id);
+            if own {
+                // A packet sent again starts with a clean field.
+                pk.traffic_control = 0;
+            } else {
+                self.protos[r].mark_passing(at, now, &mut pk.traffic_control);
+            }
         }
         self.measure.link_used(i, now, len as Time * self.p.cycle, send);
         self.record(i, TraceKind::Transmit { own }, id);

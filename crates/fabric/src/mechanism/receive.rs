@@ -145,11 +145,31 @@ impl<P: RingProtocol> Fabric<P> {
         let back = self.ifaces[pk.from as usize].agent;
         let mut echo = Packet::new(PacketKind::Echo, pk.class, self.ifaces[i].agent, back, pk.priority, self.p.echo_len, self.sched.now()).on(i as u16, pk.from);
         echo.echo_of = id;
+        echo.traffic_control = pk.traffic_control;
         if let Some(phase) = busy {
             echo.busy = true;
             echo.echo_phase = phase;
         }
+        if self.tracked && pk.kind == PacketKind::Request {
+            // The echo tells the sender's stream how its request fared.
+            echo.tag = self.txns.get(pk.tag).stream;
+        }
         self.counters.echoes += 1;
-        self.slab.alloc(echo)
+        let e = self.slab.alloc(echo);
+        if self.p.client.channel_latency {
+            let carries = self.p.shapes[self.kind_of(pk)].carries_data(pk.kind == PacketKind::Response);
+            let sent = if carries { self.sent_at.get(id as usize).copied().unwrap_or(Time::MAX) } else { Time::MAX };
+            self.note_sent(e, sent);
+        }
+        e
+    }
+
+    /// Notes when packet `id` was sent (or, for an echo, when the packet it answers was).
+    pub(super) fn note_sent(&mut self, id: u32, at: Time) {
+        let k = id as usize;
+        if k >= self.sent_at.len() {
+            self.sent_at.resize(k + 1, Time::MAX);
+        }
+        self.sent_at[k] = at;
     }
 }

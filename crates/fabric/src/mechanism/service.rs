@@ -4,6 +4,7 @@
 //! switch on the way, the packet itself, sent on toward its destination.
 
 use super::Fabric;
+use crate::client::{DmaJob, Txn, NO_STREAM};
 use crate::event::Event;
 use crate::packet::{Packet, PacketKind, Phase, NO_TAG};
 use crate::protocol::{EchoAt, QueueView, RingProtocol};
@@ -55,9 +56,12 @@ impl<P: RingProtocol> Fabric<P> {
     fn produces_for(&self, i: usize, pk: &Packet) -> Option<(usize, u8, u16)> {
         let me = self.ifaces[i].agent;
         if pk.dst != me {
-            Some((self.out_iface(me, pk.dst), pk.class, 1))
-        } else if pk.kind == PacketKind::Request && self.p.shape.has_response() {
-            Some((self.out_iface(me, pk.src), self.p.shape.response_class, self.p.shape.responses))
+            return Some((self.out_iface(me, pk.dst), pk.class, 1));
+        }
+        let shape = &self.p.shapes[self.kind_of(pk)];
+        let last_request = !self.tracked || self.txns.get(pk.tag).requests_left == 1;
+        if pk.kind == PacketKind::Request && shape.has_response() && last_request && self.p.client.responder == crate::params::Responder::Server {
+            Some((self.out_iface(me, pk.src), shape.response_class, shape.responses))
         } else {
             None
         }
@@ -105,13 +109,19 @@ impl<P: RingProtocol> Fabric<P> {
         }
         let requester = pk.requester();
         self.measure.packet_serviced(now, pk.born, pk.priority, requester, pk.class);
-        let shape = self.p.shape;
+        if self.tracked {
+            self.delivered(i, &pk);
+            self.start_service(i, class);
+            self.try_output(i);
+            return;
+        }
+        let shape = *self.p.shape();
         // The last of a transaction's packets completes it.
         let (k, of) = match pk.tag {
             NO_TAG => (0, 1),
             slot => {
-                let left = self.awaited.get(slot) - 1;
-                self.awaited.set(slot, left);
+                let left = self.txns.get(slot).responses_left - 1;
+                self.txns.set(slot, Txn { responses_left: left, ..self.txns.get(slot) });
                 (shape.responses - 1 - left, shape.responses)
             }
         };
@@ -123,7 +133,7 @@ impl<P: RingProtocol> Fabric<P> {
             let (o, to) = self.route_to(me, pk.src);
             let mut resp = Packet::new(PacketKind::Response, shape.response_class, me, pk.src, pk.priority, shape.response_len, now).on(o as u16, to);
             if shape.responses > 1 {
-                resp.tag = self.awaited.put(shape.responses);
+                resp.tag = self.txns.put(Txn { born: now, kind: 0, stream: NO_STREAM, requests_left: 0, responses_left: shape.responses });
             }
             for _ in 0..shape.responses {
                 let r = self.slab.alloc(resp);
@@ -132,7 +142,7 @@ impl<P: RingProtocol> Fabric<P> {
             answered_on = Some(o);
         } else if k + 1 == of {
             if pk.tag != NO_TAG {
-                self.awaited.release(pk.tag);
+                self.txns.release(pk.tag);
             }
             self.complete(pk.priority, requester);
         }
@@ -142,6 +152,44 @@ impl<P: RingProtocol> Fabric<P> {
                 self.try_output(o);
             }
             self.try_output(i);
+        }
+    }
+
+    /// Send packet `pk` of a transaction with a slot (where every one has)
+    /// serviced at its destination, interface `i`: its data counted; the
+    /// last request answered (by the server, or handed to the DMA engine)
+    /// or, with no response, the transaction complete; the last response
+    /// completes it.
+    fn delivered(&mut self, i: usize, pk: &Packet) {
+        let (me, now, requester) = (self.ifaces[i].agent, self.sched.now(), pk.requester());
+        let mut t = self.txns.get(pk.tag);
+        let shape = self.p.shapes[t.kind as usize];
+        let response = pk.kind == PacketKind::Response;
+        let (left, n) = if response { (&mut t.responses_left, shape.responses) } else { (&mut t.requests_left, shape.requests) };
+        let k = n - *left;
+        *left -= 1;
+        let side_done = *left == 0;
+        self.txns.set(pk.tag, t);
+        if shape.carries_data(response) {
+            let bytes = shape.data_share(k, n);
+            self.measure.data_delivered(now, bytes, pk.priority, requester);
+            self.measure.class_data(now, pk.class, bytes);
+        }
+        if !side_done {
+            return;
+        }
+        if !response && shape.has_response() {
+            let job = DmaJob { dst: pk.src, priority: pk.priority, kind: t.kind, tag: pk.tag, sent: 0 };
+            self.dma[me as usize].push_back(job);
+            return self.dma_fill(me as usize);
+        }
+        self.txns.release(pk.tag);
+        self.measure.transaction_latency(now, now - t.born);
+        self.complete(pk.priority, requester);
+        let st = &mut self.streams[t.stream as usize].state;
+        st.in_flight -= 1;
+        if self.p.client.transactions_per_stream > 0 {
+            self.fill_requests(requester as usize);
         }
     }
 

@@ -63,7 +63,7 @@ pub fn params(s: &Scenario) -> Result<Params, String> {
         iqst: [ns_to_time(s.section("bridge").float("iqst_ns")); MAX_CLASSES],
         input_queue: [5; MAX_CLASSES],
         output_queue: 5,
-        shape: Shape {
+        shapes: vec![Shape {
             request_len: 8,
             request_class: 0,
             response_len: 40,
@@ -71,10 +71,15 @@ pub fn params(s: &Scenario) -> Result<Params, String> {
             responses: s.section("bridge").int("responses") as u16,
             data_bytes: 64,
             data_in_response: true,
-        },
-        load_bytes: 64,
+            requests: 1,
+            packet_bytes: 0,
+            last_len: 0,
+            load_bytes: 64,
+        }],
+        shares: vec![1.0],
         sources: ringlet_fabric::params::Sources::default(),
         classes: Classes::requests_and_responses(),
+        client: ringlet_fabric::params::ClientRules::default(),
     })
 }
 

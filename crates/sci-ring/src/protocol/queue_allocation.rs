@@ -20,21 +20,22 @@
 //! (docs/model-sci.md; docs/assumptions.md.)
 
 use ringlet_fabric::packet::Phase;
+use ringlet_fabric::params::MAX_CLASSES;
 use ringlet_fabric::protocol::Admission;
 
 /// The queue allocation of a ringlet's input queues.
 pub struct QueueAllocation {
     enabled: bool,
     /// Per node and input queue: the phase served, and reservations outstanding per phase.
-    serve: Vec<[u8; 2]>,
-    pending: Vec<[[u32; 2]; 2]>,
+    serve: Vec<[u8; MAX_CLASSES]>,
+    pending: Vec<[[u32; 2]; MAX_CLASSES]>,
     /// BUSY_A / BUSY_B echoes sent (reservations made).
     pub reservations: u64,
 }
 
 impl QueueAllocation {
     pub fn new(nodes: usize, enabled: bool) -> Self {
-        QueueAllocation { enabled, serve: vec![[0; 2]; nodes], pending: vec![[[0; 2]; 2]; nodes], reservations: 0 }
+        QueueAllocation { enabled, serve: vec![[0; MAX_CLASSES]; nodes], pending: vec![[[0; 2]; MAX_CLASSES]; nodes], reservations: 0 }
     }
 
     /// Whether input queue `side` of `node`, with `free` slots, admits a packet in `phase`.

@@ -1,0 +1,153 @@
+//! The GigaRing family's scenario keys (beside the core ones), and the
+//! settings the model reads from them (seed 002; what the seed leaves open
+//! is chosen in `docs/assumptions.md`).
+
+use ringlet_scenario::schema::{Default, Kind, Param};
+use ringlet_scenario::Scenario;
+
+const INF: f64 = f64::INFINITY;
+
+/// The keys of `network.kind = "gigaring"`.
+pub const PARAMS: &[Param] = &[
+    // [gigaring]
+    Param { section: "gigaring", key: "rings", kind: Kind::Int { min: 1, max: 2 }, default: Default::Int(2),
+        doc: "Rings in use: 2, the channel's pair of counter-rotating rings; 1 masks ring 1 off (US patent 6,233,704), leaving one ring." },
+    Param { section: "gigaring", key: "bandwidth_sharing", kind: Kind::Bool, default: Default::Bool(true),
+        doc: "Bandwidth allocation by adaptive bandwidth sharing (US patent 6,205,119): a node held back by passing traffic sets the request-to-share bit in the packets it passes; their sources, told by the echoes, insert idles. Off: a node sends whenever its bypass buffer is empty." },
+    Param { section: "gigaring", key: "sharing_idle_symbols", kind: Kind::Int { min: 0, max: 1_000_000 }, default: Default::Int(0),
+        doc: "Idle symbols a source inserts per request to share it hears; 0: one maximum packet with its idles (the patent gives no constant)." },
+    Param { section: "gigaring", key: "queue_reservation", kind: Kind::Bool, default: Default::Bool(true),
+        doc: "Queue reservation: a packet busied twice gets a reserved receive buffer slot (IEEE 1596's A/B queue allocation), so none is busied forever." },
+    Param { section: "gigaring", key: "clock_mhz", kind: Kind::Float { min: 1.0, max: 1e5 }, default: Default::Float(150.0),
+        doc: "Symbol clock, MHz: one 32-bit symbol per cycle on each ring link (150 MHz: 600 MB/s raw per ring, the Cray T3E guide's figure)." },
+    Param { section: "gigaring", key: "wire_m", kind: Kind::Float { min: 0.0, max: 1e4 }, default: Default::Float(0.0),
+        doc: "Wire length between neighbouring nodes, metres; a signal takes 5 ns per metre (seed 002)." },
+    Param { section: "gigaring", key: "node_latency_ns", kind: Kind::Float { min: 0.0, max: 1e6 }, default: Default::Float(224.0),
+        doc: "From a packet's head entering a node chip to its head leaving it (passing) or being decoded there (stripped), ns. Calibrated on seed 002 Figure 6: with 2-symbol echoes, a two-node channel's unloaded channel latency is 462 ns at 0 m." },
+    Param { section: "gigaring", key: "header_symbols", kind: Kind::Int { min: 1, max: 64 }, default: Default::Int(4),
+        doc: "Header of every send packet, 32-bit symbols (SCI's 16-byte header)." },
+    Param { section: "gigaring", key: "checksum_symbols", kind: Kind::Int { min: 0, max: 16 }, default: Default::Int(1),
+        doc: "Trailing checksum of every send packet, 32-bit symbols." },
+    Param { section: "gigaring", key: "echo_symbols", kind: Kind::Int { min: 1, max: 64 }, default: Default::Int(2),
+        doc: "An echo packet, 32-bit symbols (SCI's 8-byte echo)." },
+    Param { section: "gigaring", key: "idle_symbols_between_packets", kind: Kind::Int { min: 0, max: 256 }, default: Default::Int(14),
+        doc: "Idle symbols after every packet (housekeeping and the arbitration's idles). Calibrated on seed 002 Figure 4 (half duplex peak 916 MB/s)." },
+    Param { section: "gigaring", key: "send_buffer_packets", kind: Kind::Int { min: 1, max: 1_000_000 }, default: Default::Int(8),
+        doc: "Send buffer per ring and virtual channel, packets (sent packets keep their slot until their echo)." },
+    Param { section: "gigaring", key: "receive_buffer_packets", kind: Kind::Int { min: 1, max: 1_000_000 }, default: Default::Int(8),
+        doc: "Receive buffer per ring and virtual channel, packets: a packet that finds it full is busied." },
+    Param { section: "gigaring", key: "client_port_mbps", kind: Kind::Float { min: 1.0, max: INF }, default: Default::Float(1200.0),
+        doc: "Rate at which a node's client takes a packet out of a receive buffer, MB/s (a 64-bit client port at 150 MHz): a packet of b bytes holds its virtual channel's receive server b / rate." },
+    Param { section: "gigaring", key: "slave_access_ns", kind: Kind::Float { min: 0.0, max: 1e9 }, default: Default::Float(0.0),
+        doc: "A slave's memory access on a ReadBlk request before its DMA engine sends the first response, ns (beyond the client port time)." },
+    Param { section: "gigaring", key: "load_balancing", kind: Kind::Choice(&["per-packet", "shortest"]), default: Default::Str("per-packet"),
+        doc: "Which ring a packet goes on: `per-packet`, the ring whose send buffer for its virtual channel holds the fewest packets (ties to the fewer hops, then ring 0): seed 002's automatic load balancing; or `shortest`, always the ring with fewer hops to the target (ties to ring 0)." },
+    Param { section: "gigaring", key: "congestion_control", kind: Kind::Bool, default: Default::Bool(true),
+        doc: "Adaptive congestion control: each stream's window of outstanding request packets halves on a busy echo (not below `window_min`) and opens by one per window's worth of accepted echoes (up to `window_max`)." },
+    Param { section: "gigaring", key: "window_max", kind: Kind::Int { min: 1, max: 65535 }, default: Default::Int(16),
+        doc: "Most request packets one stream may have outstanding (put into a send buffer and not yet accepted)." },
+    Param { section: "gigaring", key: "window_min", kind: Kind::Int { min: 1, max: 65535 }, default: Default::Int(1),
+        doc: "Fewest the window closes to under congestion." },
+    Param { section: "gigaring", key: "transfers_per_stream", kind: Kind::Int { min: 0, max: 65535 }, default: Default::Int(4),
+        doc: "Block transfers (and messages) one stream may have issued and not complete at once: a client's DMA engines. 0: no limit." },
+    // [traffic]
+    Param { section: "traffic", key: "transaction", kind: Kind::Choice(&["readblk", "writeblk", "message", "mixed"]), default: Default::Str("readblk"),
+        doc: "What masters issue: `readblk` (a request; the slave answers with the block in packets of up to 32 words), `writeblk` (the block in request packets; one write response), `message` (one packet of `block_words` words, at most 32; no response), or `mixed`: equal shares of the load as messages of 32 words, ReadBlk and WriteBlk of 64 words, and ReadBlk and WriteBlk of `block_words`." },
+    Param { section: "traffic", key: "block_words", kind: Kind::Int { min: 1, max: 1 << 20 }, default: Default::Int(1024),
+        doc: "Block size of a ReadBlk or WriteBlk (a message's size), 64-bit words." },
+    Param { section: "traffic", key: "masters", kind: Kind::Int { min: 0, max: 4096 }, default: Default::Int(0),
+        doc: "Nodes 0 to `masters` - 1 issue transactions and the others only answer (seed 002's half duplex: 1 of 2); 0: every node does both (full duplex). `load_mbps_per_node` is the payload each master offers." },
+];
+
+/// What masters issue.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Transaction {
+    ReadBlk,
+    WriteBlk,
+    Message,
+    Mixed,
+}
+
+/// What the model reads from a scenario of this family.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Settings {
+    pub nodes: usize,
+    pub clock_mhz: f64,
+    pub wire_m: f64,
+    pub node_latency_ns: f64,
+    pub header_symbols: u16,
+    pub checksum_symbols: u16,
+    pub echo_symbols: u16,
+    pub idle_symbols: u32,
+    pub send_buffer: u32,
+    pub receive_buffer: u32,
+    pub client_port_mbps: f64,
+    pub slave_access_ns: f64,
+    pub balance: bool,
+    pub congestion_control: bool,
+    pub window_max: u16,
+    pub window_min: u16,
+    pub transfers_per_stream: u16,
+    pub rings: usize,
+    pub bandwidth_sharing: bool,
+    pub sharing_idle_symbols: u32,
+    pub queue_reservation: bool,
+    pub transaction: Transaction,
+    pub block_words: u32,
+    pub masters: usize,
+}
+
+impl Settings {
+    pub fn of(s: &Scenario) -> Settings {
+        let (g, traffic) = (s.section("gigaring"), s.section("traffic"));
+        Settings {
+            nodes: s.network.nodes as usize,
+            clock_mhz: g.float("clock_mhz"),
+            wire_m: g.float("wire_m"),
+            node_latency_ns: g.float("node_latency_ns"),
+            header_symbols: g.int("header_symbols") as u16,
+            checksum_symbols: g.int("checksum_symbols") as u16,
+            echo_symbols: g.int("echo_symbols") as u16,
+            idle_symbols: g.int("idle_symbols_between_packets") as u32,
+            send_buffer: g.int("send_buffer_packets") as u32,
+            receive_buffer: g.int("receive_buffer_packets") as u32,
+            client_port_mbps: g.float("client_port_mbps"),
+            slave_access_ns: g.float("slave_access_ns"),
+            balance: g.str("load_balancing") == "per-packet",
+            congestion_control: g.bool("congestion_control"),
+            window_max: g.int("window_max") as u16,
+            window_min: g.int("window_min") as u16,
+            transfers_per_stream: g.int("transfers_per_stream") as u16,
+            rings: g.int("rings") as usize,
+            bandwidth_sharing: g.bool("bandwidth_sharing"),
+            sharing_idle_symbols: g.int("sharing_idle_symbols") as u32,
+            queue_reservation: g.bool("queue_reservation"),
+            transaction: match traffic.str("transaction") {
+                "writeblk" => Transaction::WriteBlk,
+                "message" => Transaction::Message,
+                "mixed" => Transaction::Mixed,
+                _ => Transaction::ReadBlk,
+            },
+            block_words: traffic.int("block_words") as u32,
+            masters: traffic.int("masters") as usize,
+        }
+    }
+
+    /// Checks across keys; the message names the key.
+    pub fn check(&self) -> Result<(), String> {
+        if self.transaction == Transaction::Message && self.block_words > crate::params::PACKET_WORDS {
+            return Err(format!("traffic.block_words: a message carries at most {} words (256 bytes), got {}", crate::params::PACKET_WORDS, self.block_words));
+        }
+        if self.masters >= self.nodes && self.masters > 0 {
+            return Err(format!("traffic.masters: expected fewer than network.nodes ({}) so that some node answers, got {} (0: every node is master and slave)", self.nodes, self.masters));
+        }
+        if self.window_min > self.window_max {
+            return Err(format!("gigaring.window_min: expected at most gigaring.window_max ({}), got {}", self.window_max, self.window_min));
+        }
+        let packets = self.block_words.div_ceil(crate::params::PACKET_WORDS);
+        if packets > u16::MAX as u32 {
+            return Err(format!("traffic.block_words: at most {} words (65535 packets), got {}", u16::MAX as u32 * crate::params::PACKET_WORDS, self.block_words));
+        }
+        Ok(())
+    }
+}

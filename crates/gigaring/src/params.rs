@@ -1,0 +1,137 @@
+//! The fabric parameters of a GigaRing channel, derived once from its
+//! settings: sizes in 32-bit symbols, times in the engine's unit, the
+//! kinds of transaction masters issue, and the client side's rules.
+
+use crate::keys::{Settings, Transaction};
+use ringlet_engine::time::ns_to_time;
+use ringlet_fabric::params::{ClientRules, Classes, Params, Responder, RingChoice, Shape, Sources, WindowPolicy, MAX_CLASSES};
+
+/// Bytes per symbol (32-bit symbols).
+pub const SYMBOL_BYTES: u32 = 4;
+/// Payload of a full data packet, 64-bit words (256 bytes: seed 002, "for
+/// block sizes greater than 32 words there is more than one data packet").
+pub const PACKET_WORDS: u32 = 32;
+/// A signal's time per metre of wire, ns (seed 002).
+pub const NS_PER_METRE: f64 = 5.0;
+
+/// The four virtual channels (seed 002: "roughly read requests, read
+/// responses, write requests, and write responses"); messages go on the
+/// write-request channel.
+pub const READ_REQUEST: u8 = 0;
+pub const READ_RESPONSE: u8 = 1;
+pub const WRITE_REQUEST: u8 = 2;
+pub const WRITE_RESPONSE: u8 = 3;
+
+/// The virtual channels, taking turns at each link (so that none starves another), responses first.
+pub fn classes() -> Classes {
+    Classes { names: vec!["read-request", "read-response", "write-request", "write-response"], precedence: vec![READ_RESPONSE, WRITE_RESPONSE, READ_REQUEST, WRITE_REQUEST], round_robin: true }
+}
+
+/// Symbols of a send packet carrying `words` 64-bit words.
+fn packet_len(k: &Settings, words: u32) -> u16 {
+    k.header_symbols + k.checksum_symbols + (words * 8 / SYMBOL_BYTES) as u16
+}
+
+/// A ReadBlk (`read`) or WriteBlk of `words`: the block in packets of up
+/// to 32 words, the last taking the rest.
+pub fn block(k: &Settings, words: u32, read: bool) -> Shape {
+    let packets = words.div_ceil(PACKET_WORDS) as u16;
+    let last = words - PACKET_WORDS * (packets as u32 - 1);
+    let full = packet_len(k, words.min(PACKET_WORDS));
+    let last_len = if packets > 1 && last < PACKET_WORDS { packet_len(k, last) } else { 0 };
+    let bare = packet_len(k, 0);
+    let data_bytes = words * 8;
+    let common = Shape {
+        request_len: bare,
+        request_class: READ_REQUEST,
+        response_len: full,
+        response_class: READ_RESPONSE,
+        responses: packets,
+        data_bytes,
+        data_in_response: true,
+        requests: 1,
+        packet_bytes: PACKET_WORDS * 8,
+        last_len,
+        load_bytes: data_bytes,
+    };
+    if read {
+        common
+    } else {
+        Shape { request_len: full, request_class: WRITE_REQUEST, response_len: bare, response_class: WRITE_RESPONSE, responses: 1, data_in_response: false, requests: packets, ..common }
+    }
+}
+
+/// A message of `words` (at most 32): one packet, no response.
+pub fn message(k: &Settings, words: u32) -> Shape {
+    Shape {
+        request_len: packet_len(k, words),
+        request_class: WRITE_REQUEST,
+        response_len: 0,
+        response_class: WRITE_RESPONSE,
+        responses: 0,
+        data_bytes: words * 8,
+        data_in_response: false,
+        requests: 1,
+        packet_bytes: 0,
+        last_len: 0,
+        load_bytes: words * 8,
+    }
+}
+
+/// The kinds of transaction masters issue, and each one's share of the load.
+pub fn kinds(k: &Settings) -> (Vec<Shape>, Vec<f64>) {
+    let w = k.block_words;
+    match k.transaction {
+        Transaction::ReadBlk => Params::single(block(k, w, true)),
+        Transaction::WriteBlk => Params::single(block(k, w, false)),
+        Transaction::Message => Params::single(message(k, w)),
+        Transaction::Mixed => {
+            let shapes = vec![message(k, PACKET_WORDS), block(k, 64, true), block(k, 64, false), block(k, w, true), block(k, w, false)];
+            let n = shapes.len();
+            (shapes, vec![1.0 / n as f64; n])
+        }
+    }
+}
+
+/// The ring interfaces' shared parameters.
+pub fn params(k: &Settings) -> Params {
+    let (shapes, shares) = kinds(k);
+    let separator = k.idle_symbols;
+    let longest = shapes.iter().map(|s| s.request_len.max(s.response_len)).max().unwrap_or(1);
+    // A receive server holds a packet for its bytes at the client port's rate.
+    let port_ns = |symbols: u16| (symbols as u32 * SYMBOL_BYTES) as f64 * 1e3 / k.client_port_mbps;
+    let full = packet_len(k, PACKET_WORDS);
+    let bare = packet_len(k, 0);
+    let mut iqst = [0; MAX_CLASSES];
+    iqst[READ_REQUEST as usize] = ns_to_time(port_ns(bare) + k.slave_access_ns);
+    iqst[READ_RESPONSE as usize] = ns_to_time(port_ns(full));
+    iqst[WRITE_REQUEST as usize] = ns_to_time(port_ns(full));
+    iqst[WRITE_RESPONSE as usize] = ns_to_time(port_ns(bare));
+    Params {
+        cycle: ns_to_time(1e3 / k.clock_mhz),
+        separator,
+        echo_len: k.echo_symbols,
+        // "The bypass buffer can accommodate the maximum-sized packet" (seed 002).
+        bypass_fifo_symbols: longest as u32 + separator,
+        iqst,
+        input_queue: [k.receive_buffer; MAX_CLASSES],
+        output_queue: k.send_buffer,
+        shapes,
+        shares,
+        sources: Sources::default(),
+        classes: classes(),
+        client: ClientRules {
+            responder: Responder::Dma,
+            ring_choice: if k.balance { RingChoice::Balance } else { RingChoice::Nearest },
+            window: if k.congestion_control { WindowPolicy::Adaptive { min: k.window_min, max: k.window_max } } else { WindowPolicy::Unlimited },
+            transactions_per_stream: k.transfers_per_stream,
+            channel_latency: true,
+        },
+    }
+}
+
+/// Idle time a source inserts per request to share (`gigaring.sharing_idle_symbols`; 0: one maximum packet with its idles).
+pub fn sharing_idles(k: &Settings, p: &Params) -> ringlet_engine::Time {
+    let symbols = if k.sharing_idle_symbols == 0 { p.longest_send() as u32 + p.separator } else { k.sharing_idle_symbols };
+    symbols as ringlet_engine::Time * p.cycle
+}
