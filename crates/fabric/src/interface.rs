@@ -46,6 +46,8 @@ pub struct Iface {
     iqst: [Time; MAX_CLASSES],
     /// The input queues are delay lines (see `topology::PortSpec::delay_line`).
     pub delay_line: bool,
+    /// The input queues' servers are the agent's one client port (`topology::PortSpec::shared_server`).
+    pub shared_server: bool,
     pub ringlet: RingletId,
     /// Position on the ringlet: what the ringlet's protocol instance calls it.
     pub pos: u16,
@@ -114,6 +116,7 @@ impl Iface {
             strip_hop: topology.strip_hop(i),
             iqst: own.iqst.unwrap_or(p.iqst),
             delay_line: own.delay_line,
+            shared_server: own.shared_server,
             ringlet: topology.ringlet_of(i),
             pos: topology.position(i),
             agent: topology.agent_of(i),

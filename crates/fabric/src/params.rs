@@ -140,8 +140,9 @@ pub enum RingChoice {
     /// The topology's routes (shortest paths, or the family's own).
     Routes,
     /// Per packet, the interface whose output queue for its class holds
-    /// the fewest packets; ties to the fewer hops, then the lower ringlet
-    /// (GigaRing's automatic load balancing over its two rings).
+    /// the fewest packets (to send, or sent and awaiting their echo); ties
+    /// to the fewer hops, then the lower ringlet (GigaRing's automatic load
+    /// balancing over its two rings).
     Balance,
     /// The interface with the fewest hops to the destination; ties to the lower ringlet.
     Nearest,

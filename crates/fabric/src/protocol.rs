@@ -218,6 +218,11 @@ impl<T: Copy> Payloads<T> {
     pub fn release(&mut self, tag: u32) {
         self.free.push(tag);
     }
+
+    /// Items stored and not released.
+    pub fn live(&self) -> usize {
+        self.items.len() - self.free.len()
+    }
 }
 
 impl<T: Copy> Default for Payloads<T> {

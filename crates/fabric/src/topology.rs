@@ -111,6 +111,11 @@ pub struct PortSpec {
     /// of it are doing (a switch port's FIFO to its bus, which then takes
     /// them in order), instead of one packet per service time.
     pub delay_line: bool,
+    /// The servers of all the agent's input queues (every interface and
+    /// class) share one client port: a packet's service waits until the
+    /// port has finished the packets whose service started before it (a
+    /// GigaRing node's 64-bit client port behind both rings' receive buffers).
+    pub shared_server: bool,
 }
 
 /// A bus shared by all of an agent's interfaces (Dolphin's B-Link in an SCI

@@ -6,12 +6,16 @@
 use crate::keys::Settings;
 use crate::params::NS_PER_METRE;
 use ringlet_engine::time::ns_to_time;
-use ringlet_fabric::topology::{Role, Topology, TopologyBuilder};
+use ringlet_fabric::topology::{PortSpec, Role, Topology, TopologyBuilder};
 
 /// The channel's topology.
 pub fn topology(k: &Settings) -> Result<Topology, String> {
     let mut b = TopologyBuilder::new();
     let nodes: Vec<_> = (0..k.nodes).map(|n| b.agent(format!("node {n}"), true)).collect();
+    for &a in &nodes {
+        // One client port takes packets out of both rings' receive buffers.
+        b.ports(a, PortSpec { shared_server: true, ..PortSpec::default() });
+    }
     if k.masters > 0 {
         for (n, &a) in nodes.iter().enumerate() {
             b.role(a, if n < k.masters { Role::Sender } else { Role::Receiver });

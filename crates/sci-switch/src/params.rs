@@ -72,6 +72,7 @@ pub fn switch_ports(k: &Settings) -> PortSpec {
         input_queue: Some([k.switch_buffer_packets; MAX_CLASSES]),
         output_queue: Some(k.switch_buffer_packets),
         delay_line: true,
+        shared_server: false,
     }
 }
 

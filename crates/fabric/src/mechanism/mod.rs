@@ -83,6 +83,9 @@ pub struct Fabric<P: RingProtocol> {
     agent_streams: Vec<Vec<u32>>,
     /// Per agent with a DMA responder: the responses it still has to put out.
     dma: Vec<std::collections::VecDeque<DmaJob>>,
+    /// Per agent whose input queues share one server: when it is free
+    /// (empty if none shares).
+    port_free: Vec<Time>,
     /// With the channel latency measured: when each live packet was last
     /// sent (an echo: when the packet it answers was), by packet id.
     sent_at: Vec<Time>,
@@ -186,6 +189,7 @@ impl<P: RingProtocol> Fabric<P> {
             agent_streams,
             dma,
             sent_at: Vec::new(),
+            port_free: if topo.agents().iter().any(|a| a.ports.shared_server) { vec![0; agents] } else { Vec::new() },
             pending_controls: Payloads::new(),
             measure: Measure::new(s, &topo, &p),
             fx: Effects::default(),
@@ -300,8 +304,15 @@ impl<P: RingProtocol> Fabric<P> {
             l.bypass_max_symbols = self.bypass_max_symbols(l.link as usize);
             r.counters.bypass_max_symbols = r.counters.bypass_max_symbols.max(l.bypass_max_symbols);
         }
-        let queued: u64 = self.apps.iter().map(|a| a.queue.len() as u64 + a.waiting as u64).sum();
-        r.conservation = Conservation { generated: self.generated, completed: self.completed, queued, in_flight: self.slab.live_send(), lost: self.lost };
+        let queued: u64 = self.apps.iter().map(|a| a.queue.len() as u64).sum();
+        r.conservation = if self.tracked {
+            // Transactions with a slot are in flight (a block partly put out
+            // included); the rest of the streams' queues wait.
+            let waiting: u64 = self.streams.iter().map(|s| s.queue.iter().filter(|e| e.sent == 0).count() as u64).sum();
+            Conservation { generated: self.generated, completed: self.completed, queued: queued + waiting, in_flight: self.txns.live() as u64, lost: self.lost }
+        } else {
+            Conservation { generated: self.generated, completed: self.completed, queued, in_flight: self.slab.live_send(), lost: self.lost }
+        };
         r.packets_peak = self.slab.peak();
         if let Some(c) = r.client.as_mut() {
             c.window_decreases = self.streams.iter().map(|s| s.state.decreases).sum();
@@ -397,7 +408,7 @@ impl<P: RingProtocol> Fabric<P> {
 
     /// Where agent `a` puts a packet of `class` for `dst`: as `route_to`,
     /// or with [`RingChoice::Balance`] on the interface whose output queue
-    /// of that class holds the fewest packets (ties to fewer hops, then
+    /// of that class holds the fewest packets, to send or awaiting their echo (ties to fewer hops, then
     /// the lower ringlet), with `Nearest` on the one of fewest hops.
     ///
     /// [`RingChoice::Balance`]: crate::params::RingChoice::Balance
@@ -415,7 +426,9 @@ impl<P: RingProtocol> Fabric<P> {
             }
             let len = self.topo.ringlet_ifaces(r).len() as u16;
             let hops = (self.topo.position(to) + len - self.topo.position(i)) % len;
-            let load = if self.p.client.ring_choice == crate::params::RingChoice::Balance { self.ifaces[i as usize].output(class).to_send.len() } else { 0 };
+            // Its send buffer's occupancy: packets to send and sent ones awaiting their echo.
+            let q = self.ifaces[i as usize].output(class);
+            let load = if self.p.client.ring_choice == crate::params::RingChoice::Balance { q.to_send.len() + q.awaiting.len() } else { 0 };
             let key = (load, hops, r);
             if best.is_none_or(|(k, _, _)| key < k) {
                 best = Some((key, i as usize, to));

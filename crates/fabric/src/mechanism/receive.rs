@@ -116,7 +116,8 @@ impl<P: RingProtocol> Fabric<P> {
         if q.in_service.is_none() {
             // (An idle server has nothing waiting or arriving.)
             q.in_service = Some(id);
-            self.sched.at(tail + self.ifaces[i].service_time(class), Event::ServiceDone { iface: i as u16, class: class as u8 }.pack());
+            let done = self.service_done_at(i, class, tail);
+            self.sched.at(done, Event::ServiceDone { iface: i as u16, class: class as u8 }.pack());
         } else {
             q.arriving = Some((id, tail));
         }

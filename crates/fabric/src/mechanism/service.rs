@@ -8,6 +8,7 @@ use crate::client::{DmaJob, Txn, NO_STREAM};
 use crate::event::Event;
 use crate::packet::{Packet, PacketKind, Phase, NO_TAG};
 use crate::protocol::{EchoAt, QueueView, RingProtocol};
+use ringlet_engine::Time;
 use crate::trace::TraceKind;
 
 impl<P: RingProtocol> Fabric<P> {
@@ -46,8 +47,26 @@ impl<P: RingProtocol> Fabric<P> {
         if n.delay_line {
             // Through the delay line since its tail came in (`accept`).
             done = done.min(self.slab.at(id).queued_at + n.service_time(class)).max(start);
+        } else if n.shared_server {
+            done = self.service_done_at(i, class, start);
         }
         self.sched.at(done, Event::ServiceDone { iface: i as u16, class: class as u8 }.pack());
+    }
+
+    /// When a service of the input queue of `class` at `i` that can start
+    /// at `start` is done: its service time later, or, where the agent's
+    /// queues share one server, once that server has also finished the
+    /// services that started before (which it then holds for this one).
+    #[inline(always)]
+    pub(super) fn service_done_at(&mut self, i: usize, class: usize, start: Time) -> Time {
+        let n = &self.ifaces[i];
+        if !n.shared_server {
+            return start + n.service_time(class);
+        }
+        let a = n.agent as usize;
+        let done = start.max(self.port_free[a]) + n.service_time(class);
+        self.port_free[a] = done;
+        done
     }
 
     /// The output queue (interface, class) a serviced packet produces
