@@ -39,6 +39,9 @@ impl AppEntry {
 pub struct Txn {
     /// When it was generated (its latency's start).
     pub born: Time,
+    /// Its requester and target.
+    pub src: u16,
+    pub dst: u16,
     pub kind: u8,
     pub stream: u32,
     /// Its request packets not yet serviced at the target.

@@ -33,6 +33,8 @@ pub(crate) enum Event {
     /// A packet across an agent's bus reaches the output queue of interface
     /// `iface` (after the bus-to-FIFO delay).
     BusDelivered { iface: u16, pkt: u32 },
+    /// The network changes: the fabric's reconfiguration `index` happens.
+    Reconfigure { index: u32 },
 }
 
 impl Event {
@@ -56,6 +58,7 @@ impl Event {
             Event::EmitControl { iface, pending } => (7, iface, 0, pending),
             Event::BusFree { agent } => (8, agent, 0, 0),
             Event::BusDelivered { iface, pkt } => (9, iface, 0, pkt),
+            Event::Reconfigure { index } => (10, 0, 0, index),
         };
         debug_assert!(a <= Self::A_MASK, "field {a} does not fit the packed event's 12 bits");
         kind | (node as u64) << Self::NODE_SHIFT | ((a & Self::A_MASK) as u64) << Self::A_SHIFT | (b as u64) << 32
@@ -95,7 +98,8 @@ impl Event {
             6 => Event::Requeue { iface: node, pkt: b },
             7 => Event::EmitControl { iface: node, pending: b },
             8 => Event::BusFree { agent: node },
-            _ => Event::BusDelivered { iface: node, pkt: b },
+            9 => Event::BusDelivered { iface: node, pkt: b },
+            _ => Event::Reconfigure { index: b },
         }
     }
 }
@@ -121,6 +125,7 @@ mod tests {
                 Event::EmitControl { iface, pending: wide },
                 Event::BusFree { agent: iface },
                 Event::BusDelivered { iface, pkt: wide },
+                Event::Reconfigure { index: wide },
             ]);
         }
         for e in events {

@@ -49,6 +49,9 @@ pub struct Iface {
     /// The input queues' servers are the agent's one client port (`topology::PortSpec::shared_server`).
     pub shared_server: bool,
     pub ringlet: RingletId,
+    /// It carries traffic: false for a ringlet retired by a reconfiguration
+    /// (a GigaRing folded around a failure), or one waiting to be activated.
+    pub live: bool,
     /// Position on the ringlet: what the ringlet's protocol instance calls it.
     pub pos: u16,
     pub agent: AgentId,
@@ -118,6 +121,7 @@ impl Iface {
             delay_line: own.delay_line,
             shared_server: own.shared_server,
             ringlet: topology.ringlet_of(i),
+            live: true,
             pos: topology.position(i),
             agent: topology.agent_of(i),
             outputs: std::array::from_fn(|_| OutputQueue::new(output_queue, ewq, levels)),
@@ -234,6 +238,21 @@ impl Iface {
     pub fn incoming_arrived(&mut self, class: u8, priority: u16, id: u32) {
         self.outputs[slot(class as usize)].incoming -= 1;
         self.push_own(class, priority, id);
+    }
+
+    /// Empties `class`'s output queue (a reconfiguration retires the
+    /// interface): its sent packets awaiting echoes, and those to send in order.
+    pub fn drain_output(&mut self, class: u8) -> (Vec<u32>, Vec<u32>) {
+        let q = &mut self.outputs[slot(class as usize)];
+        let awaiting = std::mem::take(&mut q.awaiting);
+        let mut to_send = Vec::with_capacity(q.to_send.len());
+        while let Some(id) = q.to_send.pop() {
+            to_send.push(id);
+        }
+        q.incoming = 0;
+        self.own_len -= to_send.len() as u32;
+        self.own_changes += 1;
+        (awaiting, to_send)
     }
 
     /// Servers waiting for room in `class`'s output queue.

@@ -6,7 +6,7 @@
 
 use crate::dense::Dense;
 use crate::params::Params;
-use crate::report::{ClientFigures, VcReport, ClassReport, LinkReport, NodeReport, PortReport, PriorityReport, Report, RingletReport, Summary, SwitchReport};
+use crate::report::{ClientFigures, ReconfigurationReport, VcReport, ClassReport, LinkReport, NodeReport, PortReport, PriorityReport, Report, RingletReport, Summary, SwitchReport};
 use crate::topology::Topology;
 use ringlet_engine::run::Stop;
 use ringlet_engine::stats::{BatchMeans, CoarseHistogram, LatencyHistogram};
@@ -41,6 +41,10 @@ struct ClientMeasure {
     channel: CoarseHistogram,
     transaction: CoarseHistogram,
     class_bytes: Vec<u64>,
+    /// The network changed then: data delivered and transaction latencies
+    /// (sum, ps, and count) in the window up to that instant.
+    changed: Option<(Time, u64, f64, u64)>,
+    transaction_sum_ps: f64,
 }
 
 pub struct Measure {
@@ -96,7 +100,7 @@ impl Measure {
         let links = topo.ifaces();
         let buses = topo.agents().iter().any(|a| a.bus.is_some());
         let client = (p.tracks_transactions() || p.client.channel_latency)
-            .then(|| ClientMeasure { channel: CoarseHistogram::coarse(), transaction: CoarseHistogram::coarse(), class_bytes: vec![0; p.classes.len()] });
+            .then(|| ClientMeasure { channel: CoarseHistogram::coarse(), transaction: CoarseHistogram::coarse(), class_bytes: vec![0; p.classes.len()], changed: None, transaction_sum_ps: 0.0 });
         Measure {
             warmup_end: ns_to_time(s.run.warmup_ns),
             client,
@@ -185,6 +189,15 @@ impl Measure {
         }
         if let Some(c) = self.client.as_mut() {
             c.transaction.record(lat);
+            c.transaction_sum_ps += time_to_ps(lat);
+        }
+    }
+
+    /// The network changed now (`Fabric::reconfigure`): the figures so far are "before".
+    pub fn reconfigured(&mut self, now: Time) {
+        let bytes = self.bytes;
+        if let Some(c) = self.client.as_mut() {
+            c.changed = Some((now, bytes, c.transaction_sum_ps, c.transaction.count()));
         }
     }
 
@@ -474,6 +487,22 @@ impl Measure {
                 transaction_latency_ns_mean: ps_to_ns_f(c.transaction.mean_ps()),
                 transaction_latency_ns_p99: ps_to_ns_f(c.transaction.percentile_ps(99.0)),
                 window_decreases: 0,
+            }),
+            reconfiguration: self.client.as_ref().and_then(|c| c.changed).map(|(at, bytes, sum, n)| {
+                let before = at.saturating_sub(self.warmup_end);
+                let after = end.saturating_sub(at.max(self.warmup_end));
+                let rate = |b: u64, t: Time| if t > 0 { b as f64 / time_to_s(t) / 1e6 } else { f64::NAN };
+                let client = self.client.as_ref().expect("client figures");
+                let (sum_after, n_after) = (client.transaction_sum_ps - sum, client.transaction.count() - n);
+                ReconfigurationReport {
+                    at_ns: time_to_ns(at),
+                    throughput_before_mbps: rate(bytes, before),
+                    throughput_after_mbps: rate(self.bytes - bytes, after),
+                    transaction_latency_before_ns: if n > 0 { ps_to_ns_f(sum / n as f64) } else { f64::NAN },
+                    transaction_latency_after_ns: if n_after > 0 { ps_to_ns_f(sum_after / n_after as f64) } else { f64::NAN },
+                    transactions_after: n_after,
+                    ..ReconfigurationReport::default()
+                }
             }),
             per_vc: self
                 .client

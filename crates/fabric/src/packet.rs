@@ -60,7 +60,9 @@ pub struct Packet {
     pub queued_at: Time,
     /// For send packets: the phase of the next transmission.
     pub phase: Phase,
-    /// For echoes: the send packet echoed, whether busy, and the phase granted.
+    /// For echoes: the send packet echoed, whether busy, and the phase
+    /// granted. For a stream's request packet (where the fabric keeps
+    /// transactions): its stream, which its echo carries back in `tag`.
     pub echo_of: u32,
     /// For echoes: the class of the send packet echoed (it may be gone by
     /// the time an accepting echo returns: the target can service it first).

@@ -223,6 +223,15 @@ impl<T: Copy> Payloads<T> {
     pub fn live(&self) -> usize {
         self.items.len() - self.free.len()
     }
+
+    /// The tags of the items stored and not released, in tag order.
+    pub fn live_tags(&self) -> Vec<u32> {
+        let mut free = vec![false; self.items.len()];
+        for &t in &self.free {
+            free[t as usize] = true;
+        }
+        (0..self.items.len() as u32).filter(|&t| !free[t as usize]).collect()
+    }
 }
 
 impl<T: Copy> Default for Payloads<T> {

@@ -227,6 +227,30 @@ table! {
 }
 
 table! {
+    /// The measurement window split where the network changed (a GigaRing folding around a failure).
+    pub struct ReconfigurationReport {
+        /// When it changed.
+        at_ns: f64 ["ns"],
+        /// Data delivered from the end of the warm-up until the change, per time.
+        throughput_before_mbps: f64 ["MB/s"],
+        /// Data delivered from the change until the end of the run, per time.
+        throughput_after_mbps: f64 ["MB/s"],
+        /// Mean transaction latency of the transactions completed before the change.
+        transaction_latency_before_ns: f64 ["ns"],
+        /// Mean transaction latency of those completed after it.
+        transaction_latency_after_ns: f64 ["ns"],
+        /// Transactions completed after the change (in the window).
+        transactions_after: u64 [""],
+        /// Packets sent again because they had not been echoed when the ring changed.
+        resent: u64 [""],
+        /// Of those, copies their target already had: echoed and dropped there.
+        duplicates_suppressed: u64 [""],
+        /// Transactions lost because their requester or target failed.
+        lost_transactions: u64 [""],
+    }
+}
+
+table! {
     /// Event counts that explain a result (measurement window only unless noted).
     pub struct Counters {
         /// Packets passing one ring interface (bypass) or being stripped by it: a hop each (whole run).
@@ -365,6 +389,10 @@ pub struct Report {
     /// (absent elsewhere, so an SCI ring's report is as it was).
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
     pub client: Option<ClientFigures>,
+    /// Before and after the network changed mid-run (a GigaRing folding
+    /// around a failure); absent when it did not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reconfiguration: Option<ReconfigurationReport>,
     pub counters: Counters,
     pub conservation: Conservation,
     /// The most packets alive at once (echoes and control packets
@@ -433,6 +461,7 @@ pub fn schema() -> serde_json::Value {
             "per_vc": cols(VcReport::COLUMNS),
         },
         "client": cols(ClientFigures::COLUMNS),
+        "reconfiguration": cols(ReconfigurationReport::COLUMNS),
         "counters": cols(Counters::COLUMNS),
         "conservation": cols(Conservation::COLUMNS),
         "sweep": {
@@ -473,6 +502,7 @@ mod tests {
             (PortReport::COLUMNS, keys::<PortReport>()),
             (VcReport::COLUMNS, keys::<VcReport>()),
             (ClientFigures::COLUMNS, keys::<ClientFigures>()),
+            (ReconfigurationReport::COLUMNS, keys::<ReconfigurationReport>()),
             (Counters::COLUMNS, keys::<Counters>()),
             (Conservation::COLUMNS, keys::<Conservation>()),
             (Summary::COLUMNS, keys::<Summary>()),

@@ -247,7 +247,8 @@ impl TopologyBuilder {
                     return Err(format!("the network needs more than {MAX_IFACES} ring interfaces"));
                 }
                 let a = self.agents.get_mut(agent as usize).ok_or_else(|| format!("ringlet {r}: no agent {agent}"))?;
-                if a.ifaces.iter().any(|&i| ringlet_of[i as usize] == r as RingletId) {
+                // (A family with its own routes may put an agent on a ringlet twice: a folded GigaRing passes each node both ways.)
+                if self.routes.is_none() && a.ifaces.iter().any(|&i| ringlet_of[i as usize] == r as RingletId) {
                     return Err(format!("ringlet {r}: agent {agent} ({}) sits on it twice", a.label));
                 }
                 a.ifaces.push(id as IfaceId);

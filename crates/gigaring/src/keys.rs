@@ -50,6 +50,13 @@ pub const PARAMS: &[Param] = &[
         doc: "Fewest the window closes to under congestion." },
     Param { section: "gigaring", key: "transfers_per_stream", kind: Kind::Int { min: 0, max: 65535 }, default: Default::Int(4),
         doc: "Block transfers (and messages) one stream may have issued and not complete at once: a client's DMA engines. 0: no limit." },
+    // [faults]
+    Param { section: "faults", key: "fail_node", kind: Kind::Int { min: 0, max: 4095 }, default: Default::None,
+        doc: "A node that fails at `faults.at_ns`: the two rings fold into one that bypasses it (US patent 6,233,704; beyond seed 002). Its transactions, as requester or target, are lost; packets not yet echoed are sent again on the folded ring. Needs at least 3 nodes and both rings." },
+    Param { section: "faults", key: "fail_link", kind: Kind::Int { min: 0, max: 4095 }, default: Default::None,
+        doc: "A link that fails at `faults.at_ns`: the wires between node k and node k + 1 (mod N), both rings'; the rings fold into one through every node. Not with `fail_node`." },
+    Param { section: "faults", key: "at_ns", kind: Kind::Float { min: 0.0, max: 1e15 }, default: Default::Float(100_000.0),
+        doc: "When the node or link fails, ns of simulated time (after the warm-up, to see before and after)." },
     // [traffic]
     Param { section: "traffic", key: "transaction", kind: Kind::Choice(&["readblk", "writeblk", "message", "mixed"]), default: Default::Str("readblk"),
         doc: "What masters issue: `readblk` (a request; the slave answers with the block in packets of up to 32 words), `writeblk` (the block in request packets; one write response), `message` (one packet of `block_words` words, at most 32; no response), or `mixed`: equal shares of the load as messages of 32 words, ReadBlk and WriteBlk of 64 words, and ReadBlk and WriteBlk of `block_words`." },
@@ -95,6 +102,22 @@ pub struct Settings {
     pub transaction: Transaction,
     pub block_words: u32,
     pub masters: usize,
+    pub fault: Option<Fault>,
+}
+
+/// What fails mid-run, and when.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Fault {
+    pub at_ns: f64,
+    pub what: Failure,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Failure {
+    /// Node k.
+    Node(usize),
+    /// The wires between node k and node k + 1.
+    Link(usize),
 }
 
 impl Settings {
@@ -130,6 +153,15 @@ impl Settings {
             },
             block_words: traffic.int("block_words") as u32,
             masters: traffic.int("masters") as usize,
+            fault: {
+                let f = s.section("faults");
+                let what = match (f.opt_int("fail_node"), f.opt_int("fail_link")) {
+                    (Some(n), _) => Some(Failure::Node(n as usize)),
+                    (None, Some(l)) => Some(Failure::Link(l as usize)),
+                    (None, None) => None,
+                };
+                what.map(|what| Fault { at_ns: f.float("at_ns"), what })
+            },
         }
     }
 
@@ -143,6 +175,25 @@ impl Settings {
         }
         if self.window_min > self.window_max {
             return Err(format!("gigaring.window_min: expected at most gigaring.window_max ({}), got {}", self.window_max, self.window_min));
+        }
+        if let Some(f) = self.fault {
+            let f_section = |key: &str| format!("faults.{key}");
+            let (key, k) = match f.what {
+                Failure::Node(n) => ("fail_node", n),
+                Failure::Link(l) => ("fail_link", l),
+            };
+            if k >= self.nodes {
+                return Err(format!("{}: expected a node number below network.nodes ({}), got {k}", f_section(key), self.nodes));
+            }
+            if self.rings != 2 {
+                return Err(format!("{}: folding needs both rings (gigaring.rings = 2), got gigaring.rings = {}", f_section(key), self.rings));
+            }
+            if matches!(f.what, Failure::Node(_)) && self.nodes < 3 {
+                return Err(format!("faults.fail_node: a channel of {} nodes cannot fold around a node (at least 3)", self.nodes));
+            }
+            if self.masters == 1 && f.what == Failure::Node(0) {
+                return Err("faults.fail_node: node 0 is the only master (traffic.masters = 1); nothing would be left to measure after it fails".to_string());
+            }
         }
         let packets = self.block_words.div_ceil(crate::params::PACKET_WORDS);
         if packets > u16::MAX as u32 {

@@ -54,6 +54,10 @@ pub const GIGARING: Family = Family {
 
 /// Checks across keys when a scenario is loaded.
 fn validate(s: &Scenario) -> Result<(), String> {
+    let f = s.section("faults");
+    if let (Some(n), Some(l)) = (f.opt_int("fail_node"), f.opt_int("fail_link")) {
+        return Err(format!("faults.fail_link: give a failed node or a failed link, not both (faults.fail_node = {n}, faults.fail_link = {l})"));
+    }
     Settings::of(s).check()
 }
 
@@ -74,7 +78,11 @@ fn fabric(s: &Scenario, hand_built: bool) -> Result<Fabric<Arbitration>, String>
     let p = params::params(&k);
     let per_request = params::sharing_idles(&k, &p);
     let protocols = (0..t.ringlets() as u16).map(|r| Arbitration::new(t.ringlet_ifaces(r).len(), k.bandwidth_sharing, k.queue_reservation, per_request)).collect();
-    Ok(if hand_built { Fabric::hand_built(s, t, p, protocols) } else { Fabric::new(s, t, p, protocols) })
+    let mut f = if hand_built { Fabric::hand_built(s, t, p, protocols) } else { Fabric::new(s, t, p, protocols) };
+    if let Some(fold) = network::fold(&k) {
+        f.reconfigure(fold);
+    }
+    Ok(f)
 }
 
 /// A traced fabric of scenario `s` with no traffic sources, for

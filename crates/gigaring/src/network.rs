@@ -2,11 +2,22 @@
 //! unidirectional, counter-rotating rings (seed 002 Figure 2). Ring 0 runs
 //! node 0 -> 1 -> ... -> N-1 -> 0, ring 1 the other way round; with two
 //! nodes it is the point-to-point channel of Figure 3.
+//!
+//! With a fault (`[faults]`), a third ring is built beside them, idle until
+//! the failure: the two rings folded into one (US patent 6,233,704). Around
+//! a failed link between nodes b and a = b + 1, node a joins its ring-1
+//! input to its ring-0 output and node b its ring-0 input to its ring-1
+//! output: the folded ring runs a, a+1, ..., b on ring 0's wires and back
+//! b-1, ..., a+1 on ring 1's, passing every other node twice. Around a
+//! failed node f it is the same with a = f + 1 and b = f - 1.
 
 use crate::keys::Settings;
 use crate::params::NS_PER_METRE;
 use ringlet_engine::time::ns_to_time;
-use ringlet_fabric::topology::{PortSpec, Role, Topology, TopologyBuilder};
+use crate::keys::Failure;
+use ringlet_fabric::mechanism::Reconfiguration;
+use ringlet_fabric::topology::{AgentId, IfaceId, PortSpec, Role, Routes, Topology, TopologyBuilder, NO_IFACE};
+use std::sync::Arc;
 
 /// The channel's topology.
 pub fn topology(k: &Settings) -> Result<Topology, String> {
@@ -26,5 +37,69 @@ pub fn topology(k: &Settings) -> Result<Topology, String> {
     if k.rings == 2 {
         b.ringlet(&nodes.iter().rev().map(|&a| (a, hop)).collect::<Vec<_>>());
     }
+    if let Some(order) = folded_order(k) {
+        b.ringlet(&order.iter().map(|&n| (nodes[n], hop)).collect::<Vec<_>>());
+        // A node sits on the folded ring twice: a packet is stripped where it first meets its target.
+        b.routes(Arc::new(FirstMeeting));
+    }
     b.build()
+}
+
+/// The folded ring's nodes in ring order, if a fault is configured.
+pub fn folded_order(k: &Settings) -> Option<Vec<usize>> {
+    let n = k.nodes;
+    let (a, b) = match k.fault?.what {
+        Failure::Link(l) => ((l + 1) % n, l),
+        Failure::Node(f) => ((f + 1) % n, (f + n - 1) % n),
+    };
+    let mut order = Vec::with_capacity(2 * n);
+    let mut x = a;
+    loop {
+        order.push(x);
+        if x == b {
+            break;
+        }
+        x = (x + 1) % n;
+    }
+    // Back on ring 1's wires, short of a (which closes the ring).
+    let mut x = (b + n - 1) % n;
+    while x != a && b != a {
+        order.push(x);
+        x = (x + n - 1) % n;
+    }
+    Some(order)
+}
+
+/// The change a fault makes: rings 0 and 1 retire, the folded ring (2) takes over.
+pub fn fold(k: &Settings) -> Option<Reconfiguration> {
+    let f = k.fault?;
+    let failed = match f.what {
+        Failure::Node(n) => vec![n as AgentId],
+        Failure::Link(_) => Vec::new(),
+    };
+    Some(Reconfiguration { at: ns_to_time(f.at_ns), retire: vec![0, 1], activate: vec![2], failed })
+}
+
+/// Routes on rings where a node may sit twice: the packet is stripped by
+/// the first interface of its target downstream (GigaRing always picks the
+/// ring itself, per packet, so `out_iface` is only a fallback).
+#[derive(Debug)]
+struct FirstMeeting;
+
+impl Routes for FirstMeeting {
+    fn out_iface(&self, t: &Topology, a: AgentId, _dst: AgentId) -> IfaceId {
+        t.agent(a).ifaces[0]
+    }
+
+    fn strip_from(&self, t: &Topology, from: IfaceId, dst: AgentId) -> IfaceId {
+        let len = t.ringlet_ifaces(t.ringlet_of(from)).len();
+        let mut i = t.next(from);
+        for _ in 0..len {
+            if t.agent_of(i) == dst {
+                return i;
+            }
+            i = t.next(i);
+        }
+        NO_IFACE
+    }
 }

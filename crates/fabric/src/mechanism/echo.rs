@@ -43,6 +43,9 @@ impl<P: RingProtocol> Fabric<P> {
                 self.channel_latency(e, &echo);
             }
             self.ifaces[i].echoed(class, echo.echo_of);
+            if self.copy_on_accept {
+                self.sender_copy_done(echo.echo_of);
+            }
             let agent = self.ifaces[i].agent as usize;
             if self.tracked {
                 if self.p.is_request_class(class) {

@@ -34,6 +34,7 @@ mod effects;
 mod output;
 mod prioritized;
 mod receive;
+mod reconfigure;
 mod service;
 mod source;
 
@@ -55,6 +56,8 @@ use ringlet_engine::run::{Model, Progress, Stop, TraceWindow};
 use ringlet_engine::time::{ns_to_time, time_to_ns, time_to_ps};
 use ringlet_engine::{Scheduler, Time};
 use ringlet_scenario::Scenario;
+
+pub use reconfigure::{Reconfiguration, ReconfigurationCounts};
 
 pub struct Fabric<P: RingProtocol> {
     pub p: Params,
@@ -83,6 +86,20 @@ pub struct Fabric<P: RingProtocol> {
     agent_streams: Vec<Vec<u32>>,
     /// Per agent with a DMA responder: the responses it still has to put out.
     dma: Vec<std::collections::VecDeque<DmaJob>>,
+    /// Changes of the network to come or past (`reconfigure`), the agents
+    /// failed (empty if none can), and what the changes did.
+    reconfigurations: Vec<Reconfiguration>,
+    failed: Vec<bool>,
+    reconfiguration_counts: ReconfigurationCounts,
+    /// An accepted packet is a copy in the target's input queue, the sender
+    /// keeping its own until the echo (in a fabric that may change); by
+    /// sender's packet id: accepted by its target, or a duplicate sent again.
+    copy_on_accept: bool,
+    accepted: Vec<bool>,
+    duplicate: Vec<bool>,
+    /// Slots of transactions lost with a failed agent (kept so that their
+    /// packets still in input queues are dropped).
+    lost_tags: std::collections::HashSet<u32>,
     /// Per agent whose input queues share one server: when it is free
     /// (empty if none shares).
     port_free: Vec<Time>,
@@ -189,6 +206,13 @@ impl<P: RingProtocol> Fabric<P> {
             agent_streams,
             dma,
             sent_at: Vec::new(),
+            reconfigurations: Vec::new(),
+            failed: Vec::new(),
+            reconfiguration_counts: ReconfigurationCounts::default(),
+            copy_on_accept: false,
+            accepted: Vec::new(),
+            duplicate: Vec::new(),
+            lost_tags: Default::default(),
             port_free: if topo.agents().iter().any(|a| a.ports.shared_server) { vec![0; agents] } else { Vec::new() },
             pending_controls: Payloads::new(),
             measure: Measure::new(s, &topo, &p),
@@ -309,13 +333,18 @@ impl<P: RingProtocol> Fabric<P> {
             // Transactions with a slot are in flight (a block partly put out
             // included); the rest of the streams' queues wait.
             let waiting: u64 = self.streams.iter().map(|s| s.queue.iter().filter(|e| e.sent == 0).count() as u64).sum();
-            Conservation { generated: self.generated, completed: self.completed, queued: queued + waiting, in_flight: self.txns.live() as u64, lost: self.lost }
+            let in_flight = self.txns.live() - self.lost_tags.len();
+            Conservation { generated: self.generated, completed: self.completed, queued: queued + waiting, in_flight: in_flight as u64, lost: self.lost }
         } else {
             Conservation { generated: self.generated, completed: self.completed, queued, in_flight: self.slab.live_send(), lost: self.lost }
         };
         r.packets_peak = self.slab.peak();
         if let Some(c) = r.client.as_mut() {
             c.window_decreases = self.streams.iter().map(|s| s.state.decreases).sum();
+        }
+        if let Some(rc) = r.reconfiguration.as_mut() {
+            let c = self.reconfiguration_counts;
+            (rc.resent, rc.duplicates_suppressed, rc.lost_transactions) = (c.resent, c.duplicates_suppressed, c.lost_transactions);
         }
         r
     }
@@ -373,17 +402,29 @@ impl<P: RingProtocol> Fabric<P> {
         }
         match Event::unpack(packed) {
             Event::Arrival { source } => self.on_arrival(source as usize),
+            Event::HeadArrive { iface, pkt } if self.stale(iface as usize) => {
+                // A send packet is its sender's copy, moved at the change.
+                if !self.slab.at(pkt).is_send() {
+                    self.slab.free(pkt);
+                }
+            }
             Event::HeadArrive { iface, pkt } => self.on_head(iface as usize, pkt),
             Event::OutputFree { .. } => unreachable!("handled above"),
+            Event::EchoIn { iface, pkt } if self.stale(iface as usize) => self.slab.free(pkt),
             Event::EchoIn { iface, pkt } => self.on_echo(iface as usize, pkt),
+            Event::ServiceDone { iface, .. } if !self.failed.is_empty() && self.failed[self.ifaces[iface as usize].agent as usize] => {}
             Event::ServiceDone { iface, class } => self.on_service_done(iface as usize, class as usize),
             Event::Inject { src, dst, priority, kind } => self.on_inject(src, dst, priority, kind),
             Event::EmitControl { iface, pending } => {
                 let (len, tag) = self.pending_controls.get(pending);
                 self.pending_controls.release(pending);
-                self.emit_control(iface as usize, len, tag)
+                if !self.stale(iface as usize) {
+                    self.emit_control(iface as usize, len, tag)
+                }
             }
+            Event::Requeue { iface, .. } if self.stale(iface as usize) => {}
             Event::Requeue { iface, pkt } => self.requeue(iface as usize, pkt),
+            Event::Reconfigure { index } => self.on_reconfigure(index as usize),
             Event::BusFree { agent } => self.on_bus_free(agent as usize),
             Event::BusDelivered { iface, pkt } => self.on_bus_delivered(iface as usize, pkt),
         }
@@ -419,6 +460,9 @@ impl<P: RingProtocol> Fabric<P> {
         }
         let mut best: Option<((usize, u16, u16), usize, u16)> = None;
         for &i in &self.topo.agent(a).ifaces {
+            if !self.ifaces[i as usize].live {
+                continue;
+            }
             let r = self.ifaces[i as usize].ringlet;
             let to = self.topo.strip_from(i, r, dst);
             if to == NO_IFACE {

@@ -110,6 +110,16 @@ impl<P: RingProtocol> Fabric<P> {
             // Its own copy now: the sender only awaits the echo.
             self.slab.at_mut(id).queued_at = tail;
         }
+        let echo_of = id;
+        let id = if self.copy_on_accept {
+            match self.accepted_copy(id) {
+                Some(copy) => copy,
+                // A duplicate sent again after a reconfiguration: echoed, not kept.
+                None => return Some(self.accept_echo(i, echo_of, pk)),
+            }
+        } else {
+            id
+        };
         let q = self.ifaces[i].input_mut(class);
         q.occupied += 1;
         debug_assert!(q.arriving.is_none(), "the packet before is settled first");
@@ -123,7 +133,7 @@ impl<P: RingProtocol> Fabric<P> {
         }
         match P::RULES.echo {
             EchoAt::Service => None,
-            EchoAt::Acceptance => Some(self.accept_echo(i, id, pk)),
+            EchoAt::Acceptance => Some(self.accept_echo(i, echo_of, pk)),
         }
     }
 
@@ -153,7 +163,7 @@ impl<P: RingProtocol> Fabric<P> {
         }
         if self.tracked && pk.kind == PacketKind::Request {
             // The echo tells the sender's stream how its request fared.
-            echo.tag = self.txns.get(pk.tag).stream;
+            echo.tag = pk.echo_of;
         }
         self.counters.echoes += 1;
         let e = self.slab.alloc(echo);

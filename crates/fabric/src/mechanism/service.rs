@@ -152,7 +152,7 @@ impl<P: RingProtocol> Fabric<P> {
             let (o, to) = self.route_to(me, pk.src);
             let mut resp = Packet::new(PacketKind::Response, shape.response_class, me, pk.src, pk.priority, shape.response_len, now).on(o as u16, to);
             if shape.responses > 1 {
-                resp.tag = self.txns.put(Txn { born: now, kind: 0, stream: NO_STREAM, requests_left: 0, responses_left: shape.responses });
+                resp.tag = self.txns.put(Txn { born: now, src: pk.src, dst: me, kind: 0, stream: NO_STREAM, requests_left: 0, responses_left: shape.responses });
             }
             for _ in 0..shape.responses {
                 let r = self.slab.alloc(resp);
@@ -180,6 +180,9 @@ impl<P: RingProtocol> Fabric<P> {
     /// or, with no response, the transaction complete; the last response
     /// completes it.
     fn delivered(&mut self, i: usize, pk: &Packet) {
+        if !self.lost_tags.is_empty() && self.lost_tags.contains(&pk.tag) {
+            return; // Lost with a failed node: dropped where it arrives.
+        }
         let (me, now, requester) = (self.ifaces[i].agent, self.sched.now(), pk.requester());
         let mut t = self.txns.get(pk.tag);
         let shape = self.p.shapes[t.kind as usize];

@@ -16,6 +16,10 @@ impl<P: RingProtocol> Fabric<P> {
         let now = self.sched.now();
         let traffic = self.traffic.as_mut().expect("sources exist");
         let (agent, priority, kind) = (traffic.sources[source].agent, traffic.sources[source].priority, traffic.sources[source].kind);
+        if !self.failed.is_empty() && self.failed[agent as usize] {
+            return; // A failed node generates nothing more.
+        }
+        let traffic = self.traffic.as_mut().expect("sources exist");
         let dst = traffic.destination(source);
         let gap = traffic.next_gap(source);
         self.sched.after(gap, Event::Arrival { source: source as u32 }.pack());
@@ -43,6 +47,9 @@ impl<P: RingProtocol> Fabric<P> {
     #[inline(always)]
     fn generate(&mut self, agent: u16, e: AppEntry) {
         self.generated += 1;
+        if !self.failed.is_empty() && self.failed[e.dst as usize] {
+            return self.lose(self.sched.now(), agent, self.p.shapes[e.kind as usize].data_bytes);
+        }
         let shape = &self.p.shapes[e.kind as usize];
         let room = self.apps[agent as usize].has_room() || {
             let i = self.out_iface(agent, e.dst);
@@ -151,13 +158,14 @@ impl<P: RingProtocol> Fabric<P> {
         let now = self.sched.now();
         let tag = if e.tag == NO_TAG {
             self.streams[s].state.in_flight += 1;
-            self.txns.put(Txn { born: e.born, kind: e.kind, stream: s as u32, requests_left: shape.requests, responses_left: shape.responses })
+            self.txns.put(Txn { born: e.born, src: agent as u16, dst: e.dst, kind: e.kind, stream: s as u32, requests_left: shape.requests, responses_left: shape.responses })
         } else {
             e.tag
         };
         let mut pk = Packet::new(PacketKind::Request, class, agent as u16, e.dst, e.priority, shape.len_of(false, e.sent), e.born).on(i as u16, to);
         pk.queued_at = now;
         pk.tag = tag;
+        pk.echo_of = s as u32;
         let id = self.slab.alloc(pk);
         self.ifaces[i].push_own(class, e.priority, id);
         self.streams[s].state.outstanding += 1;
