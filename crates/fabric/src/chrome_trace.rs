@@ -248,6 +248,10 @@ impl TraceOutput {
                 TraceKind::Control => {
                     instant(&mut events, name, "control", pid, base + ARRIVALS, r.time, Value::Null);
                 }
+                TraceKind::Reconfigured { live } => {
+                    let what = if live { "ring folded: this interface starts" } else { "ring folded away: this interface stops" };
+                    instant(&mut events, what.to_string(), "reconfigure", pid, base + OUTPUT_LINK, r.time, json!({ "live": live }));
+                }
                 TraceKind::BusGranted => {
                     let id = next_id;
                     next_id += 1;

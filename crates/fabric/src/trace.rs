@@ -29,6 +29,9 @@ pub enum TraceKind {
     BusGranted,
     /// A packet across the bus reaches the output queue of the interface it leaves from.
     BusDelivered,
+    /// The interface stops at a reconfiguration (its ring folded away), or
+    /// (`live`) starts carrying traffic. No packet: `pkt` is `u32::MAX`.
+    Reconfigured { live: bool },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -65,6 +68,13 @@ pub struct Recorder {
 impl Recorder {
     pub fn new(window: TraceWindow) -> Self {
         Recorder { records: Vec::new(), window, truncated: false }
+    }
+
+    /// Keeps a change of interface `iface` at `time` that concerns no packet
+    /// (`TraceKind::Reconfigured`), its agent `agent`.
+    pub fn keep_change(&mut self, time: Time, iface: u16, agent: u16, what: TraceKind) {
+        let pk = Packet::new(PacketKind::Control, 0, agent, agent, 0, 0, time);
+        self.keep(time, iface, what, u32::MAX, &pk);
     }
 
     /// Keeps what happens to `pk` (slot `pkt`) at interface `iface` at `time`, if in the window.

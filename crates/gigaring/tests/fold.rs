@@ -50,6 +50,9 @@ fn a_packet_lost_with_the_ring_is_sent_again_on_the_folded_ring() {
     assert_eq!(sends, vec![(0, 0), (folded[4], ns_to_time(300.0))]);
     let accepted: Vec<_> = f.records().iter().filter(|r| r.what == Accepted).map(|r| (r.iface, r.time)).collect();
     assert_eq!(accepted, vec![(folded[0], ns_to_time(748.0))]);
+    // The trace shows the fold: the two rings' 8 interfaces stop, the folded ring's 6 start.
+    let changes = |live: bool| f.records().iter().filter(|r| r.what == (Reconfigured { live }) && r.time == ns_to_time(300.0)).count();
+    assert_eq!((changes(false), changes(true)), (8, 6));
     let r = f.report();
     assert_eq!(r.transactions, 1);
     let rc = r.reconfiguration.unwrap();

@@ -89,6 +89,12 @@ impl<P: RingProtocol> Fabric<P> {
                 self.ifaces[i as usize].live = true;
             }
         }
+        if let Some(t) = self.trace.as_mut() {
+            let activated = r.activate.iter().flat_map(|&ringlet| self.topo.ringlet_ifaces(ringlet).iter().map(|&i| (i, true)));
+            for (i, live) in retired.iter().map(|&i| (i as u16, false)).chain(activated) {
+                t.keep_change(now, i, self.topo.agent_of(i), crate::trace::TraceKind::Reconfigured { live });
+            }
+        }
         self.lose_transactions_of_failed(now);
         // What the retired interfaces held on the ring is gone; what they had to send moves.
         let mut moving = Vec::new();
