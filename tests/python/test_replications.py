@@ -14,7 +14,7 @@ import ringlet
 from ringlet import Scenario
 from ringlet import _core
 from ringlet.runs.replications import REPLICATED_FIELDS, aggregate_columns, replication_seed
-from ringlet.runs.table import replication_columns
+from ringlet.runs.table import OPTIONAL_FIELDS, replication_columns
 
 from conftest import SMALL_TOML, run_cli
 from storetools import SHORT_SETS, sweep_args
@@ -77,10 +77,12 @@ def test_table_has_means_and_student_t_intervals(reps, small):
     assert list(table.columns) == aggregate_columns(list(GRID))
     assert len(table) == 1 + 2 + 1 + 2
     assert (table["replications"] == 3).all()
+    # An SCI ring reports none of the optional figures (a GigaRing's): the table has no column for them.
+    assert not set(OPTIONAL_FIELDS) & set(table.columns)
     for (point, prio), group in reps.groupby(["point", "priority"]):
         row = table[(table["point"] == point) & (table["priority"] == prio)].iloc[0]
         assert row["seed"] == 1 and row["scenario_hash"] == group["scenario_hash"].iloc[0]
-        for f in REPLICATED_FIELDS:
+        for f in (f for f in REPLICATED_FIELDS if f not in OPTIONAL_FIELDS):
             values = group[f].astype(float).tolist()
             assert row[f] == pytest.approx(statistics.fmean(values), rel=1e-12)
             assert row[f"{f}_rep_ci95"] == pytest.approx(T_975_2 * statistics.stdev(values) / math.sqrt(3),

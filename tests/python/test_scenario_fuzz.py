@@ -78,7 +78,7 @@ ACCEPTED = {f"{section}.{key}": accepted(accepts) for section, keys in REFERENCE
 
 
 def test_the_reference_is_read():
-    assert set(REFERENCE) == {"network", "node", "traffic", "run", "ppq", "train", "dfc", "switch"}
+    assert set(REFERENCE) == {"network", "node", "traffic", "run", "ppq", "train", "dfc", "switch", "gigaring", "faults"}
     assert "fifo_to_blink_ns" in REFERENCE["switch"] and "topology" in REFERENCE["network"]
     assert "nodes" in REFERENCE["network"] and "seed" in REFERENCE["run"] and len(KEYS) >= 40
     assert "sci-ring" in WORDS and "dfc" in WORDS and "hotspot" in WORDS

@@ -249,7 +249,7 @@ def test_params_lists_the_switch_keys(cli):
     banyan = cli(["params", "--kind", "banyan"])
     assert banyan.returncode == 0 and "switch_ports" in banyan.stdout and "topology" in banyan.stdout
     assert one_error_line(cli(["params", "--kind", "torus"])) == (
-        "--kind torus: unknown network family; choose one of: sci-ring, sci-switch, banyan")
+        "--kind torus: unknown network family; choose one of: sci-ring, sci-switch, banyan, gigaring")
 
 
 def test_switch_keys_are_validated():

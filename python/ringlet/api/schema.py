@@ -21,7 +21,8 @@ Column = dict[str, str]
 
 @functools.cache
 def report_schema() -> dict[str, Any]:
-    """The whole schema: ``summary``, ``tables``, ``counters``, ``conservation``, ``sweep``."""
+    """The whole schema: ``summary``, ``tables``, ``counters``, ``conservation``, ``sweep``,
+    ``client``."""
     return json.loads(_core.report_schema())
 
 
@@ -48,6 +49,13 @@ def labelled_counters() -> list[tuple[str, str]]:
 def sweep_per_priority() -> list[str]:
     """The per-priority figures a sweep row copies, in order."""
     return list(report_schema()["sweep"]["per_priority"])
+
+
+def optional_summary() -> list[Column]:
+    """The scalar figures that only some network families report, in order: the
+    schema's ``client`` figures (a GigaRing's channel and transaction latencies,
+    its window decreases). A run of another family has none of them."""
+    return list(report_schema().get("client", []))
 
 
 def sweep_totals() -> dict[str, str]:

@@ -49,6 +49,11 @@ def result_view(r: Mapping[str, Any]) -> Group:
     for label, key in (("latency p50", "latency_ns_p50"), ("latency p99", "latency_ns_p99"),
                        ("latency p99.9", "latency_ns_p999"), ("latency max", "latency_ns_max")):
         summary.add_row(label, _num(r.get(key)), "ns")
+    # The figures only some families report (a GigaRing's channel latency, ...), when this run has them.
+    for column in schema.optional_summary():
+        if column["name"] in r:
+            digits = 1 if column["unit"] else 0
+            summary.add_row(_label(column["name"]), _num(r.get(column["name"]), digits), column["unit"])
     summary.add_row("transactions", _num(r.get("transactions")), "")
     summary.add_row("retries", _num(r.get("retries")), "")
     summary.add_row("simulated time", _num(r.get("sim_time_ns"), 0), "ns")
@@ -67,6 +72,7 @@ def result_view(r: Mapping[str, Any]) -> Group:
 
     parts: list[Any] = [summary, prio_title, prio]
     parts += switch_views(r)
+    parts += channel_views(r)
     links = r.get("per_link", [])
     # (None when nothing was measured: the run ended within its warm-up.)
     util = [u for link in links if (u := link.get("utilization")) is not None]
@@ -85,9 +91,19 @@ def result_view(r: Mapping[str, Any]) -> Group:
             f"mean {sum(shares) / len(shares):,.1f}, max {max(shares):,.1f} MB/s"
             + (f"; latency p99 {min(tails):,.0f} to {max(tails):,.0f} ns" if tails else "")
         ))
+    change = r.get("reconfiguration")
+    if change:
+        parts.append(Text(
+            f"the rings folded at {change['at_ns']:,.0f} ns: throughput {_num(change['throughput_before_mbps'])} MB/s "
+            f"before, {_num(change['throughput_after_mbps'])} after; transaction latency mean "
+            f"{_num(change['transaction_latency_before_ns'], 0)} ns before, {_num(change['transaction_latency_after_ns'], 0)} after; "
+            f"{change['resent']:,} packets sent again ({change['duplicates_suppressed']:,} of them duplicates, dropped "
+            f"by their targets); {change['lost_transactions']:,} transactions lost with the failed node",
+            style="bold"))
     if r.get("loss_mbps"):
-        parts.append(Text(f"lost: {r['loss_mbps']:,.1f} MB/s of transactions generated while their "
-                          f"source's buffer was full", style="bold yellow"))
+        why = ("whose requester or target failed" if change and change.get("lost_transactions")
+               else "generated while their source's buffer was full")
+        parts.append(Text(f"lost: {r['loss_mbps']:,.1f} MB/s of transactions {why}", style="bold yellow"))
     if r.get("stopped_by") == "backlog":
         parts.append(Text("stopped by the backlog cap: more transactions were waiting than "
                           "run.max_backlog_transactions; the offered load is far above what the network carries",
@@ -112,6 +128,46 @@ def result_view(r: Mapping[str, Any]) -> Group:
         style="dim",
     ))
     return Group(*parts)
+
+
+def _label(name: str) -> str:
+    """A figure's name as a label: ``channel_latency_ns_p99`` -> ``channel latency p99``."""
+    words = [w for w in name.split("_") if w not in ("ns", "mbps")]
+    return " ".join(words)
+
+
+def channel_views(r: Mapping[str, Any]) -> list[Any]:
+    """The figures of a run that reports virtual channels (``per_vc``: a GigaRing
+    channel): a line per ring (its ringlet: send utilisation, and utilisation with
+    echoes and pass-through, mean and busiest link), and a table per virtual
+    channel: the data its packets delivered, with its packets' count, mean one-way
+    latency and retries (``per_class``)."""
+    vcs = r.get("per_vc") or []
+    if not vcs:
+        return []
+    parts: list[Any] = []
+    rings = r.get("per_ringlet") or []
+    if rings:
+        parts.append(Text("per ring: link utilisation by send packets; by all symbols, mean and busiest link"))
+        for ring in rings:
+            # A third ringlet is the one the two fold into (gigaring `[faults]`).
+            name = "folded ring" if ring.get("ringlet") == 2 and r.get("reconfiguration") else f"ring {ring.get('ringlet')}"
+            parts.append(Text(
+                f"  {name}: send {_num(ring.get('send_utilization_mean'), 3)}; "
+                f"all mean {_num(ring.get('utilization_mean'), 3)}, max {_num(ring.get('utilization_max'), 3)}"
+            ))
+    classes = {c.get("class"): c for c in r.get("per_class") or []}
+    parts.append(Text("per virtual channel: data delivered in MB/s, packets, mean one-way latency in ns"))
+    t = Table(box=box.SIMPLE_HEAD, padding=(0, 0, 0, 1), show_edge=False)
+    for col, justify in (("vc", "right"), ("name", "left"), ("MB/s", "right"), ("packets", "right"),
+                         ("mean", "right"), ("retries", "right")):
+        t.add_column(col, justify=justify, no_wrap=True)
+    for vc in vcs:
+        c = classes.get(vc.get("class"), {})
+        t.add_row(str(vc.get("class")), str(vc.get("name")), _num(vc.get("throughput_mbps")), _num(c.get("packets")),
+                  _num(c.get("latency_ns_mean"), 0), _num(c.get("retries")))
+    parts.append(t)
+    return parts
 
 
 #: Rows a run's switch or port table shows at most; a bigger network shows its busiest rows.
@@ -258,7 +314,7 @@ def store_view(store: Any, current: str, last: Optional[int] = None) -> Group:
 
 def validation_view(table: "pd.DataFrame") -> Any:
     """A rich summary of the validation table for the terminal: quotes, then findings."""
-    from ..study.validation import short_number
+    from ..study.validation import is_calibrated, short_number
 
     parts = []
     quotes = table[table["kind"] == "quote"]
@@ -268,11 +324,17 @@ def validation_view(table: "pd.DataFrame") -> Any:
         for col, justify in (("figure", "left"), ("quote", "left"), ("seed", "right"),
                              ("ringlet", "right"), ("unit", "left"), ("difference", "right")):
             t.add_column(col, justify=justify, no_wrap=True)
+        calibrated = False
         for r in quotes.itertuples():
             diff = "-" if math.isnan(r.difference_pct) else f"{r.difference_pct:+.1f}%"
-            t.add_row(r.figure, r.quote_id, short_number(r.seed_value_si), short_number(r.ringlet_value), r.unit,
-                      diff)
+            cal = is_calibrated(getattr(r, "calibrated", None))
+            calibrated |= cal
+            t.add_row(r.figure, r.quote_id + (" *" if cal else ""), short_number(r.seed_value_si),
+                      short_number(r.ringlet_value), r.unit, diff)
         parts.append(t)
+        if calibrated:
+            parts.append(Text("* a calibration target: a parameter the seed does not give was chosen to hit "
+                              "it, so it agrees by construction and validates nothing"))
     findings = table[table["kind"] == "finding"]
     if len(findings):
         t = Table(title="findings", title_justify="left", box=box.SIMPLE_HEAD, show_edge=False)

@@ -12,7 +12,7 @@ from .errors import ReportError
 from .html import Page, Section, anchor, escape, html_table, img, is_missing, number
 from .provenance import provenance_table
 from .store import store_for
-from .tables import check_sweep_table, read_table
+from .tables import check_figure_table, read_table
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -129,7 +129,11 @@ def validation_html(table: "pd.DataFrame", tolerance_pct: float, known: set[str]
     kinds = table["kind"].astype(str)
     quotes = table[kinds == "quote"]
     if len(quotes):
-        rows, agree = [], 0
+        from ..study.validation import is_calibrated
+
+        # Calibration targets (a parameter was chosen to hit them) get a role column, when there are any.
+        roles = "calibrated" in quotes.columns and any(is_calibrated(v) for v in quotes["calibrated"])
+        rows, agree, calibrated = [], 0, 0
         for _, r in quotes.iterrows():
             pct = g(r, "difference_pct")
             ok = None if is_missing(pct) or is_missing(g(r, "ringlet_value")) else abs(float(pct)) <= tolerance_pct
@@ -139,13 +143,26 @@ def validation_html(table: "pd.DataFrame", tolerance_pct: float, known: set[str]
                        else "– " + escape(g(r, "note") or ""))
             diff = "–" if is_missing(pct) else escape(f"{float(g(r, 'difference')):+.4g} ({float(pct):+.1f}%)")
             seed = "" if is_missing(g(r, "seed_value")) else f"{number(g(r, 'seed_value'), 4)} {g(r, 'seed_unit')}"
-            rows.append([link(g(r, "figure")), escape(g(r, "quote_id")), escape(g(r, "description")), escape(seed),
-                         escape(f"{number(g(r, 'seed_value_si'), 4)} {unit}"), ringlet, diff, _verdict(ok)])
+            role = []
+            if roles:
+                cal = is_calibrated(g(r, "calibrated"))
+                calibrated += cal
+                role = ["<strong>calibration</strong>" if cal else "validation"]
+            rows.append([link(g(r, "figure")), escape(g(r, "quote_id")), *role, escape(g(r, "description")),
+                         escape(seed), escape(f"{number(g(r, 'seed_value_si'), 4)} {unit}"), ringlet, diff,
+                         _verdict(ok)])
+        note = ""
+        if roles:
+            note = (f" {calibrated} of them are calibration targets: a parameter the seed does not give was "
+                    "chosen to hit them, so they agree by construction and are no evidence; the others "
+                    "(validation) had no parameter tuned to them.")
         out.append(f"<h3>Quoted numbers</h3><p>{agree} of {len(quotes)} within ±{number(tolerance_pct)}% of the "
                    "seed's value (in SI units: the seed's MiB/s × 1.048576, µs × 1000); "
-                   "difference = ringlet − seed.</p>")
-        out.append(html_table(["figure", "quote", "what the seed says", "seed", "seed (SI)", "ringlet", "difference",
-                           "verdict"], rows, [False, False, False, True, True, True, True, False], cls="validation"))
+                   f"difference = ringlet − seed.{escape(note)}</p>")
+        out.append(html_table(["figure", "quote", *(["role"] if roles else []), "what the seed says", "seed",
+                               "seed (SI)", "ringlet", "difference", "verdict"], rows,
+                              [False, False, *([False] if roles else []), False, True, True, True, True, False],
+                              cls="validation"))
     findings = table[kinds == "finding"]
     if len(findings):
         rows, agree = [], 0
@@ -191,7 +208,7 @@ def reproduce_sections(folder: Path, page: Page, tolerance_pct: float) -> None:
         csv = folder / f"{fid}.csv"
         if csv.is_file():
             frame = read_table(csv)
-            keys = check_sweep_table(frame, csv)
+            keys = check_figure_table(frame, csv)
             page.sources.append(csv)
         title, description, image = "", "", ""
         svg, png = folder / f"{fid}.svg", folder / f"{fid}.png"

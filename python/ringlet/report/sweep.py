@@ -7,7 +7,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional, Sequence
 
 from ..runs.store import FILENAME
-from ..runs.table import PROVENANCE_FIELDS, TEXT_FIELDS
+from ..api import schema
+from ..runs.table import OPTIONAL_FIELDS, PROVENANCE_FIELDS, TEXT_FIELDS
+from .channels import TABLES as CHANNEL_TABLES, channel_section
 from .html import Page, Section, escape, html_table, img, number
 from .provenance import provenance_table
 from .store import store_for
@@ -91,6 +93,10 @@ PLOT_LABELS = {
     "latency_ns_p99": "p99 one-way latency (ns)",
     "bus_utilization_max": "Busiest B-Link utilisation",
     "bus_utilization_mean": "Mean B-Link utilisation",
+    "channel_latency_ns_mean": "Mean channel latency (ns)",
+    "channel_latency_ns_p99": "p99 channel latency (ns)",
+    "transaction_latency_ns_mean": "Mean transaction latency (ns)",
+    "transaction_latency_ns_p99": "p99 transaction latency (ns)",
 }
 
 
@@ -153,7 +159,7 @@ def sweep_sections(folder: Path, page: Page) -> None:
     frame = read_table(path)
     keys = check_sweep_table(frame, path)
     page.sources.append(path)
-    store = store_for(folder, [frame], tables=list(SWITCH_TABLES))
+    store = store_for(folder, [frame], tables=[*SWITCH_TABLES, *CHANNEL_TABLES])
     if store is not None:
         page.sources.append(folder / FILENAME)
     n_points = frame["point"].nunique()
@@ -180,8 +186,14 @@ def sweep_sections(folder: Path, page: Page) -> None:
         lines = f"One line per {' and '.join(pp.group_by)}" if pp.group_by else "One line"
         caption = f"{lines}{', point totals' if pp.totals else ''}. {pp.note}"
         plots = ""
-        for column, title in (("throughput_mbps", "Throughput"), ("latency_ns_mean", "Mean latency"),
-                              ("latency_ns_p99", "p99 latency")):
+        shown = [("throughput_mbps", "Throughput"), ("latency_ns_mean", "Mean latency"),
+                 ("latency_ns_p99", "p99 latency")]
+        # The figures only some families report (a GigaRing's channel and transaction latencies), when
+        # the sweep has them: those with a unit (a count such as window decreases stays in the table).
+        units = {c["name"]: c["unit"] for c in schema.optional_summary()}
+        shown += [(c, PLOT_LABELS.get(c, c).split(" (")[0]) for c in OPTIONAL_FIELDS
+                  if units.get(c) and c in frame.columns and frame[c].notna().any()]
+        for column, title in shown:
             if column not in frame.columns:
                 continue
             svg = sweep_plot_svg(frame, pp, column, f"{title} vs {pp.x}")
@@ -203,6 +215,9 @@ def sweep_sections(folder: Path, page: Page) -> None:
     switches = switch_section(frame, keys, store)
     if switches is not None:
         page.sections.append(Section("sweep-switches", "Switches", switches))
+    channels = channel_section(frame, keys, store)
+    if channels is not None:
+        page.sections.append(Section("sweep-channels", "Virtual channels and rings", channels))
 
     note = ("Each point's full scenario (every default filled in) comes from the results store "
             f"<code>{FILENAME}</code>, opened read-only: it re-runs the point exactly "

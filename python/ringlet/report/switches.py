@@ -46,7 +46,7 @@ def _header(name: str, table: str) -> str:
     return f"{name} ({unit})" if unit else name
 
 
-def _table_html(table: str, points: "pd.DataFrame", keys: Sequence[str],
+def table_html(table: str, points: "pd.DataFrame", keys: Sequence[str],
                 found: dict[int, list[dict[str, Any]]]) -> tuple[str, int]:
     """One table of every point's rows, headed by the point and its swept values."""
     columns = schema.names(schema.table(table) or [])
@@ -118,7 +118,7 @@ def switch_section(frame: "pd.DataFrame", keys: Sequence[str],
     for t, (title, what) in TABLES.items():
         if not found[t]:
             continue
-        table, n = _table_html(t, points, keys, found[t])
+        table, n = table_html(t, points, keys, found[t])
         block = f'<div class="scroll">{table}</div>'
         if n > FOLD_ROWS:
             block = f"<details><summary>{n:,} rows</summary>{block}</details>"

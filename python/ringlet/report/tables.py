@@ -73,6 +73,32 @@ def check_sweep_table(frame: "pd.DataFrame", path: Path) -> list[str]:
     return keys
 
 
+def check_figure_table(frame: "pd.DataFrame", path: Path) -> list[str]:
+    """Checks a reproduction's figure CSV; returns its swept keys. A figure draws the sweep
+    table (see :func:`check_sweep_table`) or a report table of its points (``table = ...``
+    in the study: no ``priority`` column), whose swept keys are the dotted columns after
+    ``point`` (scenario keys are ``section.key``)."""
+    if "priority" in frame.columns:
+        return check_sweep_table(frame, path)
+    for column in ("point", *PROVENANCE_FIELDS):
+        if column not in frame.columns:
+            raise ReportError(f"{path}: damaged or not a ringlet figure table: no column {column!r}")
+    if frame.empty:
+        raise ReportError(f"{path}: damaged: the table has no rows")
+    names = list(frame.columns)
+    keys = []
+    for column in names[names.index("point") + 1:]:
+        if "." not in column:
+            break
+        keys.append(column)
+    for column in ("point", *PROVENANCE_FIELDS):
+        bad = frame[column].isna().to_numpy().nonzero()[0]
+        if len(bad):
+            line = f"line {int(bad[0]) + 2}" if path.suffix == ".csv" else f"row {int(bad[0])}"
+            raise ReportError(f"{path}: damaged: {line} has no {column} (cut short?)")
+    return keys
+
+
 def is_numeric(values: "pd.Series") -> bool:
     import pandas as pd
 

@@ -9,7 +9,7 @@ import statistics
 from typing import Any, Mapping, Sequence
 
 from .. import _core
-from .table import NUMERIC_FIELDS, TEXT_FIELDS, columns
+from .table import NUMERIC_FIELDS, OPTIONAL_FIELDS, TEXT_FIELDS, columns
 
 #: Figures averaged over replications that also get a ``<name>_rep_ci95`` column:
 #: every numeric figure but the runs' own batch-means half-widths (``*_ci95``),
@@ -17,9 +17,11 @@ from .table import NUMERIC_FIELDS, TEXT_FIELDS, columns
 REPLICATED_FIELDS = [f for f in NUMERIC_FIELDS if not f.endswith("_ci95")]
 
 
-def aggregate_columns(keys: Sequence[str]) -> list[str]:
-    """The sweep table's columns with replications: means, then the count and the across-replication CIs."""
-    return [*columns(keys), "replications", *(f"{f}_rep_ci95" for f in REPLICATED_FIELDS)]
+def aggregate_columns(keys: Sequence[str], optional: Sequence[str] = ()) -> list[str]:
+    """The sweep table's columns with replications: means, then the count and the across-replication CIs
+    (of the optional figures, those in ``optional``: see :func:`~ringlet.runs.table.optional_present`)."""
+    return [*columns(keys, optional), "replications",
+            *(f"{f}_rep_ci95" for f in REPLICATED_FIELDS if f not in OPTIONAL_FIELDS or f in optional)]
 
 
 def replication_seed(seed: int, replication: int) -> int:

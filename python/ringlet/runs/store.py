@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Optional
 
-from .table import columns, replication_columns, rows as tidy_rows
+from .table import columns, optional_present, replication_columns, rows as tidy_rows
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -364,7 +364,8 @@ class Store:
                 if with_reps:
                     row["replication"] = r.replication
                 table.append(row)
-        cols = replication_columns(keys) if with_reps else columns(keys)
+        optional = optional_present(table)
+        cols = replication_columns(keys, optional) if with_reps else columns(keys, optional)
         return pd.DataFrame(table, columns=cols)
 
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any, Optional, Sequence
 
-from ..runs.table import POINT_FIELDS, UNITS
-from .extract import CI_COLUMNS, mean_ci, filter_rows, same_value
+from ..runs.table import POINT_FIELDS
+from .extract import CI_COLUMNS, filter_rows, mean_ci, same_value, unit_of
 from .format import Figure, PlotSpec, Study, default_x
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -28,7 +28,8 @@ def ordered_values(frame: "pd.DataFrame", column: Optional[str], wanted: Optiona
 
 def curve(frame: "pd.DataFrame", plot: PlotSpec, panel: Any, series: Any) -> "pd.DataFrame":
     """Columns ``x``, ``y`` and ``ci95`` (the y's 95% half-width, NaN if the runs give
-    none), sorted by x: the rows of one panel and series, reduced if the plot says so."""
+    none), sorted by x: the rows of one panel and series, reduced if the plot says so,
+    x and y (and its half-width) as drawn (``plot.x_scale``, ``plot.y_scale``)."""
     import pandas as pd
 
     where = list(plot.where)
@@ -37,14 +38,16 @@ def curve(frame: "pd.DataFrame", plot: PlotSpec, panel: Any, series: Any) -> "pd
     if plot.series is not None:
         where.append((plot.series, (series,)))
     rows = filter_rows(frame, tuple(where))
+    if plot.y not in rows.columns:  # an optional figure these runs do not report
+        return pd.DataFrame(columns=["x", "y", "ci95"])
     if plot.y in POINT_FIELDS:
         rows = rows.drop_duplicates("point")
     rows = rows[rows[plot.y].notna()]
     ci_column = CI_COLUMNS.get(plot.y)
     out = pd.DataFrame({
         "x": rows[plot.x].astype(float) * plot.x_scale,
-        "y": rows[plot.y].astype(float),
-        "ci95": rows[ci_column].astype(float) if ci_column in rows else math.nan,
+        "y": rows[plot.y].astype(float) * plot.y_scale,
+        "ci95": rows[ci_column].astype(float) * plot.y_scale if ci_column in rows else math.nan,
         "over": rows[plot.reduce[0]].astype(float) if plot.reduce else 0.0,
     })
     if plot.reduce:
@@ -69,11 +72,12 @@ SENSITIVITY_COLUMNS = ["figure", "parameter", "quantity", "unit", "panel", "seri
 def quantity(fig: Figure) -> str:
     """What a figure's y is, in words: the column, and the reduction if any."""
     plot = fig.plot
+    y = plot.y if plot.y_scale == 1 else f"{plot.y_scale:g} x {plot.y}"
     if not plot.reduce:
-        return plot.y
+        return y
     over, stat = plot.reduce
     what = {"at_min": "at the lowest", "at_max": "at the highest"}.get(stat, stat)
-    return f"{plot.y}, {what} over {over}"
+    return f"{y}, {what} over {over}"
 
 
 def sensitivity_table(study: Study, figures: Sequence[Figure], frames: dict[str, "pd.DataFrame"]) -> "pd.DataFrame":
@@ -87,7 +91,7 @@ def sensitivity_table(study: Study, figures: Sequence[Figure], frames: dict[str,
         plot = fig.plot
         if not plot.mark_default:
             continue
-        frame = frames[fig.data_id]
+        frame = frames[fig.frame_key]
         ours = float(default_x(study, fig))
         for panel in ordered_values(frame, plot.panel, plot.panel_values):
             for series in ordered_values(frame, plot.series, plot.series_values):
@@ -102,7 +106,7 @@ def sensitivity_table(study: Study, figures: Sequence[Figure], frames: dict[str,
                     return (v - base) / base * 100.0 if base else math.nan
 
                 rows.append({
-                    "figure": fig.id, "parameter": plot.x, "quantity": quantity(fig), "unit": UNITS[plot.y],
+                    "figure": fig.id, "parameter": plot.x, "quantity": quantity(fig), "unit": unit_of(plot.y),
                     "panel": None if plot.panel is None else plot.label("panel", panel),
                     "series": None if plot.series is None else plot.label("series", series),
                     "ringlet_x": ours, "at_ringlet_x": base,

@@ -4,8 +4,10 @@ A study's quotes and findings say *how* to get ringlet's value from the sweep
 table of a figure, never the value itself:
 
 - a pick: ``{stat = "max", column = "total_throughput_mbps", where = {"network.protocol" = "dfc"}}``
+  (with ``scale = 0.5``, half the value read: e.g. one direction of a full-duplex total)
 - a ratio of two values: ``{ratio = [PICK, PICK]}``
 - a percent drop from the first value to the second: ``{drop_pct = [PICK, PICK]}``
+- the difference of two values, the first minus the second: ``{difference = [PICK, PICK]}``
 
 ``stat`` is ``max``, ``min`` or ``mean`` over the matching rows, or the value
 at the lowest x (``at_min_x``), the highest x (``at_max_x``) or a given x
@@ -28,6 +30,7 @@ import numbers
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Mapping, Optional, Union
 
+from ..api import schema
 from ..runs.table import NUMERIC_FIELDS, POINT_FIELDS, UNITS
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -40,6 +43,16 @@ Where = tuple[tuple[str, tuple[Any, ...]], ...]
 
 #: Result column -> the column holding its 95% confidence half-width (batch means).
 CI_COLUMNS = {c: f"{c}_ci95" for c in NUMERIC_FIELDS if f"{c}_ci95" in NUMERIC_FIELDS}
+
+#: The columns of the core's report tables (``per_vc``, ``per_ringlet``, ...) and their units:
+#: what a figure that draws a report table (``table = "per_vc"``) reads. ``name`` is text.
+TABLE_UNITS = {c["name"]: c["unit"] for columns in schema.report_schema()["tables"].values() for c in columns
+               if c["name"] != "name"}
+
+
+def unit_of(column: str) -> str:
+    """A numeric column's unit: a sweep table column's, else a report table column's."""
+    return UNITS[column] if column in UNITS else TABLE_UNITS[column]
 
 
 @dataclass(frozen=True)
@@ -131,10 +144,12 @@ class Pick:
     where: Where = ()
     x: Optional[float] = None
     agg: Optional[str] = None
+    #: Multiplies the value read and its half-width (e.g. 0.5: one direction of a full-duplex total).
+    scale: float = 1.0
 
     @property
     def unit(self) -> str:
-        return UNITS[self.column]  # the schema's: MB/s (SI), ns, or "" for counts
+        return unit_of(self.column)  # the schema's: MB/s (SI), ns, or "" for counts
 
     def picks(self) -> tuple["Pick", ...]:
         return (self,)
@@ -143,7 +158,15 @@ class Pick:
         return self.estimate(frame, x_column).value
 
     def estimate(self, frame: "pd.DataFrame", x_column: str) -> Estimate:
-        """The value and its 95% half-width (see the module's doc)."""
+        """The value and its 95% half-width (see the module's doc), times ``scale``."""
+        found = self._estimate(frame, x_column)
+        if self.scale == 1:
+            return found
+        return Estimate(found.value * self.scale, found.ci95 * abs(self.scale))
+
+    def _estimate(self, frame: "pd.DataFrame", x_column: str) -> Estimate:
+        if self.column not in frame.columns:
+            raise ExtractError(f"no {self.column} in the figure's data (its runs report none)")
         rows = filter_rows(frame, self.where)
         if self.column in POINT_FIELDS:  # one value per point, not one per priority row
             rows = rows.drop_duplicates("point")
@@ -186,7 +209,8 @@ class Pick:
             what = f"at x={self.x:g}"
         agg = f" ({self.agg} over rows)" if self.agg else ""
         where = f" where {describe_where(self.where)}" if self.where else ""
-        return f"{self.column} {what}{agg}{where}"
+        scale = f"{self.scale:g} x " if self.scale != 1 else ""
+        return f"{scale}{self.column} {what}{agg}{where}"
 
 
 @dataclass(frozen=True)
@@ -241,21 +265,51 @@ class DropPct:
         return f"% drop from ({self.start.describe()}) to ({self.end.describe()})"
 
 
-Value = Union[Pick, Ratio, DropPct]
+@dataclass(frozen=True)
+class Difference:
+    """``first - second``, in their unit (e.g. how much a latency grows from one x to another)."""
+
+    first: Pick
+    second: Pick
+
+    @property
+    def unit(self) -> str:
+        return self.first.unit
+
+    def picks(self) -> tuple[Pick, ...]:
+        return (self.first, self.second)
+
+    def evaluate(self, frame: "pd.DataFrame", x_column: str) -> float:
+        return self.estimate(frame, x_column).value
+
+    def estimate(self, frame: "pd.DataFrame", x_column: str) -> Estimate:
+        a = self.first.estimate(frame, x_column)
+        b = self.second.estimate(frame, x_column)
+        return Estimate(a.value - b.value, math.hypot(a.ci95, b.ci95))
+
+    def describe(self) -> str:
+        return f"({self.first.describe()}) - ({self.second.describe()})"
+
+
+Value = Union[Pick, Ratio, DropPct, Difference]
+
+#: The two-value recipes: field name -> class.
+PAIRS = {"ratio": Ratio, "drop_pct": DropPct, "difference": Difference}
 
 
 def _parse_pick(spec: Any, context: str) -> Pick:
     if not isinstance(spec, Mapping):
         raise ValueError(f"{context}: expected a table like {{stat = \"max\", column = \"...\"}}")
-    unknown = set(spec) - {"stat", "column", "where", "x", "agg"}
+    unknown = set(spec) - {"stat", "column", "where", "x", "agg", "scale"}
     if unknown:
         raise ValueError(f"{context}: unknown field(s) {', '.join(sorted(unknown))}")
     stat = spec.get("stat")
     if stat not in STATS:
         raise ValueError(f"{context}: stat must be one of {', '.join(STATS)}, got {stat!r}")
     column = spec.get("column")
-    if column not in NUMERIC_FIELDS:
-        raise ValueError(f"{context}: column must be one of {', '.join(NUMERIC_FIELDS)}, got {column!r}")
+    if column not in NUMERIC_FIELDS and column not in TABLE_UNITS:
+        raise ValueError(f"{context}: column must be one of {', '.join(NUMERIC_FIELDS)} (or a column of the "
+                         f"report table a figure draws), got {column!r}")
     x = spec.get("x")
     if stat == "at_x" and not is_finite_number(x):
         raise ValueError(f"{context}: stat = \"at_x\" needs a finite number x")
@@ -264,16 +318,24 @@ def _parse_pick(spec: Any, context: str) -> Pick:
     agg = spec.get("agg")
     if agg is not None and (agg not in AGGS or not stat.startswith("at_")):
         raise ValueError(f"{context}: agg must be one of {', '.join(AGGS)} and only with an at_* stat")
-    return Pick(stat, column, parse_where(spec.get("where"), context), None if x is None else float(x), agg)
+    scale = spec.get("scale", 1.0)
+    if not is_finite_number(scale) or scale == 0:
+        raise ValueError(f"{context}: scale must be a finite number other than 0")
+    return Pick(stat, column, parse_where(spec.get("where"), context), None if x is None else float(x), agg,
+                float(scale))
 
 
 def parse_value(spec: Any, context: str) -> Value:
-    """A value spec from the study file: a pick, ``{ratio = [a, b]}`` or ``{drop_pct = [a, b]}``."""
-    if isinstance(spec, Mapping) and len(spec) == 1 and next(iter(spec)) in ("ratio", "drop_pct"):
+    """A value spec from the study file: a pick, ``{ratio = [a, b]}``, ``{drop_pct = [a, b]}``
+    or ``{difference = [a, b]}`` (whose two values must share a unit)."""
+    if isinstance(spec, Mapping) and len(spec) == 1 and next(iter(spec)) in PAIRS:
         kind, pair = next(iter(spec.items()))
         if not isinstance(pair, list) or len(pair) != 2:
             raise ValueError(f"{context}: {kind} needs a list of two value tables")
         a, b = (_parse_pick(p, f"{context}: {kind}[{i}]") for i, p in enumerate(pair))
-        return Ratio(a, b) if kind == "ratio" else DropPct(a, b)
+        if kind == "difference" and a.unit != b.unit:
+            raise ValueError(f"{context}: difference: the first value is in {a.unit or 'counts'} "
+                             f"but the second in {b.unit or 'counts'}")
+        return PAIRS[kind](a, b)
     return _parse_pick(spec, context)
 

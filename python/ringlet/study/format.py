@@ -20,13 +20,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Optional, Sequence
 
+from ..api import schema
 from ..api.errors import ScenarioError
 from ..api.literal import to_literal
 from ..api.overrides import check_key
 from ..api.scenario import Override, Scenario
 from ..runs.grid import is_axis, parse_axis
-from ..runs.table import NUMERIC_FIELDS, UNITS
-from .extract import Value, is_finite_number, is_number, parse_value, parse_where, same_value
+from ..runs.table import NUMERIC_FIELDS
+from .extract import TABLE_UNITS, Value, is_finite_number, is_number, parse_value, parse_where, same_value, unit_of
 
 #: Where the studies shipped with ringlet are (installed with the package).
 STUDIES_DIR = Path(__file__).resolve().parent.parent / "studies"
@@ -95,6 +96,10 @@ class PlotSpec:
     #: Drawing only: x is drawn multiplied by this (e.g. 2 for a processor pair's input when the
     #: grid sweeps a per-processor rate). Recipes (``at_x``) and the CSV keep the grid's values.
     x_scale: float = 1.0
+    #: Drawing only: y is drawn multiplied by this (e.g. 0.5 for one direction of a full-duplex
+    #: total). Recipes and the CSV keep the runs' values; a quote is drawn when its recipe reads
+    #: the plotted column with the same ``scale``.
+    y_scale: float = 1.0
 
     def label(self, kind: str, value: Any) -> str:
         """The display label of a series or panel value (its own text if none is given).
@@ -127,6 +132,9 @@ class Quote:
     seed_value: float
     seed_unit: str
     value: Value
+    #: A calibration target, not a validation: a parameter the seed does not give was
+    #: chosen so that ringlet hits this number (the agreement is by construction).
+    calibrated: bool = False
 
     @property
     def unit(self) -> str:
@@ -191,11 +199,20 @@ class Figure:
     data: Optional[str] = None
     quotes: tuple[Quote, ...] = ()
     findings: tuple[Finding, ...] = ()
+    #: A report table of the runs (``per_vc``, ``per_ringlet``, ...) that the figure draws
+    #: instead of the sweep table: one row per point and table row.
+    table: Optional[str] = None
 
     @property
     def data_id(self) -> str:
         """The figure whose sweep this figure draws (itself unless ``data`` names another)."""
         return self.data or self.id
+
+    @property
+    def frame_key(self) -> str:
+        """The key of the figure's data among a reproduction's frames: its data figure's id,
+        and ``/<table>`` for a figure that draws a report table."""
+        return self.data_id if self.table is None else f"{self.data_id}/{self.table}"
 
 
 @dataclass(frozen=True)
@@ -329,7 +346,7 @@ def _labels(spec: Any, context: str) -> dict[str, str]:
 
 PLOT_FIELDS = {"x", "y", "series", "series_values", "series_labels", "series_title", "panel", "panel_values",
                "panel_labels", "where", "xlabel", "ylabel", "logx", "logy", "ylim", "reduce", "mark_default",
-               "derived_x", "seed_lines", "x_scale"}
+               "derived_x", "seed_lines", "x_scale", "y_scale"}
 
 
 def _plot(spec: Any, context: str) -> PlotSpec:
@@ -356,6 +373,9 @@ def _plot(spec: Any, context: str) -> PlotSpec:
         raise StudyError(f"{context}: x_scale must be a finite number above 0")
     if x_scale != 1 and spec.get("mark_default", False):
         raise StudyError(f"{context}: x_scale cannot be combined with mark_default")
+    y_scale = spec.get("y_scale", 1.0)
+    if not is_finite_number(y_scale) or y_scale <= 0:
+        raise StudyError(f"{context}: y_scale must be a finite number above 0")
     seed_lines = spec.get("seed_lines", [])
     if not isinstance(seed_lines, list) or not all(isinstance(r, str) and r.count(":") == 1 for r in seed_lines):
         raise StudyError(f"{context}: seed_lines must be a list of \"<figure id>:<quote id>\"")
@@ -384,6 +404,7 @@ def _plot(spec: Any, context: str) -> PlotSpec:
         derived_x=None if derived_x is None else float(derived_x),
         seed_lines=tuple(tuple(r.split(":")) for r in seed_lines),  # type: ignore[misc]
         x_scale=float(x_scale),
+        y_scale=float(y_scale),
     )
 
 
@@ -396,7 +417,7 @@ def _value(spec: Any, context: str) -> Value:
 
 def _quote(spec: Any, context: str) -> Quote:
     spec = _table(spec, context)
-    _check_fields(spec, {"id", "description", "seed_value", "seed_unit", "value"}, context)
+    _check_fields(spec, {"id", "description", "seed_value", "seed_unit", "value", "calibrated"}, context)
     qid = _text(spec, "id", context)
     context = f"{context} {qid}"
     unit = spec.get("seed_unit")
@@ -409,7 +430,10 @@ def _quote(spec: Any, context: str) -> Quote:
         raise StudyError(
             f"{context}: seed_unit {unit} is {SEED_UNITS[unit][0]} but the value is in {value.unit or 'counts'}"
         )
-    return Quote(qid, _text(spec, "description", context), float(spec["seed_value"]), unit, value)
+    calibrated = spec.get("calibrated", False)
+    if not isinstance(calibrated, bool):
+        raise StudyError(f"{context}: calibrated must be true or false")
+    return Quote(qid, _text(spec, "description", context), float(spec["seed_value"]), unit, value, calibrated)
 
 
 def _finding(spec: Any, context: str) -> Finding:
@@ -437,7 +461,12 @@ def _finding(spec: Any, context: str) -> Finding:
     return Finding(fid, _text(spec, "description", context), left, op, right, factor)
 
 
-FIGURE_FIELDS = {"id", "title", "description", "fixed", "grid", "data", "plot", "quote", "finding"}
+FIGURE_FIELDS = {"id", "title", "description", "fixed", "grid", "data", "plot", "quote", "finding", "table"}
+
+def drawable_tables() -> list[str]:
+    """Report tables a figure may draw (``table = ...``): every table of the core's report
+    but per_priority, whose figures the sweep table already holds."""
+    return [t for t in schema.report_schema()["tables"] if t != "per_priority"]
 
 
 def _figure(spec: Any, index: int, where: str) -> Figure:
@@ -468,6 +497,9 @@ def _figure(spec: Any, index: int, where: str) -> Figure:
     ids = [q.id for q in quotes] + [f.id for f in findings]
     if len(set(ids)) != len(ids):
         raise StudyError(f"{context}: quote and finding ids must be unique within a figure")
+    table = spec.get("table")
+    if table is not None and table not in drawable_tables():
+        raise StudyError(f"{context}: table must be one of {', '.join(drawable_tables())}, got {table!r}")
     return Figure(
         id=fig_id,
         title=_text(spec, "title", context),
@@ -478,6 +510,7 @@ def _figure(spec: Any, index: int, where: str) -> Figure:
         data=data,
         quotes=quotes,
         findings=findings,
+        table=table,
     )
 
 
@@ -485,16 +518,27 @@ def _check_columns(fig: Figure, owner: Figure, where: str) -> None:
     """Every column the figure plots, filters or reads exists in its data, and filtered values are swept."""
     context = f"{where}: {fig.id}"
     keys = list(owner.grid)
-    selectable = keys + ["priority"]
     plot = fig.plot
+    if fig.table is None:
+        selectable, numeric, what = keys + ["priority"], list(NUMERIC_FIELDS), "a swept key or priority"
+    else:
+        columns = schema.names(schema.table(fig.table) or [])
+        selectable, what = keys + columns, f"a swept key or a column of {fig.table}"
+        numeric = [c for c in columns if c in TABLE_UNITS]
     if plot.x not in keys:
         raise StudyError(f"{context}: plot.x {plot.x!r} is not a swept key ({', '.join(keys)})")
-    if plot.y not in NUMERIC_FIELDS:
-        raise StudyError(f"{context}: plot.y {plot.y!r} is not a result column ({', '.join(NUMERIC_FIELDS)})")
+    if plot.y not in numeric:
+        raise StudyError(f"{context}: plot.y {plot.y!r} is not a result column ({', '.join(numeric)})")
+    for item in (*fig.quotes, *fig.findings):
+        values = (item.value,) if isinstance(item, Quote) else (item.left, item.right)
+        for pick in (p for v in values for p in v.picks()):
+            if pick.column not in numeric:
+                raise StudyError(f"{context}: {item.id}: column {pick.column!r} is not a column of the figure's "
+                                 f"data ({', '.join(numeric)})")
     for role in ("series", "panel"):
         column = getattr(plot, role)
         if column is not None and column not in selectable:
-            raise StudyError(f"{context}: plot.{role} {column!r} is not a swept key or priority")
+            raise StudyError(f"{context}: plot.{role} {column!r} is not {what}")
         if column is None and getattr(plot, f"{role}_values") is not None:
             raise StudyError(f"{context}: plot.{role}_values without plot.{role}")
     wheres = [("plot.where", plot.where)]
@@ -504,7 +548,7 @@ def _check_columns(fig: Figure, owner: Figure, where: str) -> None:
     for label, entries in wheres:
         for column, wanted in entries:
             if column not in selectable:
-                raise StudyError(f"{context}: {label}: where {column!r} is not a swept key or priority")
+                raise StudyError(f"{context}: {label}: where {column!r} is not {what}")
             if column in owner.grid:
                 missing = [w for w in wanted if not any(same_value(w, v) for v in owner.grid[column])]
                 if missing:
@@ -584,9 +628,9 @@ def _check_sensitivity(study: Study, fig: Figure, owner: Figure, where: str) -> 
         quote = next((q for f in study.figures if f.id == fig_id for q in f.quotes if q.id == quote_id), None)
         if quote is None:
             raise StudyError(f"{context}: seed_lines: no quote {quote_id!r} in a figure {fig_id!r}")
-        if quote.unit != UNITS[plot.y]:
+        if quote.unit != unit_of(plot.y):
             raise StudyError(f"{context}: seed_lines: {fig_id}:{quote_id} is in {quote.unit}, "
-                             f"plot.y in {UNITS[plot.y] or 'counts'}")
+                             f"plot.y in {unit_of(plot.y) or 'counts'}")
 
 
 def load_study(study: "str | os.PathLike[str] | Study") -> Study:

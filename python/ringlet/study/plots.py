@@ -63,13 +63,14 @@ def seed_lines(study: Study, fig: Figure) -> list[SeedLine]:
 
 
 def _quote_marks(quote: Quote, plot: PlotSpec) -> Optional[tuple[Pick, Any, Any]]:
-    """``(pick, panel, series)`` if the quote is a plain value of the plotted column, else None.
+    """``(pick, panel, series)`` if the quote is a plain value of the plotted column (as drawn:
+    its recipe's ``scale`` is the plot's ``y_scale``), else None.
 
     ``panel``/``series`` is the single value the quote is restricted to, or None
     (then it is drawn on every panel, in a neutral colour).
     """
     pick = quote.value
-    if not isinstance(pick, Pick) or pick.column != plot.y:
+    if not isinstance(pick, Pick) or pick.column != plot.y or not same_value(pick.scale, plot.y_scale):
         return None
     where = dict(pick.where)
     for column, values in plot.where:  # a quote about rows the plot leaves out is not drawn
@@ -156,7 +157,8 @@ def render(fig_spec: Figure, frame: "pd.DataFrame", footer: str, default: Any = 
             line = curve(frame, plot, panel, s)
             if line.empty:
                 continue
-            label = plot.label("series", s) if plot.series else (plot.ylabel or plot.y)
+            # (One line without series: "ringlet", beside the seed's values; the y label names it.)
+            label = plot.label("series", s) if plot.series else "ringlet"
             ax.plot(line["x"], line["y"], marker=marker_of[s], markersize=4, linewidth=1.4, color=color_of[s],
                     label=label)
             if plot.reduce and line["ci95"].notna().any():  # few points: show how sure each is

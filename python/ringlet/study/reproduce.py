@@ -33,7 +33,8 @@ from ..runs.limits import MAX_PROCESSES, check_count
 from ..runs.progress import Progress, Reporter, reporter
 from ..runs.store import FILENAME, Store
 from ..runs.sweep import execute, plan_runs
-from ..runs.table import PRIORITY_FIELDS, columns, rows
+from ..api import schema
+from ..runs.table import PRIORITY_FIELDS, PROVENANCE_FIELDS, columns, optional_present, rows
 from .format import Figure, Study, StudyError, default_x, load_study, max_priorities
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -103,7 +104,7 @@ def _check_unambiguous(study: Study, figures: Sequence[Figure], quick: bool) -> 
     """
     for fig in figures:
         plot = fig.plot
-        if plot.y not in PRIORITY_FIELDS or "priority" in (plot.series, plot.panel):
+        if fig.table is not None or plot.y not in PRIORITY_FIELDS or "priority" in (plot.series, plot.panel):
             continue
         if any(column == "priority" for column, _ in plot.where):
             continue
@@ -139,8 +140,26 @@ def plan(study: Study, figures: Sequence[Figure], quick: bool = False) -> Plan:
     return out
 
 
-def _frames(plan_: Plan, study: Study, results: list[dict[str, Any]]) -> dict[str, "pd.DataFrame"]:
-    """Each data figure's sweep table, as ``ringlet.sweep`` would return it."""
+def table_frame(table: str, keys: Sequence[str], entries: Sequence[tuple[Mapping[str, Any], int]],
+                results: Sequence[Mapping[str, Any]]) -> "pd.DataFrame":
+    """The report table ``table`` of a figure's points: one row per point and table row,
+    with the point, its swept values, the table's columns and the point's provenance."""
+    import pandas as pd
+
+    names = schema.names(schema.table(table) or [])
+    out: list[dict[str, Any]] = []
+    for i, (values, k) in enumerate(entries):
+        prov = results[k].get("provenance", {})
+        for r in results[k].get(table) or []:
+            names += [c for c in r if c not in names]  # columns the core added that this schema lacks
+            out.append({"point": i, **values, **r, **{f: prov.get(f) for f in PROVENANCE_FIELDS}})
+    return pd.DataFrame(out, columns=["point", *keys, *names, *PROVENANCE_FIELDS])
+
+
+def _frames(plan_: Plan, study: Study, figures: Sequence[Figure],
+            results: list[dict[str, Any]]) -> dict[str, "pd.DataFrame"]:
+    """Each data figure's sweep table, as ``ringlet.sweep`` would return it, and each
+    report table a figure draws (keyed ``<data figure>/<table>``: :attr:`Figure.frame_key`)."""
     import pandas as pd
 
     frames = {}
@@ -148,7 +167,12 @@ def _frames(plan_: Plan, study: Study, results: list[dict[str, Any]]) -> dict[st
         table: list[dict[str, Any]] = []
         for i, (values, k) in enumerate(entries):
             table.extend(rows(i, values, results[k]))
-        frames[owner_id] = pd.DataFrame(table, columns=columns(list(study.figure(owner_id).grid)))
+        frames[owner_id] = pd.DataFrame(table, columns=columns(list(study.figure(owner_id).grid),
+                                                               optional_present(table)))
+    for fig in figures:
+        if fig.table is not None and fig.frame_key not in frames:
+            keys = list(study.figure(fig.data_id).grid)
+            frames[fig.frame_key] = table_frame(fig.table, keys, plan_.layout[fig.data_id], results)
     return frames
 
 
@@ -223,12 +247,12 @@ def run_study(
         texts = _run_all(the_plan.work, jobs, reporter(progress, len(the_plan.work)), store,
                          the_plan.swept_values())
     results = [json.loads(text) for text in texts]
-    frames = _frames(the_plan, study, results)
+    frames = _frames(the_plan, study, figures, results)
     version = _core.version()
 
     drawings = []
     for fig in figures:
-        frame = frames[fig.data_id]
+        frame = frames[fig.frame_key]
         footer = (f"ringlet {version} · study {study.name} · {len(frame['point'].unique())} points · "
                   f"{_transactions(study, fig, quick):,} transactions per point"
                   + (" · QUICK RUN (smoke test, not a result)" if quick else ""))

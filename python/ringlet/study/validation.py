@@ -19,7 +19,7 @@ if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
 COLUMNS = [
-    "kind", "figure", "quote_id", "finding_id", "description",
+    "kind", "figure", "quote_id", "finding_id", "description", "calibrated",
     "seed_value", "seed_unit", "seed_value_si", "ringlet_value", "ringlet_ci95", "unit", "difference",
     "difference_pct", "holds", "verdict", "compared_to", "compared_to_high", "compared_to_ci95", "noise",
     "recipe", "note", "quick", "ringlet_version",
@@ -33,7 +33,8 @@ def _nan() -> float:
 def _quote_row(fig: Figure, quote: Quote, frame: "pd.DataFrame") -> dict[str, Any]:
     row: dict[str, Any] = {
         "kind": "quote", "figure": fig.id, "quote_id": quote.id, "finding_id": None,
-        "description": quote.description, "seed_value": quote.seed_value, "seed_unit": quote.seed_unit,
+        "description": quote.description, "calibrated": quote.calibrated, "seed_value": quote.seed_value,
+        "seed_unit": quote.seed_unit,
         "seed_value_si": quote.seed_value_si, "unit": quote.unit, "recipe": quote.value.describe(),
         "ringlet_value": _nan(), "ringlet_ci95": _nan(), "difference": _nan(), "difference_pct": _nan(),
         "holds": None, "verdict": None, "compared_to": _nan(), "compared_to_high": _nan(),
@@ -66,7 +67,8 @@ def finding_recipe(finding: Finding) -> str:
 def _finding_row(fig: Figure, finding: Finding, frame: "pd.DataFrame") -> dict[str, Any]:
     row: dict[str, Any] = {
         "kind": "finding", "figure": fig.id, "quote_id": None, "finding_id": finding.id,
-        "description": finding.description, "seed_value": _nan(), "seed_unit": None, "seed_value_si": _nan(),
+        "description": finding.description, "calibrated": None, "seed_value": _nan(), "seed_unit": None,
+        "seed_value_si": _nan(),
         "unit": finding.left.unit, "recipe": finding_recipe(finding), "ringlet_value": _nan(),
         "ringlet_ci95": _nan(), "difference": _nan(), "difference_pct": _nan(), "holds": None, "verdict": None,
         "compared_to": _nan(), "compared_to_high": _nan(), "compared_to_ci95": _nan(), "noise": _nan(), "note": "",
@@ -101,7 +103,7 @@ def validation_table(
 
     rows = []
     for fig in figures:
-        frame = frames[fig.data_id]
+        frame = frames[fig.frame_key]
         rows += [_quote_row(fig, q, frame) for q in fig.quotes]
         rows += [_finding_row(fig, f, frame) for f in fig.findings]
     for row in rows:
@@ -109,7 +111,19 @@ def validation_table(
         row["ringlet_version"] = version
     table = pd.DataFrame(rows, columns=COLUMNS)
     table["holds"] = table["holds"].astype("object")
+    table["calibrated"] = table["calibrated"].astype("object")
     return table
+
+
+def is_calibrated(value: Any) -> bool:
+    """A validation table's ``calibrated`` cell (a bool, or its text from a CSV) is true."""
+    return value is True or str(value).strip().lower() in ("true", "1", "1.0")
+
+
+#: What a calibration quote is, for the pages that show one.
+CALIBRATION_NOTE = ("A **calibration** quote is a number that a parameter the seed does not give was "
+                    "chosen to hit: it agrees by construction and is no evidence; a **validation** quote "
+                    "is one no parameter was tuned to.")
 
 
 EARLY_COLUMNS = ["figure", "point", "settings", "stopped_by", "transactions", "target_transactions"]
@@ -194,15 +208,25 @@ def to_markdown(table: "pd.DataFrame", study: Study, quick: bool, version: str, 
     ]
     quotes = table[table["kind"] == "quote"]
     if len(quotes):
-        lines += [f"{h2} Quoted numbers", "",
-                  "| figure | quote | what the seed says | seed | seed (SI) | ringlet | difference |",
-                  "|---|---|---|---:|---:|---:|---:|"]
-        for r in quotes.itertuples():
-            diff = "–" if math.isnan(r.difference_pct) else f"{r.difference:+.4g} ({r.difference_pct:+.1f}%)"
-            ringlet = with_ci(r.ringlet_value, r.ringlet_ci95, r.unit) if not r.note else f"– ({_cell(r.note)})"
+        # A role column only when some quote is a calibration target (a study without any keeps its table).
+        roles = "calibrated" in quotes and any(is_calibrated(v) for v in quotes["calibrated"])
+        lines += [f"{h2} Quoted numbers", ""]
+        if roles:
+            lines += [CALIBRATION_NOTE, "",
+                      "| figure | quote | role | what the seed says | seed | seed (SI) | ringlet | difference |",
+                      "|---|---|---|---|---:|---:|---:|---:|"]
+        else:
+            lines += ["| figure | quote | what the seed says | seed | seed (SI) | ringlet | difference |",
+                      "|---|---|---|---:|---:|---:|---:|"]
+        for r in quotes.to_dict("records"):
+            diff = ("–" if math.isnan(r["difference_pct"])
+                    else f"{r['difference']:+.4g} ({r['difference_pct']:+.1f}%)")
+            ringlet = (with_ci(r["ringlet_value"], r["ringlet_ci95"], r["unit"]) if not r["note"]
+                       else f"– ({_cell(r['note'])})")
+            role = ("| **calibration** " if is_calibrated(r.get("calibrated")) else "| validation ") if roles else ""
             lines.append(
-                f"| {r.figure} | {r.quote_id} | {_cell(r.description)} | {r.seed_value:g} {r.seed_unit} "
-                f"| {short_number(r.seed_value_si)} {r.unit} | {ringlet} | {diff} |"
+                f"| {r['figure']} | {r['quote_id']} {role}| {_cell(r['description'])} | {r['seed_value']:g} "
+                f"{r['seed_unit']} | {short_number(r['seed_value_si'])} {r['unit']} | {ringlet} | {diff} |"
             )
         lines.append("")
     findings = table[table["kind"] == "finding"]
