@@ -105,6 +105,12 @@ table! {
         retries: u64 [""],
         /// Data of its transactions lost because its application queue was full.
         loss_mbps: f64 ["MB/s"],
+        /// The share of its offered load it carried: throughput / offered (empty where it offers none).
+        carried_share: f64 [""],
+        /// Its transactions generated and neither completed nor lost when the run stopped (waiting or in flight).
+        backlog: u64 [""],
+        /// Age, when the run stopped, of the oldest of its transactions still waiting in its application queue (0: none waits).
+        oldest_waiting_ns: f64 ["ns"],
     }
 }
 
@@ -355,6 +361,12 @@ table! {
         transactions: u64 [""],
         /// Busy-retried send packets in the measurement window.
         retries: u64 [""],
+        /// Jain's fairness index over the sending nodes' carried shares (throughput / offered): 1 when all carry the same share of their load, 1/n when one carries it all.
+        fairness_index: f64 [""],
+        /// The smallest carried share of a sending node.
+        min_carried_share: f64 [""],
+        /// The node with the smallest carried share (-1 when no node offers load).
+        min_carried_share_node: i64 [""],
         /// Simulated time at the end of the run, warm-up included.
         sim_time_ns: f64 ["ns"],
         /// Length of the measurement window.
@@ -382,6 +394,9 @@ pub struct Report {
     /// The ports of those agents.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub per_port: Vec<PortReport>,
+    /// Sending nodes flagged as starved: each carried less than a tenth of
+    /// its offered load while another carried more than half of its own.
+    pub starved_nodes: Vec<u32>,
     /// Data per traffic class (GigaRing's virtual channels), where transactions are kept.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub per_vc: Vec<VcReport>,
@@ -427,6 +442,9 @@ pub const SWEEP_TOTALS: &[(&str, &str)] = &[
     ("total_latency_ns_mean_ci95", "latency_ns_mean_ci95"),
     ("total_latency_ns_p99", "latency_ns_p99"),
     ("total_retries", "retries"),
+    ("total_fairness_index", "fairness_index"),
+    ("total_min_carried_share", "min_carried_share"),
+    ("total_min_carried_share_node", "min_carried_share_node"),
     ("total_transactions", "transactions"),
     ("stopped_by", "stopped_by"),
 ];

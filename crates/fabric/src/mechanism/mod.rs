@@ -115,6 +115,10 @@ pub struct Fabric<P: RingProtocol> {
     counters: Counters,
     generated: u64,
     completed: u64,
+    /// Per agent: its transactions generated, and those completed or lost
+    /// (over the whole run: its backlog is the difference).
+    generated_by: Vec<u64>,
+    ended_by: Vec<u64>,
     /// Transactions lost: generated while their source's application queue (and output queue) was full.
     lost: u64,
     /// Per-priority offered load per endpoint, MB/s (for the report).
@@ -221,6 +225,8 @@ impl<P: RingProtocol> Fabric<P> {
             counters: Counters::default(),
             generated: 0,
             completed: 0,
+            generated_by: vec![0; agents],
+            ended_by: vec![0; agents],
             lost: 0,
             offered_per_prio: p.offered_data_mbps(s.traffic.load_mbps_per_node),
             cap: ns_to_time(s.run.max_sim_time_ns),
@@ -339,6 +345,7 @@ impl<P: RingProtocol> Fabric<P> {
             Conservation { generated: self.generated, completed: self.completed, queued, in_flight: self.slab.live_send(), lost: self.lost }
         };
         r.packets_peak = self.slab.peak();
+        self.backlogs(&mut r, end);
         if let Some(c) = r.client.as_mut() {
             c.window_decreases = self.streams.iter().map(|s| s.state.decreases).sum();
         }
@@ -347,6 +354,31 @@ impl<P: RingProtocol> Fabric<P> {
             (rc.resent, rc.duplicates_suppressed, rc.lost_transactions) = (c.resent, c.duplicates_suppressed, c.lost_transactions);
         }
         r
+    }
+
+    /// Each node's backlog when the run stops, and the age of the oldest of
+    /// its transactions still in its application queue (or its streams').
+    fn backlogs(&self, r: &mut Report, end: Time) {
+        let mut oldest: Vec<Option<Time>> = vec![None; self.apps.len()];
+        let mut note = |a: usize, born: Time| oldest[a] = Some(oldest[a].map_or(born, |o: Time| o.min(born)));
+        for (a, app) in self.apps.iter().enumerate() {
+            for e in app.queue.iter() {
+                note(a, e.born);
+            }
+        }
+        if let Some(t) = self.traffic.as_ref() {
+            for (s, stream) in self.streams.iter().enumerate() {
+                let agent = if s < t.sources.len() { t.sources[s].agent as usize } else { s - t.sources.len() };
+                for e in stream.queue.iter().filter(|e| e.sent == 0) {
+                    note(agent, e.born);
+                }
+            }
+        }
+        for n in r.per_node.iter_mut() {
+            let a = n.node as usize;
+            n.backlog = self.generated_by[a] - self.ended_by[a];
+            n.oldest_waiting_ns = oldest[a].map_or(0.0, |born| time_to_ns(end.saturating_sub(born)));
+        }
     }
 
     /// Keeps a trace record of what happens now at interface `i` to packet `pkt`.

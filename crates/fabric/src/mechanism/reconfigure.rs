@@ -200,6 +200,7 @@ impl<P: RingProtocol> Fabric<P> {
     /// A transaction of `agent` carrying `bytes` is lost.
     pub(super) fn lose(&mut self, now: Time, agent: u16, bytes: u32) {
         self.lost += 1;
+        self.ended_by[agent as usize] += 1;
         self.reconfiguration_counts.lost_transactions += 1;
         self.measure.lost(now, bytes, agent);
     }

@@ -256,6 +256,7 @@ impl<P: RingProtocol> Fabric<P> {
 
     fn complete(&mut self, priority: u16, requester: u16) {
         self.completed += 1;
+        self.ended_by[requester as usize] += 1;
         let now = self.sched.now();
         if let Some(stop) = self.measure.transaction_completed(now, priority, requester) {
             self.stop = Some(stop);

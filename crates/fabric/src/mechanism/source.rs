@@ -47,6 +47,7 @@ impl<P: RingProtocol> Fabric<P> {
     #[inline(always)]
     fn generate(&mut self, agent: u16, e: AppEntry) {
         self.generated += 1;
+        self.generated_by[agent as usize] += 1;
         if !self.failed.is_empty() && self.failed[e.dst as usize] {
             return self.lose(self.sched.now(), agent, self.p.shapes[e.kind as usize].data_bytes);
         }
@@ -57,6 +58,7 @@ impl<P: RingProtocol> Fabric<P> {
         };
         if !room {
             self.lost += 1;
+            self.ended_by[agent as usize] += 1;
             self.measure.lost(self.sched.now(), shape.data_bytes, agent);
         } else if self.tracked {
             self.streams[e.stream as usize].queue.push_back(e);
