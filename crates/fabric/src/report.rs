@@ -205,6 +205,22 @@ table! {
 }
 
 table! {
+    /// Priority inversions of one kind between two priorities (see docs/model-rt.md).
+    pub struct InversionReport {
+        /// `output`: a packet put on a link while an own packet of a higher priority waited; `input`: a packet accepted while one of a higher priority the queue had busied was not yet accepted.
+        kind: &'static str [""],
+        /// The priority that waited.
+        higher: u32 [""],
+        /// The priority that went first.
+        lower: u32 [""],
+        /// How often, in the measurement window.
+        count: u64 [""],
+        /// Mean time the higher-priority packet had waited by then (in its output queue, or since first busied).
+        waited_ns_mean: f64 ["ns"],
+    }
+}
+
+table! {
     /// One traffic class (a GigaRing virtual channel) of a fabric that keeps transactions.
     pub struct VcReport {
         /// Class number.
@@ -271,6 +287,10 @@ table! {
         busy_echoes: u64 ["", "busy echoes"],
         /// Busied packets sent again (whole run).
         retries: u64 [""],
+        /// Output priority inversions in the measurement window (several priorities only; see per_inversion).
+        output_inversions: u64 ["", "output inversions"],
+        /// Input priority inversions in the measurement window (several priorities only; see per_inversion).
+        input_inversions: u64 ["", "input inversions"],
         /// Busy echoes for a request whose input queue was full.
         busy_requests_full: u64 ["", "busy requests (queue full)"],
         /// Busy echoes for a request refused a free slot reserved for packets busied earlier.
@@ -394,6 +414,10 @@ pub struct Report {
     /// The ports of those agents.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub per_port: Vec<PortReport>,
+    /// Priority inversions by kind and (higher, lower) priority, those that
+    /// occurred; absent with a single priority.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub per_inversion: Vec<InversionReport>,
     /// Sending nodes flagged as starved: each carried less than a tenth of
     /// its offered load while another carried more than half of its own.
     pub starved_nodes: Vec<u32>,
@@ -477,6 +501,7 @@ pub fn schema() -> serde_json::Value {
             "per_switch": cols(SwitchReport::COLUMNS),
             "per_port": cols(PortReport::COLUMNS),
             "per_vc": cols(VcReport::COLUMNS),
+            "per_inversion": cols(InversionReport::COLUMNS),
         },
         "client": cols(ClientFigures::COLUMNS),
         "reconfiguration": cols(ReconfigurationReport::COLUMNS),
@@ -519,6 +544,7 @@ mod tests {
             (SwitchReport::COLUMNS, keys::<SwitchReport>()),
             (PortReport::COLUMNS, keys::<PortReport>()),
             (VcReport::COLUMNS, keys::<VcReport>()),
+            (InversionReport::COLUMNS, keys::<InversionReport>()),
             (ClientFigures::COLUMNS, keys::<ClientFigures>()),
             (ReconfigurationReport::COLUMNS, keys::<ReconfigurationReport>()),
             (Counters::COLUMNS, keys::<Counters>()),

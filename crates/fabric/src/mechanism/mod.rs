@@ -31,6 +31,7 @@ mod crossing;
 mod dma;
 mod echo;
 mod effects;
+mod inversions;
 mod output;
 mod prioritized;
 mod receive;
@@ -100,6 +101,8 @@ pub struct Fabric<P: RingProtocol> {
     /// Slots of transactions lost with a failed agent (kept so that their
     /// packets still in input queues are dropped).
     lost_tags: std::collections::HashSet<u32>,
+    /// Priority inversions counted (with several priorities only).
+    inversions: Option<inversions::Inversions>,
     /// Per agent whose input queues share one server: when it is free
     /// (empty if none shares).
     port_free: Vec<Time>,
@@ -217,6 +220,7 @@ impl<P: RingProtocol> Fabric<P> {
             accepted: Vec::new(),
             duplicate: Vec::new(),
             lost_tags: Default::default(),
+            inversions: (s.traffic.priorities > 1).then(|| inversions::Inversions::new(s.traffic.priorities as usize)),
             port_free: if topo.agents().iter().any(|a| a.ports.shared_server) { vec![0; agents] } else { Vec::new() },
             pending_controls: Payloads::new(),
             measure: Measure::new(s, &topo, &p),
@@ -348,6 +352,9 @@ impl<P: RingProtocol> Fabric<P> {
         self.backlogs(&mut r, end);
         if let Some(c) = r.client.as_mut() {
             c.window_decreases = self.streams.iter().map(|s| s.state.decreases).sum();
+        }
+        if let Some(inv) = self.inversions.as_ref() {
+            (r.counters.output_inversions, r.counters.input_inversions, r.per_inversion) = inv.report();
         }
         if let Some(rc) = r.reconfiguration.as_mut() {
             let c = self.reconfiguration_counts;

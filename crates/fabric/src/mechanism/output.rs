@@ -222,6 +222,10 @@ impl<P: RingProtocol> Fabric<P> {
         let slot = self.slot_of(id);
         let pk = self.slab.at(id);
         let (len, to, send, kind) = (pk.len, pk.to, pk.is_send(), pk.kind);
+        if send && self.inversions.is_some() {
+            let pk = *pk;
+            self.output_inversion(i, &pk);
+        }
         let n = &mut self.ifaces[i];
         n.out_free_at = now + slot;
         n.decision_at = now + slot;

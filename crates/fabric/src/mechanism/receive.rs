@@ -62,16 +62,26 @@ impl<P: RingProtocol> Fabric<P> {
                 q.occupied -= 1;
                 self.counters.preemptions += 1;
                 self.record(i, TraceKind::Preempted, victim);
+                if self.inversions.is_some() {
+                    let v = *self.slab.at(victim);
+                    self.busied_for_inversions(i, class, victim, &v);
+                }
                 let e = self.busy_echo(i, victim, Phase::Fresh);
                 self.insert_generated(i, e);
                 self.accept(i, class, id, &pk)
             }
             Admission::Busy(phase) => {
+                if self.inversions.is_some() {
+                    self.busied_for_inversions(i, class, id, &pk);
+                }
                 self.count_busy(&pk, false);
                 self.record(i, TraceKind::Busied, id);
                 Some(self.busy_echo(i, id, phase))
             }
             Admission::Reserved(phase) => {
+                if self.inversions.is_some() {
+                    self.busied_for_inversions(i, class, id, &pk);
+                }
                 self.count_busy(&pk, true);
                 self.record(i, TraceKind::Busied, id);
                 Some(self.busy_echo(i, id, phase))
@@ -103,6 +113,9 @@ impl<P: RingProtocol> Fabric<P> {
     /// `arriving` and joins the waiting packets whenever the queue is next
     /// looked at after its tail (`settle_arrival`).
     fn accept(&mut self, i: usize, class: usize, id: u32, pk: &Packet) -> Option<u32> {
+        if self.inversions.is_some() {
+            self.accepted_for_inversions(i, class, id, pk);
+        }
         let tail = self.sched.now() + pk.len as Time * self.p.cycle;
         self.record(i, TraceKind::Accepted, id);
         self.record_at(tail, i, TraceKind::Received, id);
