@@ -27,13 +27,16 @@ pub(super) struct Inversions {
     input: Vec<(u64, Time)>,
     /// Busied packets not yet accepted, by id: the queue (interface, class), priority, first busy.
     busied: HashMap<u32, (u16, u8, u16, Time)>,
-    /// Per queue (interface, class): how many of those wait, by priority.
-    pending: HashMap<(u16, u8), Vec<u32>>,
+    /// Per queue (interface, class; `iface * MAX_CLASSES + class`): how many of those wait, by priority.
+    pending: HashMap<usize, Vec<u32>>,
+    /// Per interface with FIFO queues: its highest-priority own packet (priority,
+    /// when queued) as of an `own_changes()` count (looked for again only after a change).
+    highest: Vec<(u64, Option<(u16, Time)>)>,
 }
 
 impl Inversions {
-    pub(super) fn new(levels: usize) -> Self {
-        Inversions { levels, output: vec![(0, 0); levels * levels], input: vec![(0, 0); levels * levels], busied: HashMap::new(), pending: HashMap::new() }
+    pub(super) fn new(levels: usize, ifaces: usize) -> Self {
+        Inversions { levels, output: vec![(0, 0); levels * levels], input: vec![(0, 0); levels * levels], busied: HashMap::new(), pending: HashMap::new(), highest: vec![(u64::MAX, None); ifaces] }
     }
 
     /// The inversions counted, a row per (kind, higher, lower) that occurred.
@@ -68,19 +71,31 @@ impl<P: RingProtocol> Fabric<P> {
             return;
         }
         let n = &self.ifaces[i];
-        // Priority queues put the highest first; FIFO ones must be looked through.
+        // Priority queues put the highest first; FIFO ones are looked through
+        // once per change to the interface's own packets.
         let waiting = if P::RULES.priority_queues {
-            n.first_own().map(|id| *self.slab.at(id))
+            n.first_own().map(|id| {
+                let w = self.slab.at(id);
+                (w.priority, w.queued_at)
+            })
         } else {
-            let slab = &self.slab;
-            n.own_iter(|id| slab.at(id).eff).map(|id| *slab.at(id)).max_by_key(|w| (w.priority, std::cmp::Reverse(w.queued_at)))
+            let changes = n.own_changes();
+            match self.inversions.as_ref().expect("counting").highest[i] {
+                (at, w) if at == changes => w,
+                _ => {
+                    let slab = &self.slab;
+                    let w = n.own_iter(|id| slab.at(id).eff).map(|id| slab.at(id)).max_by_key(|w| (w.priority, std::cmp::Reverse(w.queued_at))).map(|w| (w.priority, w.queued_at));
+                    self.inversions.as_mut().expect("counting").highest[i] = (changes, w);
+                    w
+                }
+            }
         };
-        let Some(w) = waiting else { return };
-        if w.priority > pk.priority {
+        let Some((priority, queued_at)) = waiting else { return };
+        if priority > pk.priority {
             let inv = self.inversions.as_mut().expect("counting");
-            let at = w.priority as usize * inv.levels + pk.priority as usize;
+            let at = priority as usize * inv.levels + pk.priority as usize;
             inv.output[at].0 += 1;
-            inv.output[at].1 += now.saturating_sub(w.queued_at);
+            inv.output[at].1 += now.saturating_sub(queued_at);
         }
     }
 
@@ -94,7 +109,7 @@ impl<P: RingProtocol> Fabric<P> {
         }
         let levels = inv.levels;
         inv.busied.insert(id, (i as u16, class as u8, pk.priority, now));
-        inv.pending.entry((i as u16, class as u8)).or_insert_with(|| vec![0; levels])[pk.priority as usize] += 1;
+        inv.pending.entry(i * crate::params::MAX_CLASSES + class).or_insert_with(|| vec![0; levels])[pk.priority as usize] += 1;
     }
 
     /// The input queue of `class` at `i` accepts send packet `id` (`pk`): an
@@ -104,7 +119,7 @@ impl<P: RingProtocol> Fabric<P> {
         let now = self.sched.now();
         let counting = now >= self.measure.warmup_end;
         let inv = self.inversions.as_mut().expect("counting");
-        let key = (i as u16, class as u8);
+        let key = i * crate::params::MAX_CLASSES + class;
         if let Some((_, _, prio, _)) = inv.busied.remove(&id) {
             if let Some(p) = inv.pending.get_mut(&key) {
                 p[prio as usize] -= 1;
@@ -116,7 +131,7 @@ impl<P: RingProtocol> Fabric<P> {
             return;
         }
         // The longest any packet of that priority has waited since it was first busied here.
-        let first = inv.busied.values().filter(|&&(q, c, pr, _)| (q, c) == key && pr as usize == higher).map(|e| e.3).min().unwrap_or(now);
+        let first = inv.busied.values().filter(|&&(q, c, pr, _)| (q as usize, c as usize) == (i, class) && pr as usize == higher).map(|e| e.3).min().unwrap_or(now);
         let at = higher * inv.levels + pk.priority as usize;
         inv.input[at].0 += 1;
         inv.input[at].1 += now - first;

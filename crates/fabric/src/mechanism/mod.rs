@@ -220,7 +220,7 @@ impl<P: RingProtocol> Fabric<P> {
             accepted: Vec::new(),
             duplicate: Vec::new(),
             lost_tags: Default::default(),
-            inversions: (s.traffic.priorities > 1).then(|| inversions::Inversions::new(s.traffic.priorities as usize)),
+            inversions: (s.traffic.priorities > 1).then(|| inversions::Inversions::new(s.traffic.priorities as usize, topo.ifaces())),
             port_free: if topo.agents().iter().any(|a| a.ports.shared_server) { vec![0; agents] } else { Vec::new() },
             pending_controls: Payloads::new(),
             measure: Measure::new(s, &topo, &p),
