@@ -482,6 +482,8 @@ impl Measure {
                 fairness_index: fair.index,
                 min_carried_share: fair.min_share,
                 min_carried_share_node: fair.min_node,
+                output_inversions_per_kpacket: 0.0,
+                input_inversions_per_kpacket: 0.0,
                 sim_time_ns: time_to_ns(end),
                 measure_time_ns: time_to_ns(window),
                 batches: thr.batches,

@@ -387,6 +387,10 @@ table! {
         min_carried_share: f64 [""],
         /// The node with the smallest carried share (-1 when no node offers load).
         min_carried_share_node: i64 [""],
+        /// Output priority inversions per thousand packets measured (several priorities only; see per_inversion).
+        output_inversions_per_kpacket: f64 [""],
+        /// Input priority inversions per thousand packets measured (several priorities only).
+        input_inversions_per_kpacket: f64 [""],
         /// Simulated time at the end of the run, warm-up included.
         sim_time_ns: f64 ["ns"],
         /// Length of the measurement window.
@@ -469,6 +473,8 @@ pub const SWEEP_TOTALS: &[(&str, &str)] = &[
     ("total_fairness_index", "fairness_index"),
     ("total_min_carried_share", "min_carried_share"),
     ("total_min_carried_share_node", "min_carried_share_node"),
+    ("total_output_inversions_per_kpacket", "output_inversions_per_kpacket"),
+    ("total_input_inversions_per_kpacket", "input_inversions_per_kpacket"),
     ("total_transactions", "transactions"),
     ("stopped_by", "stopped_by"),
 ];

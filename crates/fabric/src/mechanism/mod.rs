@@ -356,6 +356,11 @@ impl<P: RingProtocol> Fabric<P> {
         if let Some(inv) = self.inversions.as_ref() {
             (r.counters.output_inversions, r.counters.input_inversions, r.per_inversion) = inv.report();
         }
+        // Per thousand packets whose one-way latency was measured (the window's).
+        let packets: u64 = r.per_priority.iter().map(|p| p.packets).sum();
+        let per_k = |n: u64| if packets > 0 { n as f64 * 1e3 / packets as f64 } else { 0.0 };
+        r.summary.output_inversions_per_kpacket = per_k(r.counters.output_inversions);
+        r.summary.input_inversions_per_kpacket = per_k(r.counters.input_inversions);
         if let Some(rc) = r.reconfiguration.as_mut() {
             let c = self.reconfiguration_counts;
             (rc.resent, rc.duplicates_suppressed, rc.lost_transactions) = (c.resent, c.duplicates_suppressed, c.lost_transactions);
