@@ -166,6 +166,9 @@ def server():
 
 GRID = {"traffic.load_mbps_per_node": [10, 60, 120], "traffic.priorities": [1, 2]}
 
+#: The plots of a sweep's page: throughput, mean and p99 latency; the fairness index and the smallest carried share.
+SWEEP_PLOTS = 3 + 2
+
 
 def make_store(path: Path, frame: pd.DataFrame, base: ringlet.Scenario, keys: list[str],
                extra: str = "") -> None:
@@ -276,11 +279,12 @@ def test_report_renders_its_plots_offline(browser, which, sweep_html, repro_html
     # (a) it renders: headings, tables, text; a screenshot that is not blank.
     if which == "sweep":
         assert dom["title"].startswith("ringlet sweep")
-        assert {"Sweep", "Plots", "Results", "Points and provenance", "Source files"} <= set(dom["headings"])
+        assert {"Sweep", "Plots", "Results", "Fairness", "Points and provenance",
+                "Source files"} <= set(dom["headings"])
         frame = pd.read_csv(sweep_dir / "sweep.csv")
         assert len(frame) in dom["tables"]  # the results table, every row
         assert dom["details"] == frame["point"].nunique()  # one stored TOML per point
-        assert len(dom["images"]) == 3
+        assert len(dom["images"]) == SWEEP_PLOTS
     else:
         assert dom["title"].startswith("ringlet reproduction")
         assert {"Reproduction", "Validation: ringlet beside the seed", "Figures", "Quoted numbers",
@@ -309,7 +313,7 @@ def test_report_requests_nothing_even_without_its_csp(browser, sweep_html, tmp_p
     assert "Content-Security-Policy" not in bare.read_text()
     visit = browser.open(bare.as_uri())
     assert visit.outside == []
-    assert len(visit.dom["images"]) == 3 and all(i["naturalWidth"] > 0 for i in visit.dom["images"])
+    assert len(visit.dom["images"]) == SWEEP_PLOTS and all(i["naturalWidth"] > 0 for i in visit.dom["images"])
 
 
 NEGATIVE_CONTROLS = {
@@ -358,7 +362,7 @@ def test_markup_points_nowhere_outside(sweep_html, repro_html):
 def test_sweep_report_shows_table_plots_and_stored_scenarios(sweep_dir, sweep_html):
     text = sweep_html.read_text()
     frame = pd.read_csv(sweep_dir / "sweep.csv")
-    assert text.count('<img src="data:image/svg+xml;base64,') == 3
+    assert text.count('<img src="data:image/svg+xml;base64,') == SWEEP_PLOTS
     for h in frame["scenario_hash"].unique():
         assert f"<code>{h}</code>" in text
     assert text.count("<summary>scenario TOML</summary>") == frame["point"].nunique()
@@ -396,7 +400,7 @@ def test_parquet_only_sweep(sweep_dir, tmp_path):
     folder.mkdir()
     shutil.copy(sweep_dir / "sweep.parquet", folder)
     text, kinds = build(folder)
-    assert kinds == "sweep" and text.count("<img ") == 3
+    assert kinds == "sweep" and text.count("<img ") == SWEEP_PLOTS
 
 
 def test_reproduce_report_shows_figures_validation_and_provenance(repro_dir, repro_html):

@@ -551,6 +551,16 @@ pub const STARVED_BELOW: f64 = 0.1;
 /// ... when another carries more than this share of its own.
 pub const SERVED_ABOVE: f64 = 0.5;
 
+/// Recomputes the run's fairness figures from its `per_node` table (after
+/// the fabric has changed a node's share: a failed node's).
+pub(crate) fn refresh_fairness(r: &mut Report) {
+    let f = Fairness::of(&r.per_node);
+    r.summary.fairness_index = f.index;
+    r.summary.min_carried_share = f.min_share;
+    r.summary.min_carried_share_node = f.min_node;
+    r.starved_nodes = f.starved;
+}
+
 impl Fairness {
     fn of(nodes: &[NodeReport]) -> Fairness {
         let shares: Vec<(u32, f64)> = nodes.iter().filter(|n| n.offered_mbps > 0.0 && n.carried_share.is_finite()).map(|n| (n.node, n.carried_share)).collect();

@@ -105,7 +105,7 @@ table! {
         retries: u64 [""],
         /// Data of its transactions lost because its application queue was full.
         loss_mbps: f64 ["MB/s"],
-        /// The share of its offered load it carried: throughput / offered (empty where it offers none).
+        /// The share of its offered load it carried: throughput / offered (empty where it offers none, or it failed mid-run).
         carried_share: f64 [""],
         /// Its transactions generated and neither completed nor lost when the run stopped (waiting or in flight).
         backlog: u64 [""],

@@ -94,8 +94,11 @@ fn folding_around_a_failed_node_loses_only_its_transactions() {
         assert_eq!(rc.lost_transactions, c.lost, "{fault}: every loss is the failure's");
         assert!(rc.duplicates_suppressed <= rc.resent);
         assert!(rc.throughput_after_mbps > 0.0 && rc.transactions_after > 1000, "{fault}: {rc:?}");
-        if fault.contains("node") {
+        if let Some(n) = fault.strip_prefix("faults.fail_node=") {
             assert!(c.lost > 0, "{fault}: the failed node's transactions are lost");
+            // Its share is not judged: it offered load only until it failed.
+            let n: u32 = n.parse().unwrap();
+            assert!(r.per_node[n as usize].carried_share.is_nan() && !r.starved_nodes.contains(&n), "{fault}");
         } else {
             assert_eq!(c.lost, 0, "{fault}: nobody fails with a link");
         }

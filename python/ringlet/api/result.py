@@ -54,7 +54,7 @@ class Result:
         row per entry, the schema's columns first. A table the run did not report
         has no rows. Raises :class:`KeyError` for a name that is neither a table of
         the schema nor one in this result."""
-        if schema.table(name) is None and not isinstance(self._raw.get(name), list):
+        if schema.table(name) is None and name not in self.tables:
             known = ", ".join(schema.report_schema()["tables"])
             raise KeyError(f"{name}: not a report table (the core reports: {known})")
         return self._table(name)
@@ -78,8 +78,16 @@ class Result:
     @property
     def tables(self) -> list[str]:
         """The names of the report tables this run reported (``per_priority``, ...,
-        ``per_switch`` and ``per_port`` for a network of switches), in the report's order."""
-        return [k for k, v in self._raw.items() if isinstance(v, list)]
+        ``per_switch`` and ``per_port`` for a network of switches), in the report's order.
+        A list of plain values (``starved_nodes``) is not a table."""
+        return [k for k, v in self._raw.items()
+                if isinstance(v, list) and (schema.table(k) is not None or any(isinstance(r, dict) for r in v))]
+
+    @property
+    def starved_nodes(self) -> list[int]:
+        """The sending nodes flagged as starved: each carried less than a tenth of its
+        offered load while another carried more than half of its own (``[]`` if none)."""
+        return list(self._raw.get("starved_nodes") or [])
 
     @property
     def counters(self) -> dict[str, int]:

@@ -81,16 +81,7 @@ def result_view(r: Mapping[str, Any]) -> Group:
             f"link utilisation over {len(links)} links: min {min(util):.3f}, "
             f"mean {sum(util) / len(util):.3f}, max {max(util):.3f}"
         ))
-    # Each node's share of the bandwidth (the nodes that offer traffic: a bridge or switch offers none).
-    nodes = [n for n in r.get("per_node", []) if n.get("offered_mbps")]
-    shares = [t for n in nodes if (t := n.get("throughput_mbps")) is not None]
-    if shares:
-        tails = [t for n in nodes if (t := n.get("latency_ns_p99")) is not None]
-        parts.append(Text(
-            f"per node over {len(nodes)} nodes: throughput min {min(shares):,.1f}, "
-            f"mean {sum(shares) / len(shares):,.1f}, max {max(shares):,.1f} MB/s"
-            + (f"; latency p99 {min(tails):,.0f} to {max(tails):,.0f} ns" if tails else "")
-        ))
+    parts += node_views(r)
     change = r.get("reconfiguration")
     if change:
         parts.append(Text(
@@ -128,6 +119,74 @@ def result_view(r: Mapping[str, Any]) -> Group:
         style="dim",
     ))
     return Group(*parts)
+
+
+def _duration(ns: Any) -> str:
+    """A time in ns in the unit that reads best: ``2163003.2`` -> ``2.2 ms``."""
+    if ns is None:
+        return "-"
+    for unit, scale in (("s", 1e9), ("ms", 1e6), ("µs", 1e3)):
+        if ns >= scale:
+            return f"{ns / scale:,.1f} {unit}"
+    return f"{ns:,.0f} ns"
+
+
+def _percent(share: Any) -> str:
+    """A carried share (throughput / offered) as a percentage: ``0.0031`` -> ``0.3%``."""
+    return "-" if share is None else f"{100 * share:,.1f}%"
+
+
+#: Starved nodes the run view names one by one at most; the rest are counted.
+MAX_STARVED_LISTED = 8
+
+
+def node_views(r: Mapping[str, Any]) -> list[Any]:
+    """Each sending node's share (a bridge or switch offers none and is left out): the
+    spread of their throughput and p99 latency, the run's fairness (Jain's index over
+    their carried shares, the smallest share and its node) and, when the core flagged
+    starved nodes, a warning naming each with its carried share, its backlog and the
+    age of its oldest waiting transaction. A starved node's latency rests on the few
+    transactions that got through, so the p99 range leaves the starved nodes out."""
+    parts: list[Any] = []
+    nodes = [n for n in r.get("per_node", []) if n.get("offered_mbps")]
+    starved = set(r.get("starved_nodes") or [])
+    shares = [t for n in nodes if (t := n.get("throughput_mbps")) is not None]
+    if shares:
+        tails = [t for n in nodes if n.get("node") not in starved and (t := n.get("latency_ns_p99")) is not None]
+        parts.append(Text(
+            f"per node over {len(nodes)} nodes: throughput min {min(shares):,.1f}, "
+            f"mean {sum(shares) / len(shares):,.1f}, max {max(shares):,.1f} MB/s"
+            + (f"; latency p99 {min(tails):,.0f} to {max(tails):,.0f} ns" if tails else "")
+            + (" (the starved nodes left out)" if tails and starved else "")
+        ))
+    node = r.get("min_carried_share_node")
+    if "fairness_index" in r and node is not None and node >= 0:
+        index = r.get("fairness_index")
+        parts.append(Text(
+            f"fairness over {len(nodes)} sending nodes: Jain's index "
+            f"{'-' if index is None else f'{index:.3f}'} (1 when all carry equal shares of their load); "
+            f"smallest carried share {_percent(r.get('min_carried_share'))} (node {node})"
+        ))
+    if starved:
+        by_node = {n.get("node"): n for n in r.get("per_node", [])}
+        flagged = list(r.get("starved_nodes") or [])
+        listed = []
+        for i, k in enumerate(flagged[:MAX_STARVED_LISTED]):
+            n = by_node.get(k, {})
+            what, unit = (" of its offered load", " transactions") if i == 0 else ("", "")
+            listed.append(
+                f"node {k} carried {_percent(n.get('carried_share'))}{what} "
+                f"({_num(n.get('transactions'))}{unit} completed; backlog {_num(n.get('backlog'))}, "
+                f"oldest waiting {_duration(n.get('oldest_waiting_ns'))})")
+        more = len(flagged) - len(listed)
+        parts.append(Text(
+            "starved: " + "; ".join(listed) + (f"; and {more:,} more nodes" if more > 0 else ""),
+            style="bold yellow"))
+        parts.append(Text(
+            "a starved node's latency figures come only from the few of its transactions that got through: "
+            "read its carried share, backlog and oldest waiting age instead (per_node in --json)",
+            style="yellow"))
+    return parts
 
 
 def _label(name: str) -> str:

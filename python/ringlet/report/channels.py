@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Optional, Sequence
 
 from .html import escape
 from .store import StoredRun
-from .switches import FOLD_ROWS, stored_tables, table_html
+from .switches import points_tables, tables_html
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -59,18 +59,7 @@ def channel_section(frame: "pd.DataFrame", keys: Sequence[str],
     if store is None:
         return None
     points = frame.drop_duplicates("point")
-    found: dict[str, dict[int, list[dict[str, Any]]]] = {t: {} for t in TABLES}
-    for _, p in points.iterrows():
-        try:
-            key = (str(p["scenario_hash"]), int(p["seed"]))
-        except (TypeError, ValueError):
-            continue
-        tables = stored_tables(store.get(key), p["ringlet_version"])
-        if not tables.get("per_vc"):
-            continue
-        for t in TABLES:
-            if tables.get(t):
-                found[t][int(p["point"])] = tables[t]
+    found = points_tables(points, store, list(TABLES), require="per_vc")
     if not found["per_vc"]:
         return None
     parts = ["<p>Each point's virtual channels and rings, from its result in the results store (with "
@@ -78,13 +67,5 @@ def channel_section(frame: "pd.DataFrame", keys: Sequence[str],
              "responses, write requests and write responses (messages go on the write-request channel); "
              "a channel's MB/s is the data its packets delivered.</p>",
              _plot(points, keys, found["per_vc"])]
-    for t, (title, what) in TABLES.items():
-        if not found[t]:
-            continue
-        table, n = table_html(t, points, keys, found[t])
-        block = f'<div class="scroll">{table}</div>'
-        if n > FOLD_ROWS:
-            block = f"<details><summary>{n:,} rows</summary>{block}</details>"
-        parts.append(f'<h3 id="{escape(t)}">{escape(title)} (<code>{escape(t)}</code>)</h3>'
-                     f"<p>{escape(what[0].upper() + what[1:])}.</p>{block}")
+    parts += tables_html(points, keys, found, TABLES)
     return "".join(parts)

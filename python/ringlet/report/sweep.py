@@ -10,6 +10,7 @@ from ..runs.store import FILENAME
 from ..api import schema
 from ..runs.table import OPTIONAL_FIELDS, PROVENANCE_FIELDS, TEXT_FIELDS
 from .channels import TABLES as CHANNEL_TABLES, channel_section
+from .fairness import fairness_section
 from .html import Page, Section, escape, html_table, img, number
 from .provenance import provenance_table
 from .store import store_for
@@ -97,6 +98,8 @@ PLOT_LABELS = {
     "channel_latency_ns_p99": "p99 channel latency (ns)",
     "transaction_latency_ns_mean": "Mean transaction latency (ns)",
     "transaction_latency_ns_p99": "p99 transaction latency (ns)",
+    "total_fairness_index": "Jain's fairness index",
+    "total_min_carried_share": "Smallest carried share",
 }
 
 
@@ -159,7 +162,7 @@ def sweep_sections(folder: Path, page: Page) -> None:
     frame = read_table(path)
     keys = check_sweep_table(frame, path)
     page.sources.append(path)
-    store = store_for(folder, [frame], tables=[*SWITCH_TABLES, *CHANNEL_TABLES])
+    store = store_for(folder, [frame], tables=[*SWITCH_TABLES, *CHANNEL_TABLES, "per_node"])
     if store is not None:
         page.sources.append(folder / FILENAME)
     n_points = frame["point"].nunique()
@@ -212,6 +215,9 @@ def sweep_sections(folder: Path, page: Page) -> None:
         'is in the <a href="#sweep-provenance">next section</a>.</p>'
         f'<div class="scroll">{html_table(shown, rows, numeric)}</div>'))
 
+    fairness = fairness_section(frame, keys, store)
+    if fairness is not None:
+        page.sections.append(Section("sweep-fairness", "Fairness", fairness))
     switches = switch_section(frame, keys, store)
     if switches is not None:
         page.sections.append(Section("sweep-switches", "Switches", switches))

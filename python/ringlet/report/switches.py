@@ -41,6 +41,41 @@ def stored_tables(run_list: Optional[list[StoredRun]], version: Any) -> dict[str
     return same[0].tables
 
 
+def points_tables(points: "pd.DataFrame", store: dict[tuple[str, int], list[StoredRun]], tables: Sequence[str],
+                  require: Optional[str] = None) -> dict[str, dict[int, list[dict[str, Any]]]]:
+    """Each of ``tables`` of each point's stored run, by table and point (only the points
+    whose run has table ``require``, when given)."""
+    found: dict[str, dict[int, list[dict[str, Any]]]] = {t: {} for t in tables}
+    for _, p in points.iterrows():
+        try:
+            key = (str(p["scenario_hash"]), int(p["seed"]))
+        except (TypeError, ValueError):
+            continue
+        stored = stored_tables(store.get(key), p["ringlet_version"])
+        if require is not None and not stored.get(require):
+            continue
+        for t in tables:
+            if stored.get(t):
+                found[t][int(p["point"])] = stored[t]
+    return found
+
+
+def tables_html(points: "pd.DataFrame", keys: Sequence[str], found: dict[str, dict[int, list[dict[str, Any]]]],
+                titles: dict[str, tuple[str, str]]) -> list[str]:
+    """A titled table (folded when long) of every point's rows, for each table found."""
+    parts = []
+    for t, (title, what) in titles.items():
+        if not found[t]:
+            continue
+        table, n = table_html(t, points, keys, found[t])
+        block = f'<div class="scroll">{table}</div>'
+        if n > FOLD_ROWS:
+            block = f"<details><summary>{n:,} rows</summary>{block}</details>"
+        parts.append(f'<h3 id="{escape(t)}">{escape(title)} (<code>{escape(t)}</code>)</h3>'
+                     f"<p>{escape(what[0].upper() + what[1:])}.</p>{block}")
+    return parts
+
+
 def _header(name: str, table: str) -> str:
     unit = next((c.get("unit") for c in schema.table(table) or [] if c["name"] == name), "")
     return f"{name} ({unit})" if unit else name
@@ -98,16 +133,7 @@ def switch_section(frame: "pd.DataFrame", keys: Sequence[str],
     if store is None:
         return None
     points = frame.drop_duplicates("point")
-    found: dict[str, dict[int, list[dict[str, Any]]]] = {t: {} for t in TABLES}
-    for _, p in points.iterrows():
-        try:
-            key = (str(p["scenario_hash"]), int(p["seed"]))
-        except (TypeError, ValueError):
-            continue
-        tables = stored_tables(store.get(key), p["ringlet_version"])
-        for t in TABLES:
-            if tables.get(t):
-                found[t][int(p["point"])] = tables[t]
+    found = points_tables(points, store, list(TABLES))
     if not any(found.values()):
         return None
     parts = ["<p>Each point's switches, from its result in the results store (with replications, the "
@@ -115,13 +141,5 @@ def switch_section(frame: "pd.DataFrame", keys: Sequence[str],
              "fraction of the measured time it was busy, its MB/s the data that crossed it.</p>"]
     if found["per_switch"]:
         parts.append(_plot(points, keys, found["per_switch"]))
-    for t, (title, what) in TABLES.items():
-        if not found[t]:
-            continue
-        table, n = table_html(t, points, keys, found[t])
-        block = f'<div class="scroll">{table}</div>'
-        if n > FOLD_ROWS:
-            block = f"<details><summary>{n:,} rows</summary>{block}</details>"
-        parts.append(f'<h3 id="{escape(t)}">{escape(title)} (<code>{escape(t)}</code>)</h3>'
-                     f"<p>{escape(what[0].upper() + what[1:])}.</p>{block}")
+    parts += tables_html(points, keys, found, TABLES)
     return "".join(parts)

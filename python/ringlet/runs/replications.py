@@ -9,12 +9,16 @@ import statistics
 from typing import Any, Mapping, Sequence
 
 from .. import _core
-from .table import NUMERIC_FIELDS, OPTIONAL_FIELDS, TEXT_FIELDS, columns
+from .table import NODE_FIELDS, NUMERIC_FIELDS, OPTIONAL_FIELDS, TEXT_FIELDS, columns
+
+#: Figures averaged over replications: every numeric figure but those that name a node
+#: (``total_min_carried_share_node``), which are replication 0's.
+AVERAGED_FIELDS = [f for f in NUMERIC_FIELDS if f not in NODE_FIELDS]
 
 #: Figures averaged over replications that also get a ``<name>_rep_ci95`` column:
-#: every numeric figure but the runs' own batch-means half-widths (``*_ci95``),
+#: every averaged figure but the runs' own batch-means half-widths (``*_ci95``),
 #: which are only averaged.
-REPLICATED_FIELDS = [f for f in NUMERIC_FIELDS if not f.endswith("_ci95")]
+REPLICATED_FIELDS = [f for f in AVERAGED_FIELDS if not f.endswith("_ci95")]
 
 
 def aggregate_columns(keys: Sequence[str], optional: Sequence[str] = ()) -> list[str]:
@@ -42,8 +46,10 @@ def aggregate(rep_rows: Sequence[Mapping[str, Any]], keys: Sequence[str]) -> lis
     """One row per point x priority from per-replication rows: each figure's mean over
     the replications and, as ``<figure>_rep_ci95``, its 95% CI half-width (Student t).
 
-    Identity and provenance columns are replication 0's; a text figure
-    (``stopped_by``) lists every value that occurred.
+    Identity and provenance columns are replication 0's, and so are the columns
+    that name nodes (:data:`~ringlet.runs.table.NODE_FIELDS`: the node with the
+    smallest carried share, the starved nodes): an average of node numbers means
+    nothing. A text figure (``stopped_by``) lists every value that occurred.
     """
     groups: dict[tuple[Any, Any], list[Mapping[str, Any]]] = {}
     for row in rep_rows:
@@ -52,10 +58,10 @@ def aggregate(rep_rows: Sequence[Mapping[str, Any]], keys: Sequence[str]) -> lis
     for rows_ in groups.values():
         rows_ = sorted(rows_, key=lambda r: r["replication"])
         row = {c: rows_[0].get(c) for c in columns(keys)}
-        for f in NUMERIC_FIELDS:
+        for f in AVERAGED_FIELDS:
             vals = [r[f] for r in rows_ if r.get(f) is not None]
             row[f] = math.fsum(vals) / len(vals) if vals else None
-        for f in TEXT_FIELDS:
+        for f in (f for f in TEXT_FIELDS if f not in NODE_FIELDS):
             row[f] = ",".join(sorted({str(r[f]) for r in rows_ if r.get(f) is not None})) or None
         row["replications"] = len(rows_)
         for f in REPLICATED_FIELDS:

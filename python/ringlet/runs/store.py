@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Optional
 
-from .table import columns, optional_present, replication_columns, rows as tidy_rows
+from .table import columns, frame, optional_present, replication_columns, rows as tidy_rows
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -339,8 +339,6 @@ class Store:
         values of the sweep that computed it). A ``replication`` column follows
         the swept keys when the store holds more than replication 0.
         """
-        import pandas as pd
-
         stored = self.rows(version)
         keys: list[str] = []
         for r in stored:
@@ -366,7 +364,7 @@ class Store:
                 table.append(row)
         optional = optional_present(table)
         cols = replication_columns(keys, optional) if with_reps else columns(keys, optional)
-        return pd.DataFrame(table, columns=cols)
+        return frame(table, cols)
 
 
 def compare_results(stored: str, new: str) -> list[str]:

@@ -27,8 +27,8 @@ from .output import check_out, write_tables
 from .progress import Progress, Reporter, reporter
 from .replications import aggregate, aggregate_columns, replication_seed
 from .store import FILENAME, Key, Store, result_key
-from .table import (columns, describe, early_message, early_points, optional_present, replication_columns,
-                    rows)
+from .table import (columns, describe, early_message, early_points, frame, optional_present,
+                    replication_columns, rows)
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -185,21 +185,15 @@ class SweepRun:
         return SweepError(f"{len(fails)} of {len(self.runs)} {unit} failed{kept}; first: {where}: {msg}", fails)
 
     def replication_table(self) -> "pd.DataFrame":
-        import pandas as pd
-
-        return pd.DataFrame(self.per_replication,
-                            columns=replication_columns(self.keys, optional_present(self.per_replication)))
+        return frame(self.per_replication, replication_columns(self.keys, optional_present(self.per_replication)))
 
     def table(self) -> "pd.DataFrame":
         """The sweep table: plain with one replication, means and CIs with several."""
-        import pandas as pd
-
         optional = optional_present(self.per_replication)
         if self.replications == 1:
             rows_ = [{k: v for k, v in r.items() if k != "replication"} for r in self.per_replication]
-            return pd.DataFrame(rows_, columns=columns(self.keys, optional))
-        return pd.DataFrame(aggregate(self.per_replication, self.keys),
-                            columns=aggregate_columns(self.keys, optional))
+            return frame(rows_, columns(self.keys, optional))
+        return frame(aggregate(self.per_replication, self.keys), aggregate_columns(self.keys, optional))
 
 
 def run_sweep(

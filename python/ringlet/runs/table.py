@@ -13,11 +13,20 @@ figures: a GigaRing's ``channel_latency_ns_mean`` and the like) are
 **optional** point columns, copied under their own names after the totals.
 A table has them only when one of its rows does (:func:`optional_present`),
 so a sweep of SCI rings keeps exactly its columns.
+
+Two kinds of point column name nodes rather than measure them, and so are
+never averaged over replications (a replicated sweep takes replication 0's,
+as it does the provenance): a total whose figure ends in ``_node``
+(``total_min_carried_share_node``), and the report's lists of node numbers
+(:data:`NODE_LIST_FIELDS`: ``starved_nodes``), which a row holds as text, the
+numbers separated by spaces (``"5 6 7"``), and empty (None; NaN when the whole
+column is) when the list is: a CSV file cannot tell an empty text from a missing
+one, so the table holds no empty text.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Optional, Sequence
 
 from ..api import schema
 
@@ -40,18 +49,26 @@ PROVENANCE_FIELDS = ["scenario_hash", "seed", "ringlet_version"]
 NUMERIC_FIELDS = [*PRIORITY_FIELDS, *(c for c, figure in TOTAL_FIELDS.items() if c == f"total_{figure}"),
                   *OPTIONAL_FIELDS]
 
-#: Figures that are text (why a run stopped), the same on every row of a point.
-TEXT_FIELDS = [c for c in TOTAL_FIELDS if c not in NUMERIC_FIELDS]
+#: Lists of node numbers in the report (a top-level list, not a table), copied into a point's rows as
+#: text: the numbers separated by spaces; None (empty) for an empty list, as for a result without the list.
+NODE_LIST_FIELDS = ["starved_nodes"]
+
+#: Figures that are text (why a run stopped, a list of nodes), the same on every row of a point.
+TEXT_FIELDS = [*(c for c in TOTAL_FIELDS if c not in NUMERIC_FIELDS), *NODE_LIST_FIELDS]
+
+#: Point columns that name a node rather than measure: replication 0's in a replicated sweep, never averaged.
+NODE_FIELDS = [*(c for c, figure in TOTAL_FIELDS.items() if figure.endswith("_node")), *NODE_LIST_FIELDS]
 
 #: Columns that hold one value per point (repeated on every priority row).
-POINT_FIELDS = frozenset(TOTAL_FIELDS) | frozenset(OPTIONAL_FIELDS) | frozenset(PROVENANCE_FIELDS)
+POINT_FIELDS = (frozenset(TOTAL_FIELDS) | frozenset(NODE_LIST_FIELDS) | frozenset(OPTIONAL_FIELDS)
+                | frozenset(PROVENANCE_FIELDS))
 
 
 def _units() -> dict[str, str]:
     per_priority = {c["name"]: c["unit"] for c in schema.table("per_priority") or []}
     summary = {c["name"]: c["unit"] for c in schema.summary()}
     return {**{f: per_priority[f] for f in PRIORITY_FIELDS}, **{c: summary[f] for c, f in TOTAL_FIELDS.items()},
-            **{c["name"]: c["unit"] for c in schema.optional_summary()}}
+            **{f: "" for f in NODE_LIST_FIELDS}, **{c["name"]: c["unit"] for c in schema.optional_summary()}}
 
 
 #: Each figure's unit, as the schema gives it (``""`` for counts and text).
@@ -62,12 +79,27 @@ def columns(keys: Sequence[str], optional: Sequence[str] = ()) -> list[str]:
     """The sweep table's columns, in order, for swept ``keys`` and the
     :data:`OPTIONAL_FIELDS` in ``optional`` (see :func:`optional_present`)."""
     extra = [f for f in OPTIONAL_FIELDS if f in optional]
-    return ["point", *keys, "priority", *PRIORITY_FIELDS, *TOTAL_FIELDS, *extra, *PROVENANCE_FIELDS]
+    return ["point", *keys, "priority", *PRIORITY_FIELDS, *TOTAL_FIELDS, *NODE_LIST_FIELDS, *extra,
+            *PROVENANCE_FIELDS]
 
 
 def replication_columns(keys: Sequence[str], optional: Sequence[str] = ()) -> list[str]:
     """The per-replication table's columns: the sweep table's, with ``replication`` before ``priority``."""
     return columns([*keys, "replication"], optional)
+
+
+def frame(rows: Sequence[Mapping[str, Any]], names: Sequence[str]) -> "pd.DataFrame":
+    """A table of ``rows`` with the columns ``names``, as every sweep table is made: a
+    :data:`NODE_LIST_FIELDS` column that no row has a value of is a column of NaN (as
+    ``sweep.csv`` reads it back), not of None, so that such a table (a sweep that starved
+    no node) reads back from its CSV and its Parquet exactly."""
+    import pandas as pd
+
+    out = pd.DataFrame(rows, columns=list(names))
+    for f in NODE_LIST_FIELDS:
+        if f in out.columns and out[f].isna().all():
+            out[f] = out[f].astype(float)
+    return out
 
 
 def optional_present(rows: Iterable[Mapping[str, Any]]) -> list[str]:
@@ -87,6 +119,7 @@ def rows(point: int, values: Mapping[str, Any], result: Mapping[str, Any]) -> li
     """
     base = {"point": point, **values}
     totals = {col: result.get(key) for col, key in TOTAL_FIELDS.items()}
+    totals.update({f: node_list_text(result.get(f)) for f in NODE_LIST_FIELDS})
     totals.update({f: result[f] for f in OPTIONAL_FIELDS if f in result})
     prov = result.get("provenance", {})
     provenance = {k: prov.get(k) for k in PROVENANCE_FIELDS}
@@ -102,6 +135,24 @@ def rows(point: int, values: Mapping[str, Any], result: Mapping[str, Any]) -> li
         row.update(provenance)
         out.append(row)
     return out
+
+
+def node_list_text(nodes: Any) -> Optional[str]:
+    """A report's list of node numbers as a row holds it: ``[5, 6, 7]`` -> ``"5 6 7"``, ``[]`` -> None."""
+    return " ".join(str(n) for n in nodes) if nodes else None
+
+
+def node_list(value: Any) -> list[int]:
+    """The node numbers of a :data:`NODE_LIST_FIELDS` cell, however a table file gave it back:
+    ``"5 6 7"``, ``""``, missing (None, NaN), or a lone node that a CSV reader took for a number (``5``, ``5.0``)."""
+    if isinstance(value, str):
+        return [int(float(t)) for t in value.split()]
+    if value is None or isinstance(value, bool):
+        return []
+    if isinstance(value, (int, float)) or hasattr(value, "dtype"):
+        f = float(value)
+        return [] if f != f else [int(f)]
+    return [int(float(t)) for t in str(value).split()]
 
 
 def describe(values: Mapping[str, Any]) -> str:

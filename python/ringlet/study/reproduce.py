@@ -34,7 +34,7 @@ from ..runs.progress import Progress, Reporter, reporter
 from ..runs.store import FILENAME, Store
 from ..runs.sweep import execute, plan_runs
 from ..api import schema
-from ..runs.table import PRIORITY_FIELDS, PROVENANCE_FIELDS, columns, optional_present, rows
+from ..runs.table import PRIORITY_FIELDS, PROVENANCE_FIELDS, columns, frame, optional_present, rows
 from .format import Figure, Study, StudyError, default_x, load_study, max_priorities
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -160,15 +160,12 @@ def _frames(plan_: Plan, study: Study, figures: Sequence[Figure],
             results: list[dict[str, Any]]) -> dict[str, "pd.DataFrame"]:
     """Each data figure's sweep table, as ``ringlet.sweep`` would return it, and each
     report table a figure draws (keyed ``<data figure>/<table>``: :attr:`Figure.frame_key`)."""
-    import pandas as pd
-
     frames = {}
     for owner_id, entries in plan_.layout.items():
         table: list[dict[str, Any]] = []
         for i, (values, k) in enumerate(entries):
             table.extend(rows(i, values, results[k]))
-        frames[owner_id] = pd.DataFrame(table, columns=columns(list(study.figure(owner_id).grid),
-                                                               optional_present(table)))
+        frames[owner_id] = frame(table, columns(list(study.figure(owner_id).grid), optional_present(table)))
     for fig in figures:
         if fig.table is not None and fig.frame_key not in frames:
             keys = list(study.figure(fig.data_id).grid)

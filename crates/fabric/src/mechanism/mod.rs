@@ -350,6 +350,13 @@ impl<P: RingProtocol> Fabric<P> {
         };
         r.packets_peak = self.slab.peak();
         self.backlogs(&mut r, end);
+        if self.failed.iter().any(|&f| f) {
+            // A failed node offered load only until it failed: no share of it is judged.
+            for n in r.per_node.iter_mut().filter(|n| self.failed[n.node as usize]) {
+                n.carried_share = f64::NAN;
+            }
+            crate::measure::refresh_fairness(&mut r);
+        }
         if let Some(c) = r.client.as_mut() {
             c.window_decreases = self.streams.iter().map(|s| s.state.decreases).sum();
         }
