@@ -6,13 +6,17 @@
 
 use crate::dense::Dense;
 use crate::params::Params;
-use crate::report::{ClientFigures, ReconfigurationReport, VcReport, ClassReport, LinkReport, NodeReport, PortReport, PriorityReport, Report, RingletReport, Summary, SwitchReport};
+use crate::report::{NodePriorityReport, ClientFigures, ReconfigurationReport, VcReport, ClassReport, LinkReport, NodeReport, PortReport, PriorityReport, Report, RingletReport, Summary, SwitchReport};
 use crate::topology::Topology;
 use ringlet_engine::run::Stop;
 use ringlet_engine::stats::{BatchMeans, CoarseHistogram, LatencyHistogram};
 use ringlet_engine::time::{ns_to_time, time_to_ns, time_to_ps, time_to_s};
 use ringlet_engine::Time;
 use ringlet_scenario::Scenario;
+
+/// Most agent x priority pairs whose latencies are kept apart (`per_node_priority`);
+/// beyond, the table is left out (its histograms would take too much memory).
+pub const MAX_NODE_PRIORITIES: usize = 4096;
 
 /// Batches needed before a precision stop is trusted.
 const MIN_BATCHES_FOR_PRECISION: usize = 10;
@@ -66,6 +70,9 @@ pub struct Measure {
     hist_prio: Vec<LatencyHistogram>,
     /// Indexed by the fabric's agent and class numbers (see `crate::dense`).
     agents: Dense<PerAgent>,
+    /// With several priorities (and at most `MAX_NODE_PRIORITIES` agent x
+    /// priority pairs): each agent's latencies per priority, by `agent * priorities + priority`.
+    agent_prio: Vec<CoarseHistogram>,
     classes: Dense<PerClass>,
     /// Per link (the one leaving each interface): busy time, of it for send packets.
     link_busy: Vec<Time>,
@@ -115,6 +122,11 @@ impl Measure {
             retries: 0,
             lat_sum: 0.0,
             hist_prio: (0..prios).map(|_| LatencyHistogram::new()).collect(),
+            agent_prio: if prios > 1 && topo.agents().len() * prios <= MAX_NODE_PRIORITIES {
+                (0..topo.agents().len() * prios).map(|_| CoarseHistogram::coarse()).collect()
+            } else {
+                Vec::new()
+            },
             agents: Dense::new(topo.agents().iter().map(|_| PerAgent { bytes: 0, txns: 0, retries: 0, lost_bytes: 0, latency: CoarseHistogram::coarse() }).collect()),
             classes: Dense::new(p.classes.names.iter().map(|_| PerClass { retries: 0, packets: 0, latency_sum: 0.0 }).collect()),
             link_busy: vec![0; links],
@@ -153,6 +165,10 @@ impl Measure {
         self.lat_sum += lat_ps;
         self.hist_prio[priority as usize].record(lat);
         self.agents[requester as usize].latency.record(lat);
+        if !self.agent_prio.is_empty() {
+            let prios = self.hist_prio.len();
+            self.agent_prio[requester as usize * prios + priority as usize].record(lat);
+        }
         let c = &mut self.classes[class as usize];
         c.packets += 1;
         c.latency_sum += lat_ps;
@@ -520,6 +536,19 @@ impl Measure {
                     ..ReconfigurationReport::default()
                 }
             }),
+            per_node_priority: self
+                .agent_prio
+                .iter()
+                .enumerate()
+                .filter(|(_, h)| h.count() > 0)
+                .map(|(k, h)| NodePriorityReport {
+                    node: (k / prios) as u32,
+                    priority: (k % prios) as u32,
+                    packets: h.count(),
+                    latency_ns_mean: ps_to_ns_f(h.mean_ps()),
+                    latency_ns_p99: ps_to_ns_f(h.percentile_ps(99.0)),
+                })
+                .collect(),
             per_vc: self
                 .client
                 .as_ref()

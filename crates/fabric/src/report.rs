@@ -205,6 +205,22 @@ table! {
 }
 
 table! {
+    /// One node's own transactions at one priority (with several priorities), so that a starved
+    /// low priority is not hidden in the node's figures over all.
+    pub struct NodePriorityReport {
+        /// Agent number.
+        node: u32 [""],
+        priority: u32 [""],
+        /// One-way latencies of its packets of this priority measured.
+        packets: u64 [""],
+        /// Their mean.
+        latency_ns_mean: f64 ["ns"],
+        /// Their 99th percentile (2 significant digits).
+        latency_ns_p99: f64 ["ns"],
+    }
+}
+
+table! {
     /// Priority inversions of one kind between two priorities (see docs/model-rt.md).
     pub struct InversionReport {
         /// `output`: a packet put on a link while an own packet of a higher priority waited; `input`: a packet accepted while one of a higher priority the queue had busied was not yet accepted.
@@ -418,6 +434,10 @@ pub struct Report {
     /// The ports of those agents.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub per_port: Vec<PortReport>,
+    /// Each node's latency per priority, where there are several (nodes x
+    /// priorities at most 4096); rows with packets only.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub per_node_priority: Vec<NodePriorityReport>,
     /// Priority inversions by kind and (higher, lower) priority, those that
     /// occurred; absent with a single priority.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -508,6 +528,7 @@ pub fn schema() -> serde_json::Value {
             "per_port": cols(PortReport::COLUMNS),
             "per_vc": cols(VcReport::COLUMNS),
             "per_inversion": cols(InversionReport::COLUMNS),
+            "per_node_priority": cols(NodePriorityReport::COLUMNS),
         },
         "client": cols(ClientFigures::COLUMNS),
         "reconfiguration": cols(ReconfigurationReport::COLUMNS),
@@ -551,6 +572,7 @@ mod tests {
             (PortReport::COLUMNS, keys::<PortReport>()),
             (VcReport::COLUMNS, keys::<VcReport>()),
             (InversionReport::COLUMNS, keys::<InversionReport>()),
+            (NodePriorityReport::COLUMNS, keys::<NodePriorityReport>()),
             (ClientFigures::COLUMNS, keys::<ClientFigures>()),
             (ReconfigurationReport::COLUMNS, keys::<ReconfigurationReport>()),
             (Counters::COLUMNS, keys::<Counters>()),

@@ -49,3 +49,23 @@ fn a_ring_below_saturation_is_fair() {
         assert!(n.oldest_waiting_ns < 10_000.0, "{n:?}");
     }
 }
+
+/// With several priorities each node's latency is also kept per priority:
+/// its packets per priority add up to its packets over all, and a priority
+/// the ring starves shows its own (few) packets and tail rather than
+/// disappearing in the node's figures. One priority: no such table.
+#[test]
+fn node_latency_per_priority() {
+    let r = run(8, &["network.protocol=dfc", "node.iqst_ns=100", "traffic.priorities=3", "traffic.load_mbps_per_node=150", "run.measure_transactions=20000"]);
+    assert!(!r.per_node_priority.is_empty());
+    for n in &r.per_node {
+        let rows: Vec<_> = r.per_node_priority.iter().filter(|p| p.node == n.node).collect();
+        assert_eq!(rows.iter().map(|p| p.packets).sum::<u64>(), n.packets, "node {}", n.node);
+        assert!(rows.iter().all(|p| p.priority < 3 && p.packets > 0 && p.latency_ns_p99 > 0.0));
+    }
+    // Saturated, DFC serves the highest priority and rolls the lowest off: the lowest's few
+    // packets are all its latency figures rest on (which is why they are kept apart).
+    let packets = |prio: u32| r.per_node_priority.iter().filter(|p| p.priority == prio).map(|p| p.packets).sum::<u64>();
+    assert!(packets(2) > 10 * packets(0), "{} vs {}", packets(2), packets(0));
+    assert!(run(8, &["traffic.load_mbps_per_node=40", "run.measure_transactions=2000"]).per_node_priority.is_empty());
+}
