@@ -31,9 +31,7 @@ impl<P: RingProtocol> Fabric<P> {
             }
         }
         if moved {
-            for k in 0..self.topo.agent(a as u16).ifaces.len() {
-                self.try_output(self.topo.agent(a as u16).ifaces[k] as usize);
-            }
+            self.try_outputs(a);
         }
     }
 }

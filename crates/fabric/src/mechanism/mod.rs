@@ -352,7 +352,7 @@ impl<P: RingProtocol> Fabric<P> {
         self.backlogs(&mut r, end);
         if self.failed.iter().any(|&f| f) {
             // A failed node offered load only until it failed: no share of it is judged.
-            for n in r.per_node.iter_mut().filter(|n| self.failed[n.node as usize]) {
+            for n in r.per_node.iter_mut().filter(|n| self.has_failed(n.node as u16)) {
                 n.carried_share = f64::NAN;
             }
             crate::measure::refresh_fairness(&mut r);
@@ -385,12 +385,10 @@ impl<P: RingProtocol> Fabric<P> {
                 note(a, e.born);
             }
         }
-        if let Some(t) = self.traffic.as_ref() {
-            for (s, stream) in self.streams.iter().enumerate() {
-                let agent = if s < t.sources.len() { t.sources[s].agent as usize } else { s - t.sources.len() };
-                for e in stream.queue.iter().filter(|e| e.sent == 0) {
-                    note(agent, e.born);
-                }
+        for (s, stream) in self.streams.iter().enumerate() {
+            let agent = self.stream_agent(s) as usize;
+            for e in stream.queue.iter().filter(|e| e.sent == 0) {
+                note(agent, e.born);
             }
         }
         for n in r.per_node.iter_mut() {
@@ -463,7 +461,7 @@ impl<P: RingProtocol> Fabric<P> {
             Event::OutputFree { .. } => unreachable!("handled above"),
             Event::EchoIn { iface, pkt } if self.stale(iface as usize) => self.slab.free(pkt),
             Event::EchoIn { iface, pkt } => self.on_echo(iface as usize, pkt),
-            Event::ServiceDone { iface, .. } if !self.failed.is_empty() && self.failed[self.ifaces[iface as usize].agent as usize] => {}
+            Event::ServiceDone { iface, .. } if self.has_failed(self.ifaces[iface as usize].agent) => {}
             Event::ServiceDone { iface, class } => self.on_service_done(iface as usize, class as usize),
             Event::Inject { src, dst, priority, kind } => self.on_inject(src, dst, priority, kind),
             Event::EmitControl { iface, pending } => {

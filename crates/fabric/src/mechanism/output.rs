@@ -22,6 +22,13 @@ impl<P: RingProtocol> Fabric<P> {
         self.decide_output(i);
     }
 
+    /// Lets each of agent `a`'s interfaces decide (something was put into their output queues).
+    pub(super) fn try_outputs(&mut self, a: usize) {
+        for k in 0..self.topo.agent(a as u16).ifaces.len() {
+            self.try_output(self.topo.agent(a as u16).ifaces[k] as usize);
+        }
+    }
+
     #[inline(never)]
     fn decide_output(&mut self, i: usize) {
         self.decide_output_inline(i);

@@ -122,7 +122,7 @@ impl<P: RingProtocol> Fabric<P> {
         let mut touched = Vec::new();
         for (id, sent) in moving {
             let pk = *self.slab.at(id);
-            if self.lost_tags.contains(&pk.tag) || self.failed[pk.src as usize] {
+            if self.lost_tags.contains(&pk.tag) || self.has_failed(pk.src) {
                 if pk.kind == PacketKind::Request && (pk.echo_of as usize) < self.streams.len() {
                     // Its echo will never come: it no longer counts against the window.
                     self.streams[pk.echo_of as usize].state.outstanding -= 1;
@@ -147,7 +147,7 @@ impl<P: RingProtocol> Fabric<P> {
         }
         // The agents' client sides go on over the live interfaces.
         for a in 0..self.topo.agents().len() {
-            if !self.failed[a] {
+            if !self.has_failed(a as u16) {
                 self.fill_requests(a);
                 if !self.dma.is_empty() {
                     self.dma_fill(a);
@@ -167,10 +167,9 @@ impl<P: RingProtocol> Fabric<P> {
     /// (as lost) until the run ends so that its packets still somewhere are
     /// dropped when they are serviced.
     fn lose_transactions_of_failed(&mut self, now: Time) {
-        let failed = |f: &Vec<bool>, a: u16| f[a as usize];
         for tag in self.txns.live_tags() {
             let t = self.txns.get(tag);
-            if !self.lost_tags.contains(&tag) && (failed(&self.failed, t.src) || failed(&self.failed, t.dst)) {
+            if !self.lost_tags.contains(&tag) && (self.has_failed(t.src) || self.has_failed(t.dst)) {
                 self.lost_tags.insert(tag);
                 self.streams[t.stream as usize].state.in_flight -= 1;
                 self.lose(now, t.src, self.p.shapes[t.kind as usize].data_bytes);
@@ -180,7 +179,7 @@ impl<P: RingProtocol> Fabric<P> {
             let queue = std::mem::take(&mut self.streams[s].queue);
             for e in queue {
                 let agent = self.stream_agent(s);
-                if failed(&self.failed, agent) || failed(&self.failed, e.dst) {
+                if self.has_failed(agent) || self.has_failed(e.dst) {
                     self.apps[agent as usize].waiting -= 1;
                     // One issued in part is lost with its slot, above.
                     if e.tag == crate::packet::NO_TAG {
@@ -205,8 +204,14 @@ impl<P: RingProtocol> Fabric<P> {
         self.measure.lost(now, bytes, agent);
     }
 
+    /// Whether agent `a` has failed (in a fabric that changed).
+    #[inline(always)]
+    pub(super) fn has_failed(&self, a: u16) -> bool {
+        !self.failed.is_empty() && self.failed[a as usize]
+    }
+
     /// The agent stream `s` belongs to.
-    fn stream_agent(&self, s: usize) -> u16 {
+    pub(super) fn stream_agent(&self, s: usize) -> u16 {
         match self.traffic.as_ref() {
             Some(t) if s < self.hand_streams as usize => t.sources[s].agent,
             _ => (s - self.hand_streams as usize) as u16,

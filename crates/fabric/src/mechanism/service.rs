@@ -43,13 +43,13 @@ impl<P: RingProtocol> Fabric<P> {
         };
         q.in_service = Some(id);
         let n = &self.ifaces[i];
-        let mut done = start + n.service_time(class);
-        if n.delay_line {
+        let done = if n.delay_line {
             // Through the delay line since its tail came in (`accept`).
-            done = done.min(self.slab.at(id).queued_at + n.service_time(class)).max(start);
-        } else if n.shared_server {
-            done = self.service_done_at(i, class, start);
-        }
+            let st = n.service_time(class);
+            (start + st).min(self.slab.at(id).queued_at + st).max(start)
+        } else {
+            self.service_done_at(i, class, start)
+        };
         self.sched.at(done, Event::ServiceDone { iface: i as u16, class: class as u8 }.pack());
     }
 

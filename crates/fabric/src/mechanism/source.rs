@@ -14,9 +14,9 @@ use ringlet_engine::run::Stop;
 impl<P: RingProtocol> Fabric<P> {
     pub(super) fn on_arrival(&mut self, source: usize) {
         let now = self.sched.now();
-        let traffic = self.traffic.as_mut().expect("sources exist");
-        let (agent, priority, kind) = (traffic.sources[source].agent, traffic.sources[source].priority, traffic.sources[source].kind);
-        if !self.failed.is_empty() && self.failed[agent as usize] {
+        let s = &self.traffic.as_ref().expect("sources exist").sources[source];
+        let (agent, priority, kind) = (s.agent, s.priority, s.kind);
+        if self.has_failed(agent) {
             return; // A failed node generates nothing more.
         }
         let traffic = self.traffic.as_mut().expect("sources exist");
@@ -48,7 +48,7 @@ impl<P: RingProtocol> Fabric<P> {
     fn generate(&mut self, agent: u16, e: AppEntry) {
         self.generated += 1;
         self.generated_by[agent as usize] += 1;
-        if !self.failed.is_empty() && self.failed[e.dst as usize] {
+        if self.has_failed(e.dst) {
             return self.lose(self.sched.now(), agent, self.p.shapes[e.kind as usize].data_bytes);
         }
         let shape = &self.p.shapes[e.kind as usize];
@@ -73,9 +73,7 @@ impl<P: RingProtocol> Fabric<P> {
     #[inline(always)]
     fn serve_application(&mut self, agent: usize) {
         self.fill_requests(agent);
-        for k in 0..self.topo.agent(agent as u16).ifaces.len() {
-            self.try_output(self.topo.agent(agent as u16).ifaces[k] as usize);
-        }
+        self.try_outputs(agent);
     }
 
     /// Moves transactions from the application queue into request output
@@ -133,9 +131,7 @@ impl<P: RingProtocol> Fabric<P> {
         }
         if moved && self.apps[agent].iface == crate::topology::NO_IFACE {
             // Packets may have gone to any of its interfaces.
-            for k in 0..self.topo.agent(agent as u16).ifaces.len() {
-                self.try_output(self.topo.agent(agent as u16).ifaces[k] as usize);
-            }
+            self.try_outputs(agent);
         }
     }
 
