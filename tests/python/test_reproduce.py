@@ -353,6 +353,18 @@ def test_api_errors(tmp_path):
     assert not (tmp_path / "out").exists()
 
 
+def test_a_shipped_name_is_found_beside_a_folder_of_that_name(tmp_path, monkeypatch):
+    """`ringlet reproduce sci-rt` run where an earlier run left a `sci-rt` output
+    folder finds the shipped study; a folder without a study, not shipped, is named."""
+    from ringlet.study.format import find_study
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "sci-rt").mkdir()
+    assert find_study("sci-rt") == STUDIES_DIR / "sci-rt"
+    (tmp_path / "mine").mkdir()
+    with pytest.raises(StudyError, match="mine: not a study folder"):
+        find_study("mine")
+
+
 def test_api_out_that_cannot_be_a_directory_fails_before_running(tmp_path, monkeypatch):
     """An ``out`` that is a file (or under one), or that holds a directory where an
     output goes, is a StudyError naming the path, before any point runs."""

@@ -6,7 +6,7 @@ use ringlet_scenario::Scenario;
 
 /// Base SCI's bandwidth allocation on or off (every family whose ringlets run base SCI has it).
 pub const BANDWIDTH_ALLOCATION: Param = Param { section: "network", key: "bandwidth_allocation", kind: Kind::Choice(&["ieee", "none"]), default: Default::Str("ieee"),
-    doc: "Bandwidth allocation of base SCI and PPQ: `ieee` = IEEE 1596's transmission recovery with its debt repaid in converted idles, go bits and idle priority; `none` leaves only the register-insertion rule." };
+    doc: "Bandwidth allocation of base SCI and PPQ (DFC has its own key, `dfc.bandwidth_allocation`, off by default): `ieee` = IEEE 1596's transmission recovery with its debt repaid in converted idles, go bits and idle priority; `none` leaves only the register-insertion rule." };
 
 /// Base SCI's queue allocation on or off (as [`BANDWIDTH_ALLOCATION`]).
 pub const QUEUE_ALLOCATION: Param = Param { section: "network", key: "queue_allocation", kind: Kind::Choice(&["ab", "none"]), default: Default::Str("ab"),

@@ -17,15 +17,21 @@
 
 mod common;
 use common::*;
-use ringlet_fabric::packet::PacketKind::{Echo, Request};
+use ringlet_fabric::packet::PacketKind::{Control, Echo, Request};
 use ringlet_fabric::trace::TraceKind::*;
+use ringlet_sci::protocol::dfc::Dfc;
+use ringlet_sci::protocol::Registered;
 
 /// Node 0 sends two requests to node 3 and node 1 two to node 2, all
 /// queued at 0; `extra` adds settings, `more` more injections.
 fn two_senders(extra: &[&str], more: &[(u16, u16, u64)]) -> ringlet_fabric::Fabric<ringlet_sci::protocol::sci::BaseSci> {
+    two_senders_with(extra, more)
+}
+
+fn two_senders_with<P: Registered>(extra: &[&str], more: &[(u16, u16, u64)]) -> ringlet_fabric::Fabric<P> {
     let mut settings = vec!["node.iqst_ns=10000.0"];
     settings.extend_from_slice(extra);
-    let mut r = ring(4, &settings);
+    let mut r = ring_with::<P>(4, &settings);
     for _ in 0..2 {
         r.inject(0, 3, 0, 0);
         r.inject(1, 2, 0, 0);
@@ -36,7 +42,7 @@ fn two_senders(extra: &[&str], more: &[(u16, u16, u64)]) -> ringlet_fabric::Fabr
     r
 }
 
-fn own(r: &ringlet_fabric::Fabric<ringlet_sci::protocol::sci::BaseSci>, node: u16) -> Vec<u64> {
+fn own<P: ringlet_fabric::protocol::RingProtocol>(r: &ringlet_fabric::Fabric<P>, node: u16) -> Vec<u64> {
     times(r, node, Transmit { own: true }, Request, node)
 }
 
@@ -75,6 +81,38 @@ fn a_transmitter_repays_its_debt_once_its_bypass_fifo_is_empty() {
     // too), node 0 at 174. Both debts repaid; none forgiven yet (the
     // second packets' recoveries end after 300).
     assert_eq!((c.debt_holds, c.go_bit_holds, c.debts_repaid, c.debts_forgiven), (3, 2, 2, 0));
+}
+
+/// DFC with the allocation under it (`dfc.bandwidth_allocation = "ieee"`,
+/// beyond the seed) repays debts as base SCI does; case (a) with DFC's
+/// control symbols added. Nodes 0 and 1 each find their second packet
+/// behind a bypass packet at 82 and announce STOP-THRU (2 symbols; with one
+/// priority it holds nobody). Node 0's symbol leaves after E1 (92..96) and
+/// waits in node 1's FIFO behind W1: node 1 forwards it at 164..168, then
+/// its own symbol (168..172), so node 1's recovery ends at 172, not 164:
+/// it repays 41 idles and sends V2 at 172 + 82 = 254. Its converted idles
+/// reach node 0 three hops later, until 260: W2 goes at 260. The seed's DFC
+/// has no debt, and node 1 pays for it: node 0 sends W2 right behind its
+/// symbol (96), and W2 reaches node 1 at 98, while W1 still leaves it; node
+/// 1 forwards W1, node 0's symbol, W2 (168..250) and node 0's lift (250),
+/// then its own symbol, and sends V2 only at 258.
+#[test]
+fn dfc_repays_debts_only_with_the_allocation_under_it() {
+    let mut r = two_senders_with::<Dfc<true>>(&["network.protocol=dfc", "dfc.bandwidth_allocation=ieee", "traffic.transaction=write64"], &[]);
+    r.run_until(300 * NS);
+    assert_eq!(times(&r, 1, Transmit { own: false }, Control, 0), vec![164 * NS]);
+    assert_eq!(times(&r, 1, Transmit { own: false }, Control, 1), vec![168 * NS]);
+    assert_eq!(own(&r, 1), vec![0, 172 * NS + 41 * CYCLE]);
+    assert_eq!(own(&r, 0), vec![0, 254 * NS + 3 * HOP]);
+    let c = r.report().counters;
+    assert_eq!((c.debts_repaid, c.debts_forgiven), (2, 0));
+    assert!(c.debt_holds > 0 && c.go_bit_holds > 0);
+    let mut r = two_senders_with::<Dfc>(&["network.protocol=dfc", "traffic.transaction=write64"], &[]);
+    r.run_until(300 * NS);
+    assert_eq!(own(&r, 0), vec![0, 96 * NS]);
+    assert_eq!(own(&r, 1), vec![0, 258 * NS]);
+    let c = r.report().counters;
+    assert_eq!((c.debt_holds, c.go_bit_holds, c.debts_repaid, c.debts_forgiven), (0, 0, 0, 0));
 }
 
 /// (c) A downstream node held by converted idles, and released when the

@@ -23,10 +23,16 @@ struct Bench {
 
 impl Bench {
     fn new(n: u32) -> Bench {
-        let (s, p) = setup(n, &["network.protocol=\"dfc\"", "traffic.priorities=256"]);
+        Bench::with(n, &[])
+    }
+
+    fn with(n: u32, extra: &[&str]) -> Bench {
+        let mut settings = vec!["network.protocol=\"dfc\"", "traffic.priorities=256"];
+        settings.extend_from_slice(extra);
+        let (s, p) = setup(n, &settings);
         let t = topology(&s);
         Bench {
-            dfc: Dfc::build(&t.view(0), &p, &s).unwrap(),
+            dfc: <Dfc>::build(&t.view(0), &p, &s).unwrap(),
             nodes: (0..n as u16).map(|i| Iface::new(&t, i, &p, 256, 0)).collect(),
             slab: Slab::with_capacity(16),
             fx: Effects::default(),
@@ -496,7 +502,7 @@ fn dfc_water_marks_at_their_bounds() {
         let mut all = vec!["network.protocol=\"dfc\""];
         all.extend_from_slice(extra);
         let (s, p) = setup(4, &all);
-        Dfc::build(&topology(&s).view(0), &p, &s).map(|_| ())
+        <Dfc>::build(&topology(&s).view(0), &p, &s).map(|_| ())
     };
     assert_eq!(check(&["dfc.stop_to_high=5", "dfc.stop_to_low=4"]), Ok(()));
     assert_eq!(check(&["dfc.stop_to_high=6"]), Err("dfc.stop_to_high: expected at most the input queue size (5), got 6".into()));
@@ -664,6 +670,30 @@ fn stop_to_names_the_first_of_equal_priorities() {
     b.waiting(2, 1, 10);
     b.dfc.on_input_change(1, 0, queue(5), 0, &mut b.fx);
     assert_eq!(b.circulate(), Symbol::StopTo { side: 0, grant: Grant::Initial, best: Some((2, 10)) });
+}
+
+/// Ties in turns (`dfc.stop_to_ties = "round_robin"`, beyond the seed).
+/// Node 1's queue is full; nodes 2, 3 and 4 wait with the same priority,
+/// node 2 with three packets. Two slots free, one after the other. Ties to
+/// the first met: the initial STOP-TO names node 2, and so does each grant
+/// to node 2 (its next packet is met first again). In turns: the initial
+/// STOP-TO names node 2 (the first after node 1), the grant to node 2 names
+/// node 3 (the first after node 2), the grant to node 3 names node 4.
+#[test]
+fn stop_to_ties_first_met_or_in_turns() {
+    for (ties, named) in [("first", [2, 2, 2]), ("round_robin", [2, 3, 4])] {
+        let mut b = Bench::with(5, &[&format!("dfc.stop_to_ties={ties}")]);
+        for src in [2, 2, 2, 3, 4] {
+            b.waiting(src, 1, 10);
+        }
+        b.dfc.on_input_change(1, 0, queue(5), 0, &mut b.fx);
+        assert_eq!(b.circulate(), Symbol::StopTo { side: 0, grant: Grant::Initial, best: Some((named[0], 10)) }, "{ties}");
+        for (k, occupied) in [(1, 4), (2, 3)] {
+            b.dfc.on_input_change(1, 0, queue(occupied), 0, &mut b.fx);
+            let grant = Grant::One(Some(named[k - 1]));
+            assert_eq!(b.circulate(), Symbol::StopTo { side: 0, grant, best: Some((named[k], 10)) }, "{ties}, slot {k}");
+        }
+    }
 }
 
 /// A packet busied at a full queue leaves its occupancy as it was (the

@@ -115,7 +115,7 @@ const DFC_CASES: [&[&str]; 5] = [
 ];
 
 fn dfc(view: &RingletView, p: &Params, s: &ringlet_scenario::Scenario) -> Dfc {
-    Dfc::build(view, p, s).expect("dfc")
+    <Dfc>::build(view, p, s).expect("dfc")
 }
 
 #[test]

@@ -271,13 +271,15 @@ def find_study(study: "str | os.PathLike[str]") -> Path:
     path = Path(study)
     if path.is_file() and path.name == STUDY_FILE:
         return path.parent
-    if path.is_dir():
-        if not (path / STUDY_FILE).is_file():
-            raise StudyError(f"{study}: not a study folder (no {STUDY_FILE})")
+    if path.is_dir() and (path / STUDY_FILE).is_file():
         return path
     name = os.fspath(study)
+    # A shipped name wins over a folder of that name without a study in it
+    # (an earlier run's --out folder, say).
     if name in available_studies():
         return STUDIES_DIR / name
+    if path.is_dir():
+        raise StudyError(f"{study}: not a study folder (no {STUDY_FILE})")
     shipped = ", ".join(available_studies()) or "none"
     raise StudyError(f"unknown study {name!r}: give a study folder or one of: {shipped}")
 

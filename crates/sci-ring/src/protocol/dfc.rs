@@ -26,8 +26,16 @@
 //! DFC replaces base SCI's go bits and A/B reservation: a packet that still
 //! finds a full queue (sent before its source saw the block) is busied and
 //! retried, held by STOP-TO from then on.
+//!
+//! **Beyond the seed**: `dfc.bandwidth_allocation = "ieee"` runs base SCI's
+//! bandwidth allocation (recovery debt, go bits, idle priority) under DFC,
+//! within priority levels as PPQ does, to see whether the two combine: DFC
+//! alone has nothing that keeps a single-priority sender served.
 
-use super::Registered;
+use super::bandwidth::Bandwidth;
+use super::{run_as, Registered};
+use ringlet_fabric::family::{Mode, Outcome};
+use ringlet_fabric::topology::Topology;
 use ringlet_engine::Time;
 use ringlet_fabric::interface::Iface;
 use ringlet_fabric::packet::{Packet, PacketKind, Slab};
@@ -46,6 +54,10 @@ const PARAMS: &[Param] = &[
         doc: "STOP-TO high-water mark: input queue occupancy, packets, at which a node enters arbitration mode. 0 = derived." },
     Param { section: "dfc", key: "stop_to_low", kind: Kind::Int { min: 0, max: 1_000_000 }, default: Default::Int(2),
         doc: "STOP-TO low-water mark: occupancy, packets, at which a blocked node releases all senders." },
+    Param { section: "dfc", key: "stop_to_ties", kind: Kind::Choice(&["first", "round_robin"]), default: Default::Str("first"),
+        doc: "Which of several waiters of the same highest priority a collecting STOP-TO symbol reports (the seed does not say): `first` = the first it meets on its way round from the blocked node; `round_robin` (beyond the seed) = the first after the node the symbol grants, so equal waiters take turns." },
+    Param { section: "dfc", key: "bandwidth_allocation", kind: Kind::Choice(&["none", "ieee"]), default: Default::Str("none"),
+        doc: "Beyond the seed: `ieee` runs base SCI's bandwidth allocation (transmission recovery debt, go bits, idle priority; within priority levels, as PPQ) under DFC's control symbols; `none` = the seed's DFC, which replaces the go bits." },
 ];
 
 /// DFC's settings, read from `[dfc]`.
@@ -56,16 +68,22 @@ pub struct Settings {
     /// 0 = derived (the input queue size).
     pub stop_to_high: u32,
     pub stop_to_low: u32,
+    /// Base SCI's bandwidth allocation underneath (beyond the seed).
+    pub bandwidth_allocation: bool,
+    /// STOP-TO's ties taken in turns (beyond the seed), not by the first met.
+    pub round_robin_ties: bool,
 }
 
 impl Settings {
     pub fn of(s: &Scenario) -> Settings {
-        let k = s.section(Dfc::NAME);
+        let k = s.section(<Dfc>::NAME);
         Settings {
             control_symbols: k.int("control_symbols") as u32,
             stop_thru_after_packets: k.int("stop_thru_after_packets") as u32,
             stop_to_high: k.int("stop_to_high") as u32,
             stop_to_low: k.int("stop_to_low") as u32,
+            bandwidth_allocation: k.str("bandwidth_allocation") == "ieee",
+            round_robin_ties: k.str("stop_to_ties") == "round_robin",
         }
     }
 }
@@ -101,7 +119,10 @@ struct Arbitration {
     collecting: bool,
 }
 
-pub struct Dfc {
+/// DFC on one ringlet; `BANDWIDTH`: base SCI's bandwidth allocation
+/// underneath (`dfc.bandwidth_allocation`), a type of its own so that the
+/// seed's DFC pays nothing for it.
+pub struct Dfc<const BANDWIDTH: bool = false> {
     view: RingletView,
     n: usize,
     symbol_len: u16,
@@ -122,16 +143,19 @@ pub struct Dfc {
     /// Bypass packets each node's own packet has waited behind since it last sent.
     waits: Vec<u32>,
     thru_after: u32,
+    round_robin_ties: bool,
     arb: Vec<[Arbitration; 2]>,
     /// Occupancy of each input queue at the last change (tells removals from arrivals).
     occupied: Vec<[u32; 2]>,
     /// Bumped whenever what node `j` knows or announced changes (everything
     /// `may_send` reads besides the packet).
     epoch: Vec<u64>,
+    /// Base SCI's bandwidth allocation (used with `BANDWIDTH` only).
+    bandwidth: Bandwidth,
     counters: ProtoCounters,
 }
 
-impl Dfc {
+impl<const BANDWIDTH: bool> Dfc<BANDWIDTH> {
     /// The high-water mark per input side (responder, requestor).
     fn water_marks(p: &Params, s: &Settings) -> Result<[u32; 2], String> {
         let derive = |cap: u32| if s.stop_to_high == 0 { cap } else { s.stop_to_high };
@@ -171,9 +195,11 @@ impl Dfc {
             announced: vec![0; n],
             waits: vec![0; n],
             thru_after: s.stop_thru_after_packets,
+            round_robin_ties: s.round_robin_ties,
             arb: vec![[Arbitration::default(); 2]; n],
             occupied: vec![[0; 2]; n],
             epoch: vec![0; n],
+            bandwidth: Bandwidth::new(view, p, BANDWIDTH, true),
             counters: ProtoCounters::default(),
         })
     }
@@ -234,6 +260,22 @@ impl Dfc {
         self.thru[j * self.n + i]
     }
 
+    /// Whether node `j` takes a tie of priorities from `held`, the node a
+    /// collecting symbol of `origin` carrying `grant` reports so far. `first`:
+    /// never (the first met keeps it); `round_robin`: if `j` comes sooner
+    /// after the node granted (the blocked node itself for a grant to nobody).
+    fn wins_tie(&self, j: usize, held: usize, origin: usize, grant: Grant) -> bool {
+        if !self.round_robin_ties {
+            return false;
+        }
+        let after = match grant {
+            Grant::One(Some(g)) => g as usize,
+            _ => origin,
+        };
+        let turn = |x: usize| (self.view.distance(after, x) + self.n - 1) % self.n;
+        turn(j) < turn(held)
+    }
+
     /// Highest-priority own packet of `n` for the input queue of `class` of
     /// node `target`, passing over the first `skip` (those already granted).
     fn waiting_for(&self, n: &Iface, slab: &Slab, target: usize, class: usize, skip: usize) -> Option<u16> {
@@ -242,7 +284,7 @@ impl Dfc {
     }
 }
 
-impl Registered for Dfc {
+impl<const BANDWIDTH: bool> Registered for Dfc<BANDWIDTH> {
     const NAME: &'static str = "dfc";
     const DOC: &'static str = "Directed Flow Control (seed 003 section 3): circulating STOP-THRU and STOP-TO control symbols hold only the senders that congest a node.";
     const PARAMS: &'static [Param] = PARAMS;
@@ -255,31 +297,48 @@ impl Registered for Dfc {
     fn build(view: &RingletView, p: &Params, s: &Scenario) -> Result<Self, String> {
         Dfc::new(view, p, &Settings::of(s))
     }
+
+    fn run(s: &Scenario, t: Topology, p: Params, mode: Mode<'_>) -> Result<Outcome, String> {
+        if Settings::of(s).bandwidth_allocation {
+            run_as::<Dfc<true>>(s, t, p, mode)
+        } else {
+            run_as::<Dfc<false>>(s, t, p, mode)
+        }
+    }
 }
 
-impl RingProtocol for Dfc {
-    const RULES: Rules = Rules { priority_queues: true, recovery: false, ..Rules::IEEE };
+impl<const BANDWIDTH: bool> RingProtocol for Dfc<BANDWIDTH> {
+    /// Transmission recovery is followed for the optional bandwidth allocation.
+    const RULES: Rules = Rules { priority_queues: true, recovery: BANDWIDTH, ..Rules::IEEE };
 
     #[inline(always)]
-    fn may_send(&mut self, node: usize, _now: Time, _id: u32, pk: &Packet, _fx: &mut Effects) -> Permit {
+    fn may_send(&mut self, node: usize, now: Time, _id: u32, pk: &Packet, fx: &mut Effects) -> Permit {
         let dst = self.view.pos(pk.to);
         let k = self.slot(node, dst, pk.class as usize);
         if (self.blocked[k] && self.grants[k] == 0) || self.thru_holds(node, dst, pk.eff) {
             self.counters.flow_holds += 1;
             return Permit::Skip;
         }
+        if BANDWIDTH {
+            return self.bandwidth.may_start(node, now, pk.eff, fx);
+        }
         Permit::Go
     }
 
+    /// Go bits and debts change with time, not with what the symbols say:
+    /// with the bandwidth allocation every decision asks again.
     fn permit_epoch(&self, node: usize) -> Option<u64> {
-        Some(self.epoch[node])
+        (!BANDWIDTH).then(|| self.epoch[node])
     }
 
     fn skipped_again(&mut self, _node: usize, skips: u64) {
         self.counters.flow_holds += skips;
     }
 
-    fn on_sent(&mut self, node: usize, _now: Time, _id: u32, pk: &Packet, next_own: Option<u16>, fx: &mut Effects) {
+    fn on_sent(&mut self, node: usize, now: Time, _id: u32, pk: &Packet, next_own: Option<u16>, fx: &mut Effects) {
+        if BANDWIDTH {
+            self.bandwidth.on_sent_packet(node, now, pk, next_own, fx);
+        }
         self.waits[node] = 0;
         let k = self.slot(node, self.view.pos(pk.to), pk.class as usize);
         if self.blocked[k] && self.grants[k] > 0 {
@@ -292,7 +351,23 @@ impl RingProtocol for Dfc {
         }
     }
 
-    fn on_blocked(&mut self, node: usize, _now: Time, waiting: u16, fx: &mut Effects) -> bool {
+    fn on_recovered(&mut self, node: usize, now: Time, _fx: &mut Effects) {
+        if BANDWIDTH {
+            self.bandwidth.on_recovered(node, now);
+        }
+    }
+
+    #[inline]
+    fn on_pass(&mut self, node: usize, now: Time, symbols: u16) {
+        if BANDWIDTH {
+            self.bandwidth.on_pass(node, now, symbols as u32);
+        }
+    }
+
+    fn on_blocked(&mut self, node: usize, now: Time, waiting: u16, fx: &mut Effects) -> bool {
+        if BANDWIDTH {
+            self.bandwidth.on_blocked(node, now, waiting, fx);
+        }
         // "Insufficient free space": the own packet has waited behind this
         // many bypass packets in a row (one short wait is the ordinary
         // register-insertion delay, not congestion).
@@ -401,7 +476,7 @@ impl RingProtocol for Dfc {
                         // Collect: does this node hold a higher-priority packet for the
                         // blocked queue (beyond those its grants already cover)?
                         if let Some(prio) = self.waiting_for(n, slab, origin, s, self.grants[k] as usize) {
-                            if best.is_none_or(|(_, b)| prio > b) {
+                            if best.is_none_or(|(b_node, b)| prio > b || (prio == b && self.wins_tie(j, b_node as usize, origin, grant))) {
                                 self.symbols.set(tag, Symbol::StopTo { side, grant, best: Some((j as u16, prio)) });
                             }
                         }
@@ -414,6 +489,7 @@ impl RingProtocol for Dfc {
     }
 
     fn counters(&self) -> ProtoCounters {
-        self.counters
+        let b = self.bandwidth.counters();
+        ProtoCounters { go_bit_holds: b.go_bit_holds, debt_holds: b.debt_holds, debts_repaid: b.debts_repaid, debts_forgiven: b.debts_forgiven, ..self.counters }
     }
 }

@@ -65,6 +65,13 @@ pub trait Registered: RingProtocol + Sized {
 
     /// The protocol instance for ringlet `view` of a run of `s`.
     fn build(view: &RingletView, p: &Params, s: &Scenario) -> Result<Self, String>;
+
+    /// Runs `s`: one monomorphised fabric of this protocol, unless the
+    /// protocol picks a variant of itself from its settings (DFC with or
+    /// without the bandwidth allocation).
+    fn run(s: &Scenario, t: Topology, p: Params, mode: Mode<'_>) -> Result<Outcome, String> {
+        run_as::<Self>(s, t, p, mode)
+    }
 }
 
 /// A registered protocol: its part of the scenario contract, and how to
@@ -80,7 +87,7 @@ impl Registration {
         Registration {
             schema: ProtocolSchema { name: P::NAME, doc: P::DOC, params: P::PARAMS, validate: P::validate },
             check: check_as::<P>,
-            run: run_as::<P>,
+            run: P::run,
         }
     }
 }
@@ -90,7 +97,7 @@ fn check_as<P: Registered>(t: &Topology, p: &Params, s: &Scenario) -> Result<(),
 }
 
 /// The fabric is generic over its protocol: one monomorphised run per protocol.
-fn run_as<P: Registered>(s: &Scenario, t: Topology, p: Params, mode: Mode<'_>) -> Result<Outcome, String> {
+pub(crate) fn run_as<P: Registered>(s: &Scenario, t: Topology, p: Params, mode: Mode<'_>) -> Result<Outcome, String> {
     let protocols = ring::instances::<P>(&t, &p, s)?;
     Ok(drive(Fabric::new(s, t, p, protocols), mode))
 }
