@@ -94,6 +94,24 @@ def test_run_table_names_each_starved_node(dfc):
     assert f"latency p99 {served.min():,.0f} to {served.max():,.0f} ns (the starved nodes left out)" in text
 
 
+def test_run_table_names_each_prioritys_worst_node(small_file):
+    """With several priorities the run table adds each priority's worst node tail (with one,
+    the per-node line's p99 range has it)."""
+    sets = ["--set", "traffic.priorities=3", "--set", "run.measure_transactions=3000"]
+    p = run_cli(["run", small_file, *sets, "--json"])
+    assert p.returncode == 0, p.stderr
+    levels = json.loads(p.stdout)["per_priority"]
+    p = run_cli(["run", small_file, *sets])
+    assert p.returncode == 0, p.stderr
+    text = flat(p.stdout)
+    line = text[text.index("worst node per priority"):]
+    for level in levels:
+        assert (f"priority {level['priority']}: {level['node_latency_ns_p99_max']:,.0f} ns "
+                f"(node {level['node_latency_ns_p99_max_node']})") in line
+    p = run_cli(["run", small_file, "--set", "run.measure_transactions=3000"])
+    assert p.returncode == 0 and "worst node per priority" not in flat(p.stdout)
+
+
 @pytest.mark.parametrize("case, sets", [
     ("base SCI, the same hot spot", [*SETS, "--set", "network.protocol=sci"]),
     ("a lightly loaded ring", None),
@@ -151,7 +169,7 @@ def test_a_failed_node_is_not_judged():
 
 def test_node_lists_in_a_row():
     assert NODE_LIST_FIELDS == ["starved_nodes"] and "starved_nodes" in TEXT_FIELDS
-    assert NODE_FIELDS == ["total_min_carried_share_node", "starved_nodes"]
+    assert NODE_FIELDS == ["node_latency_ns_p99_max_node", "total_min_carried_share_node", "starved_nodes"]
     assert node_list_text([5, 6, 7]) == "5 6 7" and node_list_text([]) is None
     # However a table file gives a cell back: text, empty, or a lone node read as a number.
     for cell, nodes in (("5 6 7", [5, 6, 7]), (None, []), (float("nan"), []), (5, [5]), (5.0, [5]), ("", [])):
@@ -180,6 +198,12 @@ def test_sweep_table_has_the_fairness_columns(swept, dfc):
     assert point.loc[("dfc", 150), "total_fairness_index"] == dfc.summary["fairness_index"]
     assert point.loc[("dfc", 150), "total_min_carried_share"] == dfc.summary["min_carried_share"]
     assert point.loc[("dfc", 150), "total_min_carried_share_node"] == 5
+    # Each priority's worst node tail, from the run's per_priority table.
+    level = dfc.per_priority.iloc[0]
+    assert point.loc[("dfc", 150), "node_latency_ns_p99_max"] == level["node_latency_ns_p99_max"]
+    assert point.loc[("dfc", 150), "node_latency_ns_p99_max_node"] == level["node_latency_ns_p99_max_node"]
+    worst = dfc.per_node.loc[dfc.per_node["latency_ns_p99"].idxmax()]
+    assert (level["node_latency_ns_p99_max"], level["node_latency_ns_p99_max_node"]) == (worst["latency_ns_p99"], worst["node"])
     assert pd.isna(point.loc[("dfc", 80), "starved_nodes"]) and pd.isna(point.loc[("sci", 150), "starved_nodes"])
     # The Parquet, the CSV and the store's export hold the same table (a CSV file has no None: its
     # empty cells read back as NaN, and a lone starved node as a number unless read as text).
@@ -214,6 +238,9 @@ def test_replications_average_the_fairness_but_not_the_nodes(hot):
     assert row["total_min_carried_share_node"] == first["total_min_carried_share_node"]
     assert row["starved_nodes"] == first["starved_nodes"] == "5 6 7"
     assert "total_min_carried_share_node_rep_ci95" not in table.columns
+    assert row["node_latency_ns_p99_max_node"] == first["node_latency_ns_p99_max_node"]
+    assert "node_latency_ns_p99_max_node" in NODE_FIELDS and "node_latency_ns_p99_max_node_rep_ci95" not in table.columns
+    assert row["node_latency_ns_p99_max"] == pytest.approx(statistics.fmean(reps["node_latency_ns_p99_max"]), rel=1e-12)
     assert "starved_nodes_rep_ci95" not in table.columns
     assert not math.isnan(row["total_fairness_index_rep_ci95"])
 
@@ -233,7 +260,8 @@ def test_report_has_the_fairness_section(swept, tmp_path):
     page = (tmp_path / "report.html").read_text()
     section = _section(page, "sweep-fairness")
     assert section.startswith('<section id="sweep-fairness"><h2>Fairness</h2>')
-    for alt in ("Fairness index vs traffic.load_mbps_per_node", "Smallest carried share vs traffic.load_mbps_per_node"):
+    for alt in ("Fairness index vs traffic.load_mbps_per_node", "Smallest carried share vs traffic.load_mbps_per_node",
+                "Worst node p99 latency vs traffic.load_mbps_per_node"):
         assert f'alt="{alt}"' in section
     # The starved nodes by point, each with its own figures from the stored per_node table.
     starved = section[section.index('<h3 id="starved-nodes">'):]
@@ -256,7 +284,7 @@ def test_report_fairness_without_starved_nodes_or_before_the_columns(tmp_path):
     s = ringlet.Scenario.from_toml(SMALL_TOML).set("run.measure_transactions", 1000)
     ringlet.sweep(s, {LOAD: [10, 30]}, processes=1, out=tmp_path / "light")
     section = _section(ringlet.report(tmp_path / "light", tmp_path / "light.html").read_text(), "sweep-fairness")
-    assert "No point has a starved node." in section and section.count("<img ") == 2
+    assert "No point has a starved node." in section and section.count("<img ") == 3
     # A sweep table written before ringlet reported fairness: no section, and the page still builds.
     old = tmp_path / "old"
     old.mkdir()

@@ -166,8 +166,9 @@ def server():
 
 GRID = {"traffic.load_mbps_per_node": [10, 60, 120], "traffic.priorities": [1, 2]}
 
-#: The plots of a sweep's page: throughput, mean and p99 latency; the fairness index and the smallest carried share.
-SWEEP_PLOTS = 3 + 2
+#: The plots of a sweep's page: throughput, mean and p99 latency; the fairness index, the smallest carried
+#: share and each priority's worst node tail; output and input inversions (the 2-priority points count some).
+SWEEP_PLOTS = 3 + 3 + 2
 
 
 def make_store(path: Path, frame: pd.DataFrame, base: ringlet.Scenario, keys: list[str],
@@ -299,7 +300,7 @@ def test_report_renders_its_plots_offline(browser, which, sweep_html, repro_html
         assert image["scheme"] == "data"
         assert image["complete"] and image["naturalWidth"] > 100 and image["naturalHeight"] > 100, image
         assert image["width"] > 100 and image["height"] > 100, image
-    assert len(visit.image_shots) == len(dom["images"])
+    assert len(visit.image_shots) == min(6, len(dom["images"]))  # (the first six are shot)
     for shot in visit.image_shots:
         assert painted(shot) > 0.02
 
@@ -401,6 +402,10 @@ def test_parquet_only_sweep(sweep_dir, tmp_path):
     shutil.copy(sweep_dir / "sweep.parquet", folder)
     text, kinds = build(folder)
     assert kinds == "sweep" and text.count("<img ") == SWEEP_PLOTS
+    fairness = text[text.index('<section id="sweep-fairness">'):]
+    fairness = fairness[:fairness.index("</section>")]
+    for alt in ("Output inversions per 1000 packets", "Input inversions per 1000 packets"):
+        assert f'alt="{alt} vs traffic.load_mbps_per_node"' in fairness
 
 
 def test_reproduce_report_shows_figures_validation_and_provenance(repro_dir, repro_html):

@@ -18,7 +18,8 @@ LOAD = "traffic.load_mbps_per_node"
 PRIOS = "traffic.priorities"
 
 PER_PRIORITY = ["throughput_mbps", "offered_mbps", "latency_ns_mean", "latency_ns_p50", "latency_ns_p99",
-                "latency_ns_p999", "latency_ns_max", "transactions"]
+                "latency_ns_p999", "latency_ns_max", "transactions", "node_latency_ns_p99_max",
+                "node_latency_ns_p99_max_node"]
 TOTALS = ["total_throughput_mbps", "total_throughput_mbps_ci95", "total_loss_mbps", "total_latency_ns_mean",
           "total_latency_ns_mean_ci95", "total_latency_ns_p99", "total_retries", "total_fairness_index",
           "total_min_carried_share", "total_min_carried_share_node", "total_output_inversions_per_kpacket",

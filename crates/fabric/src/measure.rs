@@ -393,7 +393,7 @@ impl Measure {
         // Batch ratios are bytes per ps: x 1e12 / 1e6 gives MB/s.
         let thr = self.throughput.estimate();
         let lat = self.latency.estimate();
-        let per_priority = (0..prios)
+        let mut per_priority = (0..prios)
             .map(|p| {
                 let h = &self.hist_prio[p];
                 PriorityReport {
@@ -407,9 +407,11 @@ impl Measure {
                     latency_ns_p99: ps_to_ns_f(h.percentile_ps(99.0)),
                     latency_ns_p999: ps_to_ns_f(h.percentile_ps(99.9)),
                     latency_ns_max: ps_to_ns_f(h.max_ps()),
+                    node_latency_ns_p99_max: f64::NAN,
+                    node_latency_ns_p99_max_node: -1,
                 }
             })
-            .collect();
+            .collect::<Vec<_>>();
         let per_node: Vec<NodeReport> = self
             .agents
             .iter()
@@ -481,6 +483,33 @@ impl Measure {
         let fair = Fairness::of(&per_node);
         let all = LatencyHistogram::merged(&self.hist_prio, self.lat_sum);
         let (per_switch, per_port) = self.switches(topo, end, window, &links);
+        let per_node_priority: Vec<NodePriorityReport> = self
+            .agent_prio
+            .iter()
+            .enumerate()
+            .filter(|(_, h)| h.count() > 0)
+            .map(|(k, h)| NodePriorityReport {
+                node: (k / prios) as u32,
+                priority: (k % prios) as u32,
+                packets: h.count(),
+                latency_ns_mean: ps_to_ns_f(h.mean_ps()),
+                latency_ns_p99: ps_to_ns_f(h.percentile_ps(99.0)),
+            })
+            .collect();
+        // Each priority's worst node tail: from the nodes' own figures with
+        // one priority, from the node x priority ones with several.
+        let tails: Vec<(u32, u32, f64)> = if prios == 1 {
+            per_node.iter().filter(|n| n.packets > 0).map(|n| (n.node, 0, n.latency_ns_p99)).collect()
+        } else {
+            per_node_priority.iter().map(|n| (n.node, n.priority, n.latency_ns_p99)).collect()
+        };
+        for (node, priority, p99) in tails {
+            let level = &mut per_priority[priority as usize];
+            if level.node_latency_ns_p99_max_node < 0 || p99 > level.node_latency_ns_p99_max {
+                level.node_latency_ns_p99_max = p99;
+                level.node_latency_ns_p99_max_node = node as i64;
+            }
+        }
         Report {
             summary: Summary {
                 throughput_mbps: mbps(self.bytes),
@@ -536,19 +565,7 @@ impl Measure {
                     ..ReconfigurationReport::default()
                 }
             }),
-            per_node_priority: self
-                .agent_prio
-                .iter()
-                .enumerate()
-                .filter(|(_, h)| h.count() > 0)
-                .map(|(k, h)| NodePriorityReport {
-                    node: (k / prios) as u32,
-                    priority: (k % prios) as u32,
-                    packets: h.count(),
-                    latency_ns_mean: ps_to_ns_f(h.mean_ps()),
-                    latency_ns_p99: ps_to_ns_f(h.percentile_ps(99.0)),
-                })
-                .collect(),
+            per_node_priority,
             per_vc: self
                 .client
                 .as_ref()

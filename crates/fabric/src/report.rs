@@ -80,6 +80,10 @@ table! {
         latency_ns_p999: f64 ["ns"],
         /// Longest one-way latency.
         latency_ns_max: f64 ["ns"],
+        /// The largest 99th percentile of one node's own packets of this priority (the node whose tail is worst; NaN when the nodes' figures per priority are not kept: over 4 096 node x priority pairs). A starved node's few packets can make it small: read it with `starved_nodes`.
+        node_latency_ns_p99_max: f64 ["ns"],
+        /// That node (-1 when none).
+        node_latency_ns_p99_max_node: i64 [""],
     }
 }
 
@@ -509,6 +513,8 @@ pub const SWEEP_PER_PRIORITY: &[&str] = &[
     "latency_ns_p999",
     "latency_ns_max",
     "transactions",
+    "node_latency_ns_p99_max",
+    "node_latency_ns_p99_max_node",
 ];
 
 /// The report's schema: every table's columns, the counters, and what a

@@ -67,5 +67,18 @@ fn node_latency_per_priority() {
     // packets are all its latency figures rest on (which is why they are kept apart).
     let packets = |prio: u32| r.per_node_priority.iter().filter(|p| p.priority == prio).map(|p| p.packets).sum::<u64>();
     assert!(packets(2) > 10 * packets(0), "{} vs {}", packets(2), packets(0));
-    assert!(run(8, &["traffic.load_mbps_per_node=40", "run.measure_transactions=2000"]).per_node_priority.is_empty());
+    // Each priority names its worst node: the node x priority row with the largest p99.
+    for level in &r.per_priority {
+        let rows: Vec<_> = r.per_node_priority.iter().filter(|p| p.priority == level.priority).collect();
+        let worst = rows.iter().map(|p| p.latency_ns_p99).fold(f64::NEG_INFINITY, f64::max);
+        assert_eq!(level.node_latency_ns_p99_max, worst, "priority {}", level.priority);
+        let named = rows.iter().find(|p| p.node as i64 == level.node_latency_ns_p99_max_node).expect("a node of this priority");
+        assert_eq!(named.latency_ns_p99, worst);
+    }
+    let one = run(8, &["traffic.load_mbps_per_node=40", "run.measure_transactions=2000"]);
+    assert!(one.per_node_priority.is_empty());
+    // One priority: the worst node from the nodes' own figures.
+    let worst = one.per_node.iter().max_by(|a, b| a.latency_ns_p99.total_cmp(&b.latency_ns_p99)).unwrap();
+    assert_eq!(one.per_priority[0].node_latency_ns_p99_max, worst.latency_ns_p99);
+    assert_eq!(one.per_node[one.per_priority[0].node_latency_ns_p99_max_node as usize].latency_ns_p99, worst.latency_ns_p99);
 }

@@ -64,13 +64,19 @@ def result_view(r: Mapping[str, Any]) -> Group:
     prio = Table(box=box.SIMPLE_HEAD, padding=(0, 0, 0, 1), show_edge=False)
     for col in ("priority", "MB/s", "offered", "txns", "mean", "p50", "p99", "p99.9", "max"):
         prio.add_column(col, justify="right", no_wrap=True)
-    for p in r.get("per_priority", []):
+    levels = r.get("per_priority", [])
+    for p in levels:
         prio.add_row(str(p.get("priority")), _num(p.get("throughput_mbps")), _num(p.get("offered_mbps")),
                      _num(p.get("transactions")),
                      *(_num(p.get(k), 0) for k in ("latency_ns_mean", "latency_ns_p50", "latency_ns_p99",
                                                     "latency_ns_p999", "latency_ns_max")))
+    # With several priorities, each one's worst node tail (one priority: the per-node line has it).
+    worst = [(p.get("priority"), p.get("node_latency_ns_p99_max"), node) for p in levels
+             if (node := p.get("node_latency_ns_p99_max_node")) is not None and node >= 0]
+    worst_line = [Text("worst node per priority (the largest p99 of one node's own packets): " + "; ".join(
+        f"priority {prio_}: {_num(p99, 0)} ns (node {node})" for prio_, p99, node in worst))] if len(levels) > 1 and worst else []
 
-    parts: list[Any] = [summary, prio_title, prio]
+    parts: list[Any] = [summary, prio_title, prio, *worst_line]
     parts += switch_views(r)
     parts += channel_views(r)
     links = r.get("per_link", [])

@@ -1,9 +1,11 @@
 """A sweep's fairness in the report: Jain's index and the smallest carried share
-against the first swept key, and the starved nodes of each point.
+against the first swept key, each priority's worst node tail, the priority
+inversions per thousand packets (when some point counted one), and the
+starved nodes of each point.
 
 The point figures come from the sweep table (``total_fairness_index``,
 ``total_min_carried_share``, ``total_min_carried_share_node``,
-``starved_nodes``); a starved node's own figures (its carried share, the
+``starved_nodes``, ``node_latency_ns_p99_max``); a starved node's own figures (its carried share, the
 transactions it completed, its backlog and the age of its oldest waiting
 transaction) from the point's ``per_node`` table in the results store, when
 the folder has one. A sweep table written before these columns existed gets
@@ -41,25 +43,50 @@ NODE_COLUMNS = {
 }
 
 
-def _plots(points: "pd.DataFrame", keys: Sequence[str]) -> str:
-    """The point figures of :data:`FIGURES` against the first swept key, a line per
-    combination of the other swept keys."""
+#: The per-priority fairness figure: each priority's worst node tail (the sweep table's rows per priority).
+WORST_NODE = ("node_latency_ns_p99_max", "Worst node p99 latency",
+              "the largest p99 one-way latency of one node's own packets, at each priority (the node is the "
+              "sweep table's node_latency_ns_p99_max_node column); a starved node's few packets can make its "
+              "own small, so read it beside the starved nodes below")
+
+
+def _plot(frame: "pd.DataFrame", keys: Sequence[str], column: str, title: str, what: str) -> str:
+    """One figure of ``column`` against the first swept key, a line per combination of the
+    other swept keys (and per priority, for a per-priority column), or "" when nothing to plot."""
     from .sweep import plan_plots, sweep_plot_svg
 
-    frame = points.assign(priority=0)
     pp = plan_plots(frame, keys)
-    if pp is None:
-        return "<p>One point: nothing to plot.</p>"
+    if pp is None or column not in frame.columns or not frame[column].notna().any():
+        return ""
     lines = f"One line per {' and '.join(pp.group_by)}" if pp.group_by else "One line"
-    out = ""
-    for column, (title, what) in FIGURES.items():
-        if column not in frame.columns or not frame[column].notna().any():
-            continue
-        svg = sweep_plot_svg(frame, pp, column, f"{title} vs {pp.x}")
-        out += (f'<figure class="plot">{img(svg, "image/svg+xml", f"{title} vs {pp.x}")}'
-                f"<figcaption>{escape(what[0].upper() + what[1:])}, vs <code>{escape(pp.x)}</code>. "
-                f"{escape(lines)}. {escape(pp.note.strip())}</figcaption></figure>")
-    return f'<div class="plots">{out}</div>'
+    svg = sweep_plot_svg(frame, pp, column, f"{title} vs {pp.x}")
+    return (f'<figure class="plot">{img(svg, "image/svg+xml", f"{title} vs {pp.x}")}'
+            f"<figcaption>{escape(what[0].upper() + what[1:])}, vs <code>{escape(pp.x)}</code>. "
+            f"{escape(lines)}. {escape(pp.note.strip())}</figcaption></figure>")
+
+
+#: The point figures of priority inversions, drawn when some point counted one (never with one priority).
+INVERSIONS = {
+    "total_output_inversions_per_kpacket": ("Output inversions per 1000 packets",
+                                            "output inversions per thousand packets measured: a node put a "
+                                            "lower-priority packet on its link while an own packet of a higher "
+                                            "priority waited"),
+    "total_input_inversions_per_kpacket": ("Input inversions per 1000 packets",
+                                           "input inversions per thousand packets measured: an input queue "
+                                           "accepted a packet while one of a higher priority it had busied was "
+                                           "not yet accepted"),
+}
+
+
+def _plots(frame: "pd.DataFrame", keys: Sequence[str]) -> str:
+    """The point figures of :data:`FIGURES`, the per-priority :data:`WORST_NODE`, and the
+    :data:`INVERSIONS` when some point counted one."""
+    points = frame.drop_duplicates("point").assign(priority=0)
+    out = "".join(_plot(points, keys, column, title, what) for column, (title, what) in FIGURES.items())
+    out += _plot(frame, keys, *WORST_NODE)
+    out += "".join(_plot(points, keys, column, title, what) for column, (title, what) in INVERSIONS.items()
+                   if column in points.columns and (points[column].fillna(0) > 0).any())
+    return f'<div class="plots">{out}</div>' if out else "<p>One point: nothing to plot.</p>"
 
 
 def _starved_table(points: "pd.DataFrame", keys: Sequence[str],
@@ -107,7 +134,7 @@ def fairness_section(frame: "pd.DataFrame", keys: Sequence[str],
         "starved node: its latency figures come only from the few of its transactions that got through, "
         "while the rest wait in its application queue. Read its carried share, its backlog and the age of "
         "its oldest waiting transaction instead.</p>",
-        _plots(points, keys),
+        _plots(frame, keys),
     ]
     if "starved_nodes" in points.columns:
         table, n, detail = _starved_table(points, keys, store)

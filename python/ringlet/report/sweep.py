@@ -100,6 +100,7 @@ PLOT_LABELS = {
     "transaction_latency_ns_p99": "p99 transaction latency (ns)",
     "total_fairness_index": "Jain's fairness index",
     "total_min_carried_share": "Smallest carried share",
+    "node_latency_ns_p99_max": "Worst node's p99 one-way latency (ns)",
 }
 
 
@@ -137,7 +138,7 @@ def sweep_plot_svg(frame: "pd.DataFrame", pp: PlotPlan, column: str, title: str)
                 color=colors[i % len(colors)], label=_line_label(pp.group_by, values) or y)
     if pp.categorical:
         ax.set_xticks(list(positions.values()), [str(v) for v in positions])
-    if column.startswith("latency") and positive and max(positive) / min(positive) > 30:
+    if column.startswith(("latency", "node_latency")) and positive and max(positive) / min(positive) > 30:
         ax.set_yscale("log")
     else:
         ax.set_ylim(bottom=0)

@@ -14,10 +14,10 @@ figures: a GigaRing's ``channel_latency_ns_mean`` and the like) are
 A table has them only when one of its rows does (:func:`optional_present`),
 so a sweep of SCI rings keeps exactly its columns.
 
-Two kinds of point column name nodes rather than measure them, and so are
-never averaged over replications (a replicated sweep takes replication 0's,
-as it does the provenance): a total whose figure ends in ``_node``
-(``total_min_carried_share_node``), and the report's lists of node numbers
+Some columns name nodes rather than measure them, and so are never averaged
+over replications (a replicated sweep takes replication 0's, as it does the
+provenance): a per-priority figure or a total whose figure ends in ``_node``
+(``node_latency_ns_p99_max_node``, ``total_min_carried_share_node``), and the report's lists of node numbers
 (:data:`NODE_LIST_FIELDS`: ``starved_nodes``), which a row holds as text, the
 numbers separated by spaces (``"5 6 7"``), and empty (None; NaN when the whole
 column is) when the list is: a CSV file cannot tell an empty text from a missing
@@ -57,7 +57,8 @@ NODE_LIST_FIELDS = ["starved_nodes"]
 TEXT_FIELDS = [*(c for c in TOTAL_FIELDS if c not in NUMERIC_FIELDS), *NODE_LIST_FIELDS]
 
 #: Point columns that name a node rather than measure: replication 0's in a replicated sweep, never averaged.
-NODE_FIELDS = [*(c for c, figure in TOTAL_FIELDS.items() if figure.endswith("_node")), *NODE_LIST_FIELDS]
+NODE_FIELDS = [*(c for c in PRIORITY_FIELDS if c.endswith("_node")),
+               *(c for c, figure in TOTAL_FIELDS.items() if figure.endswith("_node")), *NODE_LIST_FIELDS]
 
 #: Columns that hold one value per point (repeated on every priority row).
 POINT_FIELDS = (frozenset(TOTAL_FIELDS) | frozenset(NODE_LIST_FIELDS) | frozenset(OPTIONAL_FIELDS)

@@ -49,7 +49,7 @@ const PARAMS: &[Param] = &[
     Param { section: "dfc", key: "control_symbols", kind: Kind::Int { min: 1, max: 64 }, default: Default::Int(2),
         doc: "Length of a control symbol in 16-bit ring symbols (seed: 32 bits)." },
     Param { section: "dfc", key: "stop_thru_after_packets", kind: Kind::Int { min: 1, max: 1000 }, default: Default::Int(1),
-        doc: "A node is congested (sends STOP-THRU) once its own packet has waited behind this many bypass packets in a row: the packet-level reading of \"insufficient free space in the bypass queue\"." },
+        doc: "A node is congested (sends STOP-THRU) once its own packet has waited behind this many bypass packets in a row: the packet-level reading of \"insufficient free space in the bypass queue\". Above 1 the ring can stop at saturation (a circle of STOP-THRU and STOP-TO waits: docs/model-rt.md)." },
     Param { section: "dfc", key: "stop_to_high", kind: Kind::Int { min: 0, max: 1_000_000 }, default: Default::Derived("the input queue size (full)"),
         doc: "STOP-TO high-water mark: input queue occupancy, packets, at which a node enters arbitration mode. 0 = derived." },
     Param { section: "dfc", key: "stop_to_low", kind: Kind::Int { min: 0, max: 1_000_000 }, default: Default::Int(2),
