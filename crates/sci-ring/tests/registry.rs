@@ -37,6 +37,32 @@ fn registered_protocols_make_the_contract_and_run() {
     }
 }
 
+/// A protocol may pick a variant of itself from its settings
+/// (`Registered::run`): `dfc.bandwidth_allocation = "ieee"` runs DFC with
+/// base SCI's go bits and debts under it (they hold nodes and debts are
+/// repaid); the seed's DFC has none.
+#[test]
+fn a_protocol_picks_its_variant_from_its_settings() {
+    let run = |allocation: &str| {
+        let o: Vec<(String, String)> = [
+            ("network.protocol", "dfc"),
+            ("dfc.bandwidth_allocation", allocation),
+            ("traffic.load_mbps_per_node", "100"),
+            ("run.measure_transactions", "3000"),
+            ("run.warmup_ns", "1000"),
+        ]
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+        let s = ringlet_sci::load_str("", &o).unwrap();
+        (ringlet_sci::FAMILY.run)(&s, Mode::Plain).unwrap().report.counters
+    };
+    let with = run("ieee");
+    assert!(with.debts_repaid > 0 && with.debt_holds + with.go_bit_holds > 0, "{with:?}");
+    let without = run("none");
+    assert_eq!((without.debts_repaid, without.debt_holds, without.go_bit_holds), (0, 0, 0));
+}
+
 /// A protocol's own checks run when any scenario is loaded, as key ranges do.
 #[test]
 fn protocol_checks_run_at_load_whatever_the_protocol() {
