@@ -25,6 +25,8 @@ from .tables import is_numeric
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
+    from .sweep import PlotPlan
+
 #: The sweep table's fairness figures: column -> (plot title, what the plot shows).
 FIGURES = {
     "total_fairness_index": ("Fairness index", "Jain's fairness index over the sending nodes' carried shares "
@@ -50,13 +52,12 @@ WORST_NODE = ("node_latency_ns_p99_max", "Worst node p99 latency",
               "own small, so read it beside the starved nodes below")
 
 
-def _plot(frame: "pd.DataFrame", keys: Sequence[str], column: str, title: str, what: str) -> str:
-    """One figure of ``column`` against the first swept key, a line per combination of the
-    other swept keys (and per priority, for a per-priority column), or "" when nothing to plot."""
-    from .sweep import plan_plots, sweep_plot_svg
+def _plot(frame: "pd.DataFrame", pp: "PlotPlan", column: str, title: str, what: str) -> str:
+    """One figure of ``column`` against the first swept key, with the lines ``pp`` planned
+    for ``frame``, or "" when the column has nothing to plot."""
+    from .sweep import sweep_plot_svg
 
-    pp = plan_plots(frame, keys)
-    if pp is None or column not in frame.columns or not frame[column].notna().any():
+    if column not in frame.columns or not frame[column].notna().any():
         return ""
     lines = f"One line per {' and '.join(pp.group_by)}" if pp.group_by else "One line"
     svg = sweep_plot_svg(frame, pp, column, f"{title} vs {pp.x}")
@@ -78,15 +79,22 @@ INVERSIONS = {
 }
 
 
-def _plots(frame: "pd.DataFrame", keys: Sequence[str]) -> str:
-    """The point figures of :data:`FIGURES`, the per-priority :data:`WORST_NODE`, and the
-    :data:`INVERSIONS` when some point counted one."""
-    points = frame.drop_duplicates("point").assign(priority=0)
-    out = "".join(_plot(points, keys, column, title, what) for column, (title, what) in FIGURES.items())
-    out += _plot(frame, keys, *WORST_NODE)
-    out += "".join(_plot(points, keys, column, title, what) for column, (title, what) in INVERSIONS.items()
+def _plots(frame: "pd.DataFrame", points: "pd.DataFrame", keys: Sequence[str]) -> str:
+    """The point figures of :data:`FIGURES` and :data:`INVERSIONS` (when some point counted
+    one) from ``points`` (a row per point), the per-priority :data:`WORST_NODE` from ``frame``."""
+    from .sweep import plan_plots
+
+    points = points.assign(priority=0)
+    pp = plan_plots(points, keys)
+    if pp is None:
+        return "<p>One point: nothing to plot.</p>"
+    out = "".join(_plot(points, pp, column, title, what) for column, (title, what) in FIGURES.items())
+    by_priority = plan_plots(frame, keys)
+    if by_priority is not None:
+        out += _plot(frame, by_priority, *WORST_NODE)
+    out += "".join(_plot(points, pp, column, title, what) for column, (title, what) in INVERSIONS.items()
                    if column in points.columns and (points[column].fillna(0) > 0).any())
-    return f'<div class="plots">{out}</div>' if out else "<p>One point: nothing to plot.</p>"
+    return f'<div class="plots">{out}</div>'
 
 
 def _starved_table(points: "pd.DataFrame", keys: Sequence[str],
@@ -134,7 +142,7 @@ def fairness_section(frame: "pd.DataFrame", keys: Sequence[str],
         "starved node: its latency figures come only from the few of its transactions that got through, "
         "while the rest wait in its application queue. Read its carried share, its backlog and the age of "
         "its oldest waiting transaction instead.</p>",
-        _plots(frame, keys),
+        _plots(frame, points, keys),
     ]
     if "starved_nodes" in points.columns:
         table, n, detail = _starved_table(points, keys, store)
