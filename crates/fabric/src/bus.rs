@@ -6,6 +6,7 @@
 //! across is `mechanism::crossing`.
 
 use crate::topology::{BusSpec, IfaceId};
+use ringlet_engine::Time;
 
 /// One agent's bus.
 #[derive(Clone, Debug)]
@@ -19,6 +20,8 @@ pub struct Bus {
     pub transfer: Option<Request>,
     /// The interface granted last: the round robin starts after it.
     last: IfaceId,
+    /// When the last transfer ended (a grant then was decided during it).
+    pub freed_at: Option<Time>,
 }
 
 /// A packet waiting for the bus: from interface `from`'s input queue of
@@ -33,7 +36,7 @@ pub struct Request {
 
 impl Bus {
     pub fn new(spec: BusSpec) -> Bus {
-        Bus { spec, waiting: Vec::new(), transfer: None, last: IfaceId::MAX }
+        Bus { spec, waiting: Vec::new(), transfer: None, last: IfaceId::MAX, freed_at: None }
     }
 
     /// A packet asks for the bus.
@@ -66,7 +69,7 @@ mod tests {
     use super::*;
 
     fn bus() -> Bus {
-        Bus::new(BusSpec { beat: 40_000, symbols_per_beat: 4, overhead_beats: 0, exit: 82_000 })
+        Bus::new(BusSpec { beat: 40_000, symbols_per_beat: 4, frame_beats: 0, entry: 0, arbitration: 0, exit: 82_000 })
     }
 
     fn from(i: IfaceId) -> Request {
@@ -92,13 +95,16 @@ mod tests {
         assert!(!b.has_waiting());
     }
 
-    /// A transfer holds the bus for the packet's beats plus the framing.
+    /// A transfer holds the bus for the packet's beats plus the framing,
+    /// after the FIFO-to-bus time where that holds the bus.
     #[test]
     fn a_transfer_takes_the_packets_beats() {
         let mut spec = bus().spec;
         assert_eq!(spec.transfer(40), 10 * 40_000);
         assert_eq!(spec.transfer(41), 11 * 40_000);
-        spec.overhead_beats = 2;
+        spec.frame_beats = 2;
         assert_eq!(spec.transfer(8), 4 * 40_000);
+        spec.entry = 106_000;
+        assert_eq!(spec.transfer(8), 106_000 + 4 * 40_000);
     }
 }

@@ -252,6 +252,9 @@ impl TraceOutput {
                     let what = if live { "ring folded: this interface starts" } else { "ring folded away: this interface stops" };
                     instant(&mut events, what.to_string(), "reconfigure", pid, base + OUTPUT_LINK, r.time, json!({ "live": live }));
                 }
+                TraceKind::Queued => {
+                    instant(&mut events, format!("{name} down the send path"), "queue", pid, base + OUTPUT_QUEUE, r.time, Value::Null);
+                }
                 TraceKind::BusGranted => {
                     let id = next_id;
                     next_id += 1;

@@ -130,7 +130,8 @@ pub struct OutputQueue {
     /// Servers (interface, class) holding a serviced packet until this
     /// queue has room for the packets it produces (how many).
     pub waiters: Vec<(u16, u8, u16)>,
-    /// Slots held for packets on their way in across the agent's bus.
+    /// Slots held for packets on their way in (across the agent's bus, or
+    /// down its send path).
     pub incoming: u32,
 }
 
@@ -184,10 +185,13 @@ pub struct InputQueue {
     /// Service finished, but what it produced (a response, or the packet
     /// itself to be sent on) waits for room in an output queue.
     pub stalled: bool,
+    /// Where the server is a pipeline: the earliest the next service may
+    /// start (the last one's start plus the spacing).
+    pub next_begin: Time,
 }
 
 impl InputQueue {
     pub fn new(capacity: u32, levels: usize) -> Self {
-        InputQueue { capacity, occupied: 0, waiting: PriorityFifo::new(levels), arriving: None, in_service: None, stalled: false }
+        InputQueue { capacity, occupied: 0, waiting: PriorityFifo::new(levels), arriving: None, in_service: None, stalled: false, next_begin: 0 }
     }
 }

@@ -30,9 +30,10 @@ pub(crate) enum Event {
     /// An agent's internal bus (a switch's B-Link) ends a transfer: the
     /// port it came from frees its input slot, and the bus grants the next.
     BusFree { agent: u16 },
-    /// A packet across an agent's bus reaches the output queue of interface
-    /// `iface` (after the bus-to-FIFO delay).
-    BusDelivered { iface: u16, pkt: u32 },
+    /// A packet on its way into the output queue of interface `iface`
+    /// reaches it: across the agent's bus (after the bus-to-FIFO delay), or
+    /// down the agent's send path.
+    Queued { iface: u16, pkt: u32 },
     /// The network changes: the fabric's reconfiguration `index` happens.
     Reconfigure { index: u32 },
 }
@@ -57,7 +58,7 @@ impl Event {
             Event::Requeue { iface, pkt } => (6, iface, 0, pkt),
             Event::EmitControl { iface, pending } => (7, iface, 0, pending),
             Event::BusFree { agent } => (8, agent, 0, 0),
-            Event::BusDelivered { iface, pkt } => (9, iface, 0, pkt),
+            Event::Queued { iface, pkt } => (9, iface, 0, pkt),
             Event::Reconfigure { index } => (10, 0, 0, index),
         };
         debug_assert!(a <= Self::A_MASK, "field {a} does not fit the packed event's 12 bits");
@@ -98,7 +99,7 @@ impl Event {
             6 => Event::Requeue { iface: node, pkt: b },
             7 => Event::EmitControl { iface: node, pending: b },
             8 => Event::BusFree { agent: node },
-            9 => Event::BusDelivered { iface: node, pkt: b },
+            9 => Event::Queued { iface: node, pkt: b },
             _ => Event::Reconfigure { index: b },
         }
     }
@@ -124,7 +125,7 @@ mod tests {
                 Event::Requeue { iface, pkt: wide },
                 Event::EmitControl { iface, pending: wide },
                 Event::BusFree { agent: iface },
-                Event::BusDelivered { iface, pkt: wide },
+                Event::Queued { iface, pkt: wide },
                 Event::Reconfigure { index: wide },
             ]);
         }

@@ -44,8 +44,13 @@ pub struct Iface {
     pub strip_hop: Time,
     /// Input queue service time per class (`service_time`).
     iqst: [Time; MAX_CLASSES],
-    /// The input queues are delay lines (see `topology::PortSpec::delay_line`).
-    pub delay_line: bool,
+    /// The input queues' servers are pipelines: a packet's service may
+    /// start `spacing` after the previous one's (see `topology::PortSpec::spacing`).
+    pub pipelined: bool,
+    spacing: [Time; MAX_CLASSES],
+    /// The send path: a packet the agent queues here arrives this long later
+    /// (`topology::PortSpec::send_delay`).
+    pub send_delay: Time,
     /// The input queues' servers are the agent's one client port (`topology::PortSpec::shared_server`).
     pub shared_server: bool,
     pub ringlet: RingletId,
@@ -118,7 +123,9 @@ impl Iface {
             hop: topology.hop(i),
             strip_hop: topology.strip_hop(i),
             iqst: own.iqst.unwrap_or(p.iqst),
-            delay_line: own.delay_line,
+            pipelined: own.spacing.is_some(),
+            spacing: own.spacing.unwrap_or([0; MAX_CLASSES]),
+            send_delay: own.send_delay,
             shared_server: own.shared_server,
             ringlet: topology.ringlet_of(i),
             live: true,
@@ -171,6 +178,13 @@ impl Iface {
     #[inline(always)]
     pub fn service_time(&self, class: usize) -> Time {
         self.iqst[slot(class)]
+    }
+
+    /// The least time between the starts of two services of the input
+    /// queue of `class`, where its server is a pipeline.
+    #[inline(always)]
+    pub fn spacing(&self, class: usize) -> Time {
+        self.spacing[slot(class)]
     }
 
     /// The input queue of `class`.
@@ -227,8 +241,8 @@ impl Iface {
         self.outputs[slot(class as usize)].echoed(id);
     }
 
-    /// Holds a slot of `class`'s output queue for a packet coming across
-    /// the agent's bus.
+    /// Holds a slot of `class`'s output queue for a packet on its way in
+    /// (across the agent's bus, or down its send path).
     pub fn hold_incoming(&mut self, class: u8) {
         self.outputs[slot(class as usize)].incoming += 1;
     }

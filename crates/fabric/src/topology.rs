@@ -95,22 +95,31 @@ impl Role {
     }
 }
 
-/// An agent's interfaces' service times and queue sizes where they differ
-/// from the fabric's: a memory's store time is not a switch port's path
-/// to its bus. `None` keeps the fabric's value.
+/// An agent's interfaces' service times, paths and queue sizes where they
+/// differ from the fabric's: a memory's store time is not a switch port's
+/// path to its bus. `None` keeps the fabric's value.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct PortSpec {
-    /// Input queue service time per class.
+    /// Input queue service time per class: from the start of a packet's
+    /// service until it is done.
     pub iqst: Option<[Time; crate::params::MAX_CLASSES]>,
     /// Input queue size per class, packets.
     pub input_queue: Option<[u32; crate::params::MAX_CLASSES]>,
     /// Output queue size (every class), packets.
     pub output_queue: Option<u32>,
-    /// The input queues are delay lines, not servers: each packet is done
-    /// its service time after its tail is in, whatever the packets ahead
-    /// of it are doing (a switch port's FIFO to its bus, which then takes
-    /// them in order), instead of one packet per service time.
-    pub delay_line: bool,
+    /// The input queues' servers are pipelines, per class: a packet's
+    /// service starts once its tail is in and at least this long after the
+    /// previous packet's started, and ends `iqst` later, in order. `None`:
+    /// one packet at a time (the spacing is the service time). A spacing of
+    /// 0 is a delay line, each packet done its service time after its tail
+    /// is in whatever the ones ahead are doing (a switch port's FIFO to its
+    /// bus); a spacing below the service time is a receiving LC-II that
+    /// accepts a packet per spacing and hands each on after its path.
+    pub spacing: Option<[Time; crate::params::MAX_CLASSES]>,
+    /// The send path: a packet the agent puts into an output queue takes
+    /// its slot at once and is there, ready to be sent, this long later (an
+    /// LC-II's B-Link to output FIFO). 0: at once.
+    pub send_delay: Time,
     /// The servers of all the agent's input queues (every interface and
     /// class) share one client port: a packet's service waits until the
     /// port has finished the packets whose service started before it (a
@@ -122,7 +131,7 @@ pub struct PortSpec {
 /// switch): a packet serviced at one interface's input queue for another
 /// agent waits to win the bus (round robin among the interfaces that ask,
 /// and only once the output queue it goes to has room), holds it for its
-/// beats, and reaches that output queue `exit` later. The input slot frees
+/// frame, and reaches that output queue `exit` later. The input slot frees
 /// when the transfer ends; the output slot is held from the grant.
 #[derive(Clone, Copy, Debug)]
 pub struct BusSpec {
@@ -130,17 +139,26 @@ pub struct BusSpec {
     pub beat: Time,
     /// Packet symbols one beat carries (8 bytes of 2-byte symbols: 4).
     pub symbols_per_beat: u16,
-    /// Beats a transfer takes beyond the packet's own (framing).
-    pub overhead_beats: u16,
+    /// Cycles a frame takes beyond the packet's own beats (framing).
+    pub frame_beats: u16,
+    /// Bus time a transfer takes before its first beat (the port moving
+    /// the packet from its input FIFO onto the bus, where that holds the
+    /// bus); 0 where the port's path is a pipeline before it asks.
+    pub entry: Time,
+    /// A grant made while the bus was idle takes this long before the
+    /// transfer starts (the bus is reserved meanwhile); a grant made as a
+    /// transfer ends was decided during it and costs nothing.
+    pub arbitration: Time,
     /// From the end of a transfer to the packet's arrival in the output queue.
     pub exit: Time,
 }
 
 impl BusSpec {
-    /// How long a packet of `len` symbols holds the bus.
+    /// How long a packet of `len` symbols holds the bus once granted
+    /// (arbitration apart).
     #[inline]
     pub fn transfer(&self, len: u16) -> Time {
-        (len.div_ceil(self.symbols_per_beat) + self.overhead_beats) as Time * self.beat
+        self.entry + (len.div_ceil(self.symbols_per_beat) + self.frame_beats) as Time * self.beat
     }
 }
 

@@ -29,6 +29,8 @@ pub enum TraceKind {
     BusGranted,
     /// A packet across the bus reaches the output queue of the interface it leaves from.
     BusDelivered,
+    /// An own packet down its agent's send path reaches its output queue.
+    Queued,
     /// The interface stops at a reconfiguration (its ring folded away), or
     /// (`live`) starts carrying traffic. No packet: `pkt` is `u32::MAX`.
     Reconfigured { live: bool },

@@ -9,7 +9,7 @@ use ringlet_scenario::Scenario;
 const INF: f64 = f64::INFINITY;
 
 /// Keys both kinds (`sci-switch`, `banyan`) have.
-const COMMON: [Param; 18] = [
+const COMMON: [Param; 22] = [
     // [network]
     Param { section: "network", key: "ringlets", kind: KeyKind::Choice(&["unidirectional", "bidirectional"]), default: Default::Str("unidirectional"),
         doc: "How processors, memories and switch ports are joined: `unidirectional` rings through every stage and the ports' bypass FIFOs (seed 001 Figures 5b, 7b-9), or a 2-node `bidirectional` ringlet per wire, every packet crossing each switch's B-Link (Figures 5a, 7a)." },
@@ -28,13 +28,17 @@ const COMMON: [Param; 18] = [
     Param { section: "switch", key: "bypass_ns", kind: KeyKind::Float { min: 0.0, max: 1e6 }, default: Default::Float(48.0),
         doc: "Bypass FIFO delay of every SCI port: a packet it passes leaves this long after its head arrives, ns (LC-II: 48)." },
     Param { section: "switch", key: "fifo_to_blink_ns", kind: KeyKind::Float { min: 0.0, max: 1e6 }, default: Default::Float(106.0),
-        doc: "From a packet fully in a switch port's input buffer to its request for the B-Link, ns (LC-II: 106): a delay each packet goes through, in order, not a time per packet." },
+        doc: "From a packet fully in a switch port's input buffer onto the B-Link, ns (LC-II: 106); how it is spent is `switch.fifo_to_blink_mode`." },
+    Param { section: "switch", key: "fifo_to_blink_mode", kind: KeyKind::Choice(&["bus", "pipeline"]), default: Default::Str("bus"),
+        doc: "Whether the B-Link is held while a packet moves from the input FIFO onto it: `bus`, the B-Link's time per packet is `fifo_to_blink_ns` plus its frame (seed 001's 272 MB/s through one switch); `pipeline`, a delay each packet goes through in order before it asks for the B-Link, which then holds only its frame (seed 001 section III's 500 MB/s per port pair)." },
     Param { section: "switch", key: "blink_to_fifo_ns", kind: KeyKind::Float { min: 0.0, max: 1e6 }, default: Default::Float(82.0),
         doc: "From the end of a B-Link transfer to the packet in the output port's buffer, ns (LC-II: 82)." },
     Param { section: "switch", key: "blink_mbps", kind: KeyKind::Float { min: 1.0, max: INF }, default: Default::Float(600.0),
-        doc: "B-Link bandwidth, MB/s: one 8-byte beat per 8 / this us (600 MB/s: 40/3 ns)." },
-    Param { section: "switch", key: "blink_overhead_beats", kind: KeyKind::Int { min: 0, max: 64 }, default: Default::Int(0),
-        doc: "B-Link beats a transfer takes beyond the packet's own bytes in 8-byte beats (framing; 0 matches seed 001's 150 MB/s per port direction with both port pairs in full duplex)." },
+        doc: "B-Link bandwidth, MB/s: one 8-byte cycle per 8 / this us (600 MB/s: 40/3 ns)." },
+    Param { section: "switch", key: "blink_frame_beats", kind: KeyKind::Int { min: 0, max: 64 }, default: Default::Int(2),
+        doc: "B-Link cycles a frame takes beyond the packet's own bytes in 8-byte cycles (Richter, SCINET book p. 54: a first cycle with code, ids and priority before the packet, a trailer after it: 2)." },
+    Param { section: "switch", key: "blink_arbitration_beats", kind: KeyKind::Int { min: 0, max: 64 }, default: Default::Int(1),
+        doc: "B-Link cycles from a port's request to its transfer when the bus was idle (Richter p. 53: the arbiter grants once per 13.3 ns cycle, round robin); a grant as a transfer ends was decided during it and costs none." },
     Param { section: "switch", key: "buffer_packets", kind: KeyKind::Int { min: 1, max: 1_000_000 }, default: Default::Int(4),
         doc: "Input and output buffer of every switch port, per class (requests, responses), packets (LC-II: 4)." },
     // [node]
@@ -42,16 +46,20 @@ const COMMON: [Param; 18] = [
         doc: "A memory's cycle time to store (or read) one 64-byte packet, ns (seed 001: 40)." },
     Param { section: "node", key: "buffer_packets", kind: KeyKind::Int { min: 1, max: 1_000_000 }, default: Default::Int(4),
         doc: "Input and output buffers of processors and memories, per class, packets (LC-II: 4). A packet a processor generates while its output buffer is full is lost." },
+    Param { section: "node", key: "blink_to_fifo_ns", kind: KeyKind::Float { min: 0.0, max: 1e6 }, default: Default::Float(82.0),
+        doc: "Send path of a processor's or memory's LC-II: a packet it generates takes an output buffer slot at once and is there, ready to be sent, this long later, ns (LC-II: 82, B-Link to FIFO; 0: at once)." },
+    Param { section: "node", key: "fifo_to_blink_ns", kind: KeyKind::Float { min: 0.0, max: 1e6 }, default: Default::Float(106.0),
+        doc: "Receive path of a processor's or memory's LC-II: from a packet fully in its input buffer to its host, before a memory stores it, ns (LC-II: 106, FIFO to B-Link; 0: at once)." },
+    Param { section: "node", key: "acceptance_ns", kind: KeyKind::Float { min: 0.0, max: 1e6 }, default: Default::Float(166.0),
+        doc: "Receiver acceptance time of a processor's or memory's LC-II: it takes the packets of an input buffer one at a time, at most one per this interval (Richter: 20 ns decode + 106 ns FIFO to B-Link + 40 ns handling = 166 ns per packet; 0: only the memory's cycle time limits)." },
     // [traffic]
     Param { section: "traffic", key: "transaction", kind: KeyKind::Choice(&["dmove64", "read64"]), default: Default::Str("dmove64"),
         doc: "Transaction: `dmove64`, a responseless 64-byte move (80-byte packet; seed 001), or `read64` (16-byte request, 80-byte response). `load_mbps_per_node` counts the raw bytes of the packet carrying the data with its idles (84)." },
     Param { section: "traffic", key: "locality", kind: KeyKind::Float { min: 0.0, max: 1.0 }, default: Default::Float(1.0),
         doc: "With `destinations = \"local\"`: the fraction of a processor's transactions for its own memory (the one on its ring; seed 001: 1.0); the rest are uniform over the other memories." },
-    Param { section: "traffic", key: "start", kind: KeyKind::Choice(&["aligned", "random"]), default: Default::Str("aligned"),
-        doc: "Deterministic sources all start at time 0 (`aligned`, seed 001's \"at the same time\") or each at a random phase." },
 ];
 
-/// [`COMMON`] followed by a kind's own keys (`N` = 18 + `M`).
+/// [`COMMON`] followed by a kind's own keys (`N` = 22 + `M`).
 const fn with_common<const N: usize, const M: usize>(own: [Param; M]) -> [Param; N] {
     assert!(N == COMMON.len() + M);
     let mut all = [COMMON[0]; N];
@@ -64,17 +72,21 @@ const fn with_common<const N: usize, const M: usize>(own: [Param; M]) -> [Param;
 }
 
 /// The keys of `network.kind = "sci-switch"`.
-pub const SWITCH_PARAMS: &[Param] = &with_common::<19, 1>([
+pub const SWITCH_PARAMS: &[Param] = &with_common::<24, 2>([
     Param { section: "network", key: "nodes_per_ring", kind: KeyKind::Int { min: 1, max: 64 }, default: Default::Int(1),
         doc: "Processors (and memories) on each unidirectional ring: 1 gives each pair its own ring and switch port (Figures 5b, 6a); 2 puts two processors and two memories on each ring (Figure 6b). `network.nodes` must be a multiple, with at least two rings." },
+    Param { section: "traffic", key: "start", kind: KeyKind::Choice(&["aligned", "random"]), default: Default::Str("aligned"),
+        doc: "Deterministic sources all start at time 0 (`aligned`: seed 001's single switch, whose processors send \"at the same time\"), or each at a random phase." },
 ]);
 
 /// The keys of `network.kind = "banyan"`.
-pub const BANYAN_PARAMS: &[Param] = &with_common::<20, 2>([
+pub const BANYAN_PARAMS: &[Param] = &with_common::<25, 3>([
     Param { section: "network", key: "topology", kind: KeyKind::Choice(&["omega", "baseline", "flip", "indirect-cube", "generalized-cube"]), default: Default::Str("omega"),
         doc: "Banyan topology of the stages (seed 001 section V)." },
     Param { section: "network", key: "switch_ports", kind: KeyKind::Int { min: 2, max: 64 }, default: Default::Int(2),
         doc: "s: each switching element joins s lines to s lines (`network.nodes` must be a power of s). Unidirectional: an s-port switch, one port per ring; bidirectional: a 2s-port switch, s ringlets in and s out." },
+    Param { section: "traffic", key: "start", kind: KeyKind::Choice(&["aligned", "random"]), default: Default::Str("random"),
+        doc: "Deterministic sources each start at a random phase (`random`: seed 001 does not say its Banyans' processors start together), or all at time 0 (`aligned`)." },
 ]);
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -102,12 +114,19 @@ pub struct Settings {
     pub address_decode_ns: f64,
     pub bypass_ns: f64,
     pub fifo_to_blink_ns: f64,
+    /// The B-Link is held while a packet moves from the input FIFO onto it.
+    pub fifo_to_blink_holds_bus: bool,
     pub blink_to_fifo_ns: f64,
     pub blink_mbps: f64,
-    pub blink_overhead_beats: u16,
+    pub blink_frame_beats: u16,
+    pub blink_arbitration_beats: u16,
     pub switch_buffer_packets: u32,
     pub memory_store_ns: f64,
     pub node_buffer_packets: u32,
+    /// Processors' and memories' LC-II: send path, receive path, acceptance time.
+    pub node_blink_to_fifo_ns: f64,
+    pub node_fifo_to_blink_ns: f64,
+    pub acceptance_ns: f64,
     pub transaction: Transaction,
     pub locality: f64,
     pub aligned: bool,
@@ -133,12 +152,17 @@ impl Settings {
             address_decode_ns: sw.float("address_decode_ns"),
             bypass_ns: sw.float("bypass_ns"),
             fifo_to_blink_ns: sw.float("fifo_to_blink_ns"),
+            fifo_to_blink_holds_bus: sw.str("fifo_to_blink_mode") == "bus",
             blink_to_fifo_ns: sw.float("blink_to_fifo_ns"),
             blink_mbps: sw.float("blink_mbps"),
-            blink_overhead_beats: sw.int("blink_overhead_beats") as u16,
+            blink_frame_beats: sw.int("blink_frame_beats") as u16,
+            blink_arbitration_beats: sw.int("blink_arbitration_beats") as u16,
             switch_buffer_packets: sw.int("buffer_packets") as u32,
             memory_store_ns: node.float("memory_store_ns"),
             node_buffer_packets: node.int("buffer_packets") as u32,
+            node_blink_to_fifo_ns: node.float("blink_to_fifo_ns"),
+            node_fifo_to_blink_ns: node.float("fifo_to_blink_ns"),
+            acceptance_ns: node.float("acceptance_ns"),
             transaction: if traffic.str("transaction") == "read64" { Transaction::Read64 } else { Transaction::Dmove64 },
             locality: traffic.float("locality"),
             aligned: traffic.str("start") == "aligned",

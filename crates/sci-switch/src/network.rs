@@ -73,15 +73,16 @@ pub fn topology(k: &Settings) -> Result<Topology, String> {
 
 /// Processors send and have no application queue (a packet generated while
 /// the output buffer is full is lost); memories only receive (and answer a
-/// read), storing in their cycle time.
+/// read), storing in their cycle time. Both are LC-II nodes.
 fn endpoints(b: &mut TopologyBuilder, k: &Settings, procs: &[AgentId], mems: &[AgentId]) {
     for &p in procs {
         b.role(p, Role::Sender);
         b.app_capacity(p, 0);
+        b.ports(p, params::endpoint_ports(k, 0.0));
     }
     for &m in mems {
         b.role(m, Role::Receiver);
-        b.ports(m, params::memory_ports(k));
+        b.ports(m, params::endpoint_ports(k, k.memory_store_ns));
     }
 }
 

@@ -33,7 +33,7 @@ pub fn params(k: &Settings) -> Params {
         separator,
         echo_len: ECHO_BYTES / SYMBOL_BYTES,
         bypass_fifo_symbols: with_data as u32 + separator,
-        // Processors take responses as they come; memories and switch ports have their own (`ports`).
+        // Every agent's ports have their own (`endpoint_ports`, `switch_ports`).
         iqst: [0; MAX_CLASSES],
         input_queue: [k.node_buffer_packets; MAX_CLASSES],
         output_queue: k.node_buffer_packets,
@@ -57,31 +57,53 @@ pub fn params(k: &Settings) -> Params {
     }
 }
 
-/// A memory's interface: it stores (or reads) a packet in its cycle time.
-pub fn memory_ports(k: &Settings) -> PortSpec {
-    PortSpec { iqst: Some([ns_to_time(k.memory_store_ns); MAX_CLASSES]), ..PortSpec::default() }
+/// A processor's or memory's LC-II (seed 001: the timing holds for "all
+/// SCI ports"; Dolphin's adapters are an LC-II with a B-Link to the host):
+/// its send path, and a receiver that takes a packet per acceptance time
+/// and hands it to the host after its receive path, where a memory stores
+/// it in its cycle time (`store_ns`; a processor takes it at once). With
+/// the three LC-II keys 0 the receiver is one server of the memory's cycle
+/// time, and packets go straight into the output buffer.
+pub fn endpoint_ports(k: &Settings, store_ns: f64) -> PortSpec {
+    let (path, store) = (ns_to_time(k.node_fifo_to_blink_ns), ns_to_time(store_ns));
+    let took = path + store;
+    let spacing = ns_to_time(k.acceptance_ns).max(store);
+    PortSpec {
+        iqst: Some([took; MAX_CLASSES]),
+        // One packet at a time where the spacing is the service time.
+        spacing: (spacing != took).then_some([spacing; MAX_CLASSES]),
+        send_delay: ns_to_time(k.node_blink_to_fifo_ns),
+        ..PortSpec::default()
+    }
 }
 
 /// A switch port: its buffers, and the path from its input buffer to the
-/// B-Link, a delay every packet goes through in order (seed 001: one port
-/// pair alone reaches the port rate, which one packet per 106 ns plus a
-/// transfer could not).
+/// B-Link. Where that path is a pipeline it is a delay each packet goes
+/// through in order before asking for the B-Link; where it holds the
+/// B-Link it is part of the transfer (`blink`).
 pub fn switch_ports(k: &Settings) -> PortSpec {
+    let path = if k.fifo_to_blink_holds_bus { 0 } else { ns_to_time(k.fifo_to_blink_ns) };
     PortSpec {
-        iqst: Some([ns_to_time(k.fifo_to_blink_ns); MAX_CLASSES]),
+        iqst: Some([path; MAX_CLASSES]),
         input_queue: Some([k.switch_buffer_packets; MAX_CLASSES]),
         output_queue: Some(k.switch_buffer_packets),
-        delay_line: true,
+        spacing: Some([0; MAX_CLASSES]),
+        send_delay: 0,
         shared_server: false,
     }
 }
 
-/// The B-Link: 8-byte beats at `blink_mbps`.
+/// The B-Link: 8-byte cycles at `blink_mbps`, a frame of the packet's
+/// cycles and the framing, the arbitration, and the FIFO-to-B-Link time
+/// where it holds the bus.
 pub fn blink(k: &Settings) -> BusSpec {
+    let beat = ns_to_time(BEAT_BYTES as f64 * 1e3 / k.blink_mbps);
     BusSpec {
-        beat: ns_to_time(BEAT_BYTES as f64 * 1e3 / k.blink_mbps),
+        beat,
         symbols_per_beat: BEAT_BYTES / SYMBOL_BYTES,
-        overhead_beats: k.blink_overhead_beats,
+        frame_beats: k.blink_frame_beats,
+        entry: if k.fifo_to_blink_holds_bus { ns_to_time(k.fifo_to_blink_ns) } else { 0 },
+        arbitration: k.blink_arbitration_beats as ringlet_engine::Time * beat,
         exit: ns_to_time(k.blink_to_fifo_ns),
     }
 }

@@ -3,13 +3,16 @@
 //! sends them on (seed 001 section III; `docs/model-switch.md`).
 //!
 //! A packet serviced at a switch port (its service time is the port's
-//! FIFO-to-bus delay) asks for the bus. The bus grants round robin among
+//! FIFO-to-bus delay, where that is a pipeline) asks for the bus. The bus grants round robin among
 //! the ports that ask, and only to a packet whose output queue has room: a
 //! full output buffer holds the packet in its input buffer (back-pressure),
 //! which then busies what arrives behind it. The grant holds an output
-//! slot; the transfer holds the bus for the packet's beats; when it ends
+//! slot; the transfer holds the bus for the packet's frame (after the
+//! FIFO-to-bus time, where that holds the bus: `BusSpec::entry`); when it ends
 //! the input slot is free and the port services its next packet, and the
-//! packet reaches the output queue after the bus-to-FIFO delay.
+//! packet reaches the output queue after the bus-to-FIFO delay
+//! (`send_path::on_queued`). A grant made while the bus was idle waits for
+//! the arbitration; one made as a transfer ends does not.
 
 use super::Fabric;
 use crate::bus::Request;
@@ -39,7 +42,9 @@ impl<P: RingProtocol> Fabric<P> {
     }
 
     /// If agent `a`'s bus is free, grants it to the next port whose packet
-    /// may go, and starts the transfer.
+    /// may go, and starts the transfer: at once if the bus has just freed
+    /// (the grant was decided during the last transfer), else after the
+    /// arbitration, the bus reserved meanwhile.
     pub(super) fn arbitrate(&mut self, a: usize) {
         let Some(bus) = self.buses[a].as_ref() else { return };
         if bus.transfer.is_some() || !bus.has_waiting() {
@@ -51,7 +56,8 @@ impl<P: RingProtocol> Fabric<P> {
             self.ifaces[r.to as usize].hold_incoming(r.to_class);
             bus.transfer = Some(r);
             let now = self.sched.now();
-            let took = bus.spec.transfer(self.slab.at(id).len);
+            let arbitration = if bus.freed_at == Some(now) { 0 } else { bus.spec.arbitration };
+            let took = arbitration + bus.spec.transfer(self.slab.at(id).len);
             self.measure.bus_used(a, now, took);
             self.record(r.from as usize, TraceKind::BusGranted, id);
             self.sched.at(now + took, Event::BusFree { agent: a as u16 }.pack());
@@ -62,8 +68,10 @@ impl<P: RingProtocol> Fabric<P> {
     /// Agent `a`'s bus ends its transfer: the port it came from is done with
     /// the packet, which goes on to its output queue; the bus is granted again.
     pub(super) fn on_bus_free(&mut self, a: usize) {
+        let now = self.sched.now();
         let bus = self.buses[a].as_mut().expect("a bus");
         let r = bus.transfer.take().expect("a transfer under way");
+        bus.freed_at = Some(now);
         self.finish(r.from as usize, r.class as usize);
         self.arbitrate(a);
     }
@@ -77,17 +85,7 @@ impl<P: RingProtocol> Fabric<P> {
         let now = self.sched.now();
         let data = self.data_carried(&pk);
         self.measure.crossed(now, a, i, o, data);
-        self.sched.at(now + exit, Event::BusDelivered { iface: o as u16, pkt: id }.pack());
-    }
-
-    /// Packet `id` across the bus reaches interface `i`'s output queue.
-    pub(super) fn on_bus_delivered(&mut self, i: usize, id: u32) {
-        let pk = self.slab.at_mut(id);
-        pk.queued_at = self.sched.now();
-        let (class, priority) = (pk.class, pk.priority);
-        self.ifaces[i].incoming_arrived(class, priority, id);
-        self.record(i, TraceKind::BusDelivered, id);
-        self.try_output(i);
+        self.sched.at(now + exit, Event::Queued { iface: o as u16, pkt: id }.pack());
     }
 
     /// An output queue of interface `i` has room again: a bus transfer

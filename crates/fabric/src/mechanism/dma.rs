@@ -22,7 +22,7 @@ impl<P: RingProtocol> Fabric<P> {
             let mut pk = Packet::new(PacketKind::Response, class, a as u16, job.dst, job.priority, shape.len_of(true, job.sent), now).on(o as u16, to);
             pk.tag = job.tag;
             let id = self.slab.alloc(pk);
-            self.ifaces[o].push_own(class, job.priority, id);
+            self.queue_own(o, class, job.priority, id);
             moved = true;
             let head = self.dma[a].front_mut().expect("a job");
             head.sent += 1;

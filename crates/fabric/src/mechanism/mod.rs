@@ -23,7 +23,8 @@
 //! sending it), `prioritized` (the priority-ordered bypass variant),
 //! `receive` (a packet reaching the interface that strips it: admission and
 //! echoes), `service` (input queues and what service produces), `crossing`
-//! (packets across an agent's bus), `echo` (an echo back at its sender),
+//! (packets across an agent's bus), `send_path` (an agent's own packets
+//! into its output queues), `echo` (an echo back at its sender),
 //! `source` (transactions into the client side), `effects` (what protocols
 //! ask for).
 
@@ -36,6 +37,7 @@ mod output;
 mod prioritized;
 mod receive;
 mod reconfigure;
+mod send_path;
 mod service;
 mod source;
 
@@ -475,7 +477,7 @@ impl<P: RingProtocol> Fabric<P> {
             Event::Requeue { iface, pkt } => self.requeue(iface as usize, pkt),
             Event::Reconfigure { index } => self.on_reconfigure(index as usize),
             Event::BusFree { agent } => self.on_bus_free(agent as usize),
-            Event::BusDelivered { iface, pkt } => self.on_bus_delivered(iface as usize, pkt),
+            Event::Queued { iface, pkt } => self.on_queued(iface as usize, pkt),
         }
     }
 

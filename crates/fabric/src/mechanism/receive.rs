@@ -119,8 +119,8 @@ impl<P: RingProtocol> Fabric<P> {
         let tail = self.sched.now() + pk.len as Time * self.p.cycle;
         self.record(i, TraceKind::Accepted, id);
         self.record_at(tail, i, TraceKind::Received, id);
-        if self.ifaces[i].delay_line {
-            // Its own copy now: the sender only awaits the echo.
+        if self.ifaces[i].pipelined {
+            // Its own copy now (the sender only awaits the echo): when its tail is in.
             self.slab.at_mut(id).queued_at = tail;
         }
         let echo_of = id;
@@ -139,7 +139,7 @@ impl<P: RingProtocol> Fabric<P> {
         if q.in_service.is_none() {
             // (An idle server has nothing waiting or arriving.)
             q.in_service = Some(id);
-            let done = self.service_done_at(i, class, tail);
+            let done = if self.ifaces[i].pipelined { self.pipelined_done(i, class, tail, tail) } else { self.service_done_at(i, class, tail) };
             self.sched.at(done, Event::ServiceDone { iface: i as u16, class: class as u8 }.pack());
         } else {
             q.arriving = Some((id, tail));

@@ -42,15 +42,28 @@ impl<P: RingProtocol> Fabric<P> {
             },
         };
         q.in_service = Some(id);
-        let n = &self.ifaces[i];
-        let done = if n.delay_line {
-            // Through the delay line since its tail came in (`accept`).
-            let st = n.service_time(class);
-            (start + st).min(self.slab.at(id).queued_at + st).max(start)
+        let done = if self.ifaces[i].pipelined {
+            // Its tail came in at `queued_at` (`accept`).
+            self.pipelined_done(i, class, start, self.slab.at(id).queued_at)
         } else {
             self.service_done_at(i, class, start)
         };
         self.sched.at(done, Event::ServiceDone { iface: i as u16, class: class as u8 }.pack());
+    }
+
+    /// When the next service of the pipelined input queue of `class` at `i`
+    /// is done, its packet's tail in at `tail` and the server free from
+    /// `start`: it starts at its tail, but not before the spacing after the
+    /// previous one's start, and ends its service time later, not before
+    /// `start` (in order, also behind a packet held for the bus or for room).
+    #[inline(always)]
+    pub(super) fn pipelined_done(&mut self, i: usize, class: usize, start: Time, tail: Time) -> Time {
+        let n = &self.ifaces[i];
+        let (took, spacing) = (n.service_time(class), n.spacing(class));
+        let q = self.ifaces[i].input_mut(class);
+        let done = (tail.max(q.next_begin) + took).max(start);
+        q.next_begin = done - took + spacing;
+        done
     }
 
     /// When a service of the input queue of `class` at `i` that can start
@@ -156,7 +169,7 @@ impl<P: RingProtocol> Fabric<P> {
             }
             for _ in 0..shape.responses {
                 let r = self.slab.alloc(resp);
-                self.ifaces[o].push_own(shape.response_class, pk.priority, r);
+                self.queue_own(o, shape.response_class, pk.priority, r);
             }
             answered_on = Some(o);
         } else if k + 1 == of {

@@ -101,7 +101,7 @@ impl<P: RingProtocol> Fabric<P> {
             let mut pk = Packet::new(PacketKind::Request, class, agent as u16, e.dst, e.priority, len, e.born).on(i as u16, to);
             pk.queued_at = self.sched.now();
             let id = self.slab.alloc(pk);
-            self.ifaces[i].push_own(class, e.priority, id);
+            self.queue_own(i, class, e.priority, id);
         }
     }
 
@@ -165,7 +165,7 @@ impl<P: RingProtocol> Fabric<P> {
         pk.tag = tag;
         pk.echo_of = s as u32;
         let id = self.slab.alloc(pk);
-        self.ifaces[i].push_own(class, e.priority, id);
+        self.queue_own(i, class, e.priority, id);
         self.streams[s].state.outstanding += 1;
         let head = self.streams[s].queue.front_mut().expect("not empty");
         head.sent += 1;
