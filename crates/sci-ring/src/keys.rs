@@ -5,8 +5,8 @@ use ringlet_scenario::schema::{Default, Kind, Param};
 use ringlet_scenario::Scenario;
 
 /// Base SCI's bandwidth allocation on or off (every family whose ringlets run base SCI has it).
-pub const BANDWIDTH_ALLOCATION: Param = Param { section: "network", key: "bandwidth_allocation", kind: Kind::Choice(&["ieee", "none"]), default: Default::Str("ieee"),
-    doc: "Bandwidth allocation of base SCI and PPQ (DFC has its own key, `dfc.bandwidth_allocation`, off by default): `ieee` = IEEE 1596's transmission recovery with its debt repaid in converted idles, go bits and idle priority; `none` leaves only the register-insertion rule." };
+pub const BANDWIDTH_ALLOCATION: Param = Param { section: "network", key: "bandwidth_allocation", kind: Kind::Choice(&crate::protocol::bandwidth::Allocation::NAMES), default: Default::Str("ieee"),
+    doc: "Bandwidth allocation of base SCI and PPQ (DFC has its own key, `dfc.bandwidth_allocation`, off by default): `ieee` = IEEE 1596's transmission recovery with its debt repaid in converted idles, go bits and idle priority; `none` leaves only the register-insertion rule. To tell what each rule costs, one alone: `go-bits` (a node's converted idles hold the nodes downstream; its own debt does not hold it) or `debts` (a node waits out its own debt while others wait; its converted idles hold nobody)." };
 
 /// Base SCI's queue allocation on or off (as [`BANDWIDTH_ALLOCATION`]).
 pub const QUEUE_ALLOCATION: Param = Param { section: "network", key: "queue_allocation", kind: Kind::Choice(&["ab", "none"]), default: Default::Str("ab"),
@@ -67,7 +67,7 @@ pub struct Settings {
     pub idle_symbols_between_packets: u32,
     /// 0 = derived from the packet sizes.
     pub bypass_fifo_symbols: u32,
-    pub bandwidth_allocation: bool,
+    pub bandwidth_allocation: crate::protocol::bandwidth::Allocation,
     pub queue_allocation: bool,
     pub requestor_input_queue_packets: u32,
     pub responder_input_queue_packets: u32,
@@ -88,7 +88,7 @@ impl Settings {
             cycle_ns: net.float("cycle_ns"),
             idle_symbols_between_packets: net.int("idle_symbols_between_packets") as u32,
             bypass_fifo_symbols: net.int("bypass_fifo_symbols") as u32,
-            bandwidth_allocation: net.str("bandwidth_allocation") == "ieee",
+            bandwidth_allocation: crate::protocol::bandwidth::Allocation::named(net.str("bandwidth_allocation")),
             queue_allocation: net.str("queue_allocation") == "ab",
             requestor_input_queue_packets: node.int("requestor_input_queue_packets") as u32,
             responder_input_queue_packets: node.int("responder_input_queue_packets") as u32,

@@ -61,7 +61,7 @@ pub struct Settings {
     pub ewq_packets: u32,
     pub retry_holdoff_ns: f64,
     /// The network's bandwidth allocation (PPQ runs it within priority levels).
-    pub bandwidth_allocation: bool,
+    pub bandwidth_allocation: super::bandwidth::Allocation,
 }
 
 impl Settings {

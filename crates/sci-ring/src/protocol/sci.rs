@@ -3,7 +3,7 @@
 //! allocation protocol (NOTRY / DOTRY / RETRY_A/B phases:
 //! `queue_allocation.rs`) over FIFO queues.
 
-use super::bandwidth::Bandwidth;
+use super::bandwidth::{Allocation, Bandwidth};
 use super::queue_allocation::QueueAllocation;
 use super::Registered;
 use crate::keys::Settings;
@@ -13,7 +13,6 @@ use ringlet_fabric::params::Params;
 use ringlet_fabric::protocol::{Admission, Effects, Permit, ProtoCounters, QueueView, RingProtocol, RingletView, Rules};
 use ringlet_scenario::Scenario;
 
-
 /// Base SCI: bandwidth allocation plus queue allocation, FIFO queues.
 pub struct BaseSci {
     pub bandwidth: Bandwidth,
@@ -21,7 +20,7 @@ pub struct BaseSci {
 }
 
 impl BaseSci {
-    pub fn new(view: &RingletView, p: &Params, bandwidth: bool, queues: bool) -> Self {
+    pub fn new(view: &RingletView, p: &Params, bandwidth: impl Into<Allocation>, queues: bool) -> Self {
         BaseSci {
             bandwidth: Bandwidth::new(view, p, bandwidth, false),
             queues: QueueAllocation::new(view.len(), queues),

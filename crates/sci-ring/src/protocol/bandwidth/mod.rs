@@ -62,6 +62,47 @@ mod stretches;
 use node_set::{NodeSet, NodeSets, Visit};
 use stretches::Stretches;
 
+/// Which of IEEE 1596's bandwidth allocation rules run on a ringlet
+/// (`network.bandwidth_allocation`): both (`ieee`), none, or one of them
+/// alone, to tell what each costs (`go-bits`: a node's converted idles
+/// hold the nodes downstream, but its debt does not hold the node itself;
+/// `debts`: a node waits out its own debt while others wait, and its
+/// converted idles hold nobody).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Allocation {
+    pub go_bits: bool,
+    pub debts: bool,
+}
+
+impl Allocation {
+    pub const IEEE: Allocation = Allocation { go_bits: true, debts: true };
+    pub const NONE: Allocation = Allocation { go_bits: false, debts: false };
+    /// The names `network.bandwidth_allocation` takes, in the schema's order.
+    pub const NAMES: [&'static str; 4] = ["ieee", "none", "go-bits", "debts"];
+
+    /// The rules a `network.bandwidth_allocation` value names.
+    pub fn named(name: &str) -> Allocation {
+        match name {
+            "ieee" => Allocation::IEEE,
+            "go-bits" => Allocation { go_bits: true, debts: false },
+            "debts" => Allocation { go_bits: false, debts: true },
+            _ => Allocation::NONE,
+        }
+    }
+
+    /// Whether any rule runs.
+    pub fn on(self) -> bool {
+        self.go_bits || self.debts
+    }
+}
+
+impl From<bool> for Allocation {
+    /// All of the standard's rules, or none.
+    fn from(ieee: bool) -> Allocation {
+        if ieee { Allocation::IEEE } else { Allocation::NONE }
+    }
+}
+
 /// Why a node was held (counted for the report).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Holds {
@@ -73,6 +114,7 @@ pub struct Holds {
 
 pub struct Bandwidth {
     enabled: bool,
+    rules: Allocation,
     prioritized: bool,
     view: RingletView,
     max_dist: Time,
@@ -112,10 +154,13 @@ pub struct Bandwidth {
 }
 
 impl Bandwidth {
-    pub fn new(view: &RingletView, p: &Params, enabled: bool, prioritized: bool) -> Self {
+    pub fn new(view: &RingletView, p: &Params, rules: impl Into<Allocation>, prioritized: bool) -> Self {
         let n = view.len();
+        let rules = rules.into();
+        let enabled = rules.on();
         Bandwidth {
             enabled,
+            rules,
             prioritized,
             view: view.clone(),
             max_dist: view.longest_travel(),
@@ -236,7 +281,7 @@ impl Bandwidth {
         let mine = self.level(priority);
         let mut wake: Option<Time> = None;
         // Its own debt, unless nobody else is waiting (the ipr condition).
-        if let Some(until) = self.repay_until[j] {
+        if let Some(until) = self.repay_until[j].filter(|_| self.rules.debts) {
             if now < until {
                 match self.contender(j, now, self.sent_level[j]) {
                     Some(i) => {
@@ -265,7 +310,11 @@ impl Bandwidth {
         // stretches are looked at in.)
         let mut go_until: Time = 0;
         let (waiters, waiter_bits) = (&mut self.waiters, &mut self.waiter_bits);
+        let go_bits = self.rules.go_bits;
         self.withheld.visit(now.saturating_sub(self.max_dist), &self.view, j, |c, d| {
+            if !go_bits {
+                return;
+            }
             let i = c.node as usize;
             if i != j && now >= d && c.from <= now - d && now - d < c.to && c.level >= mine {
                 go_until = go_until.max(c.to + d);
@@ -307,6 +356,13 @@ impl Bandwidth {
             return;
         }
         let slot = symbols as Time * self.cycle;
+        if !self.rules.debts {
+            // Sending before its debt is repaid (only where debts hold
+            // nobody): it converts no more idles from now on.
+            if let Some(last) = self.withheld.latest_mut(j).filter(|last| last.to > now) {
+                last.to = now;
+            }
+        }
         self.debt[j] = slot;
         self.sent_level[j] = self.level(priority);
         self.repay_until[j] = None;
@@ -427,6 +483,46 @@ mod tests {
         // Node 2 sees them from 32 ns to 50 ns.
         assert_eq!(b.may_start(2, 40 * NS, 0, &mut fx), Permit::Hold { wake_at: Some(50 * NS) });
         assert_eq!(b.holds.go, 2);
+    }
+
+    /// The two rules alone (`network.bandwidth_allocation = "debts"` and
+    /// `"go-bits"`). A ring of 4 nodes 20 ns apart: node 3 waits from 0 ns
+    /// (node 0 sees it from 20 ns); node 0 sends 9 symbols at 30 ns, recovers
+    /// at 48 ns and owes 18 ns of idles; node 1 sees its idles 20 ns later.
+    #[test]
+    fn each_rule_alone() {
+        let rules = |name| Bandwidth::new(&crate::ring::view_of(4, 20 * NS), &params(), Allocation::named(name), false);
+        let mut fx = Effects::default();
+        let start = |b: &mut Bandwidth, fx: &mut Effects| {
+            b.on_blocked(3, 0, 0, fx);
+            b.on_sent(0, 30 * NS, 0, 9, Some(0), fx);
+            b.on_recovered(0, 48 * NS);
+        };
+        // Both: node 0 repays until 66 ns; node 1 is held while it sees the
+        // converted idles, 68 to 86 ns.
+        let mut b = rules("ieee");
+        start(&mut b, &mut fx);
+        assert_eq!(b.may_start(0, 48 * NS, 0, &mut fx), Permit::Hold { wake_at: Some(66 * NS) });
+        assert_eq!(b.may_start(1, 70 * NS, 0, &mut fx), Permit::Hold { wake_at: Some(86 * NS) });
+        // Debts alone: node 0 waits out its debt, its idles hold nobody.
+        let mut b = rules("debts");
+        start(&mut b, &mut fx);
+        assert_eq!(b.may_start(0, 48 * NS, 0, &mut fx), Permit::Hold { wake_at: Some(66 * NS) });
+        assert_eq!(b.may_start(1, 70 * NS, 0, &mut fx), Permit::Go);
+        assert_eq!((b.holds.debt, b.holds.go), (1, 0));
+        // Go bits alone: node 0 may send before its debt is repaid (at 56
+        // ns), and converts idles only until then: node 1 is held by them
+        // from 68 to 76 ns.
+        let mut b = rules("go-bits");
+        start(&mut b, &mut fx);
+        assert_eq!(b.may_start(0, 48 * NS, 0, &mut fx), Permit::Go);
+        b.on_sent(0, 56 * NS, 0, 9, None, &mut fx);
+        assert_eq!(b.may_start(1, 72 * NS, 0, &mut fx), Permit::Hold { wake_at: Some(76 * NS) });
+        assert_eq!((b.holds.debt, b.holds.go), (0, 1));
+        // Neither: nobody is held.
+        let mut b = rules("none");
+        start(&mut b, &mut fx);
+        assert_eq!((b.may_start(0, 48 * NS, 0, &mut fx), b.may_start(1, 70 * NS, 0, &mut fx)), (Permit::Go, Permit::Go));
     }
 
     #[test]
