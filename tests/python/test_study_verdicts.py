@@ -113,6 +113,26 @@ def test_estimates_carry_the_picked_rows_half_width():
     assert math.isnan(parse_value({"stat": "mean", "column": "total_throughput_mbps"}, "t").estimate(frame, "load").ci95)
 
 
+def test_below_saturation_reads_the_last_point_that_carries_its_offer():
+    frame = pd.DataFrame({
+        "point": [0, 1, 2, 3, 4], "load": [10.0, 20.0, 30.0, 40.0, 50.0], "priority": [0] * 5,
+        "offered_mbps": [100.0, 200.0, 300.0, 400.0, 500.0],
+        # Carried in full up to 20, not at 30, in full again at 40 (a rebound after saturation does not count).
+        "total_throughput_mbps": [100.0, 199.0, 250.0, 400.0, 260.0],
+        "total_latency_ns_mean": [1.0, 2.0, 30.0, 4.0, 50.0], "total_latency_ns_mean_ci95": [0.1] * 5,
+    })
+    pick = parse_value({"stat": "below_saturation", "column": "total_latency_ns_mean"}, "t")
+    assert pick.target_x(frame, "load") == 20.0
+    assert pick.estimate(frame, "load") == Estimate(2.0, 0.1)
+    frame["total_throughput_mbps"] = frame["offered_mbps"]  # never saturates: the highest x
+    assert pick.target_x(frame, "load") == 50.0
+    frame["total_throughput_mbps"] = 0.5 * frame["offered_mbps"]
+    with pytest.raises(ValueError, match="no point carries what it is offered"):
+        pick.estimate(frame, "load")
+    with pytest.raises(ValueError, match="x is only for stat"):
+        parse_value({"stat": "below_saturation", "column": "total_latency_ns_mean", "x": 3}, "t")
+
+
 def test_ratio_and_drop_combine_half_widths():
     frame = _frame()
     pick = {"stat": "at_x", "column": "total_throughput_mbps"}

@@ -10,8 +10,12 @@ table of a figure, never the value itself:
 - the difference of two values, the first minus the second: ``{difference = [PICK, PICK]}``
 
 ``stat`` is ``max``, ``min`` or ``mean`` over the matching rows, or the value
-at the lowest x (``at_min_x``), the highest x (``at_max_x``) or a given x
-(``at_x`` with ``x = ...``). When several rows share that x (several series),
+at the lowest x (``at_min_x``), the highest x (``at_max_x``), a given x
+(``at_x`` with ``x = ...``) or the highest x below saturation
+(``below_saturation``: the highest x at which every matching point carries at
+least 99% of what it is offered, ``total_throughput_mbps`` against
+``offered_mbps``; "the latency jumps in the vicinity of the saturation point
+from ..."). When several rows share that x (several series),
 ``agg`` (``max``, ``min`` or ``mean``) combines them; without it that is an
 error, so a spec never silently averages what it did not mean to.
 
@@ -36,7 +40,9 @@ from ..runs.table import NUMERIC_FIELDS, POINT_FIELDS, UNITS
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
-STATS = ("max", "min", "mean", "at_min_x", "at_max_x", "at_x")
+STATS = ("max", "min", "mean", "at_min_x", "at_max_x", "at_x", "below_saturation")
+#: ``below_saturation``: a point carries what it is offered when its throughput is at least this share of it.
+CARRIED = 0.99
 AGGS = ("max", "min", "mean")
 
 Where = tuple[tuple[str, tuple[Any, ...]], ...]
@@ -190,7 +196,7 @@ class Pick:
         if self.stat in ("max", "min", "mean"):
             return reduce(rows, self.stat)
         xs = rows[x_column].astype(float)
-        target = {"at_min_x": xs.min(), "at_max_x": xs.max()}.get(self.stat, self.x)
+        target = self.target_x(rows, x_column)
         at = rows[xs.map(lambda v: same_value(v, target))]
         if at.empty:
             raise ExtractError(f"no data for {self.column} at {x_column}={target:g}")
@@ -203,8 +209,27 @@ class Pick:
             return reduce(at, self.agg)
         return reduce(at, "max")
 
+    def target_x(self, rows: "pd.DataFrame", x_column: str) -> float:
+        """The x an ``at_*`` or ``below_saturation`` pick reads at, among ``rows`` (its matching rows)."""
+        xs = rows[x_column].astype(float)
+        if self.stat == "at_min_x":
+            return float(xs.min())
+        if self.stat == "at_max_x":
+            return float(xs.max())
+        if self.stat == "below_saturation":
+            points = rows.drop_duplicates("point")
+            x = points[x_column].astype(float)
+            carried = points["total_throughput_mbps"] >= CARRIED * points["offered_mbps"]
+            # Below the lowest x at which some point saturates.
+            below = x[carried & (x < x[~carried].min())] if (~carried).any() else x
+            if below.empty:
+                raise ExtractError(f"no point carries what it is offered where {describe_where(self.where) or 'any'}")
+            return float(below.max())
+        return float(self.x)
+
     def describe(self) -> str:
-        what = {"at_min_x": "at lowest x", "at_max_x": "at highest x"}.get(self.stat, self.stat)
+        what = {"at_min_x": "at lowest x", "at_max_x": "at highest x",
+                "below_saturation": "at the highest x below saturation"}.get(self.stat, self.stat)
         if self.stat == "at_x":
             what = f"at x={self.x:g}"
         agg = f" ({self.agg} over rows)" if self.agg else ""
@@ -316,8 +341,8 @@ def _parse_pick(spec: Any, context: str) -> Pick:
     if stat != "at_x" and x is not None:
         raise ValueError(f"{context}: x is only for stat = \"at_x\"")
     agg = spec.get("agg")
-    if agg is not None and (agg not in AGGS or not stat.startswith("at_")):
-        raise ValueError(f"{context}: agg must be one of {', '.join(AGGS)} and only with an at_* stat")
+    if agg is not None and (agg not in AGGS or stat in ("max", "min", "mean")):
+        raise ValueError(f"{context}: agg must be one of {', '.join(AGGS)} and only with an at_* or below_saturation stat")
     scale = spec.get("scale", 1.0)
     if not is_finite_number(scale) or scale == 0:
         raise ValueError(f"{context}: scale must be a finite number other than 0")

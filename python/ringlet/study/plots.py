@@ -186,8 +186,7 @@ def render(fig_spec: Figure, frame: "pd.DataFrame", footer: str, default: Any = 
                 ax.axhline(value, color=color, linestyle="--", linewidth=1.0, alpha=0.8)
                 labels_to_place.append((ax, None, value, text, color))
             else:
-                xs = filter_rows(frame, pick.where)[plot.x].astype(float)
-                x = {"at_min_x": xs.min(), "at_max_x": xs.max()}.get(pick.stat, pick.x) * plot.x_scale
+                x = pick.target_x(filter_rows(frame, pick.where), plot.x) * plot.x_scale
                 ax.plot([x], [value], marker="*", markersize=11, markerfacecolor="none",
                         markeredgecolor=color, linestyle="none")
                 labels_to_place.append((ax, x, value, text, color))
