@@ -116,6 +116,8 @@ fn two_processors_per_ring() {
         let err = refused(nodes, &[per]);
         assert!(err.contains("network.nodes: expected a multiple of network.nodes_per_ring"), "{err}");
     }
+    // Two rings are enough.
+    assert!(ringlet_switch::load_str("[network]\nkind = \"sci-switch\"\nnodes = 4\nnodes_per_ring = 2\n", &[]).is_ok());
     let err = refused(4, &["network.nodes_per_ring=2", "network.ringlets=bidirectional"]);
     assert!(err.contains("network.nodes_per_ring: expected 1 with bidirectional"), "{err}");
 }
@@ -169,6 +171,41 @@ fn locality_and_permutations_decide_what_crosses_the_b_link() {
         let own = r.per_node[p.port as usize].throughput_mbps;
         assert!(p.to_bus_mbps < 1e-9 || (p.to_bus_mbps - own).abs() < 0.02 * own, "{p:?}, processor carried {own}");
     }
+}
+
+/// A network too large for the fabric passes the scenario's own checks but
+/// is refused by the family's check, before anything runs; one that fits
+/// passes it.
+#[test]
+fn the_family_check_refuses_a_network_too_large() {
+    let load = |nodes: u32| ringlet_switch::load_str(&format!("[network]\nkind = \"banyan\"\nnodes = {nodes}\nringlets = \"bidirectional\"\n"), &[]).unwrap();
+    let err = (ringlet_switch::BANYAN.check)(&load(4096)).unwrap_err();
+    assert!(err.contains("65535 ring interfaces"), "{err}");
+    assert_eq!((ringlet_switch::BANYAN.check)(&load(64)), Ok(()));
+}
+
+/// The processors start together (`aligned`: every first packet generated
+/// at time 0, so all are sent at the same instant) or at random phases; the
+/// default is aligned for one switch, random for a Banyan.
+#[test]
+fn the_start_phase_key() {
+    let together = |kind: &str, extra: &[&str]| {
+        let overrides: Vec<_> = extra.iter().map(|e| ringlet_scenario::parse_override(e).unwrap()).collect();
+        let text = format!("[network]\nkind = \"{kind}\"\nnodes = 4\n[traffic]\narrivals = \"deterministic\"\nload_mbps_per_node = 10\n[run]\nmeasure_transactions = 100\n");
+        let s = ringlet_switch::load_str(&text, &overrides).unwrap();
+        let family = if kind == "banyan" { ringlet_switch::BANYAN } else { ringlet_switch::SWITCH };
+        let window = ringlet_engine::run::TraceWindow { from: 0, to: ringlet_engine::time::ns_to_time(20_000.0), max_records: 100_000 };
+        let trace = (family.run)(&s, Mode::Traced(window)).unwrap().trace.expect("traced");
+        // Each processor's first packet onto its ring.
+        let first: Vec<_> = (0..4u16)
+            .map(|p| trace.records.iter().find(|r| r.what == ringlet_fabric::trace::TraceKind::Transmit { own: true } && r.src == p).expect("a first packet").time)
+            .collect();
+        first.iter().all(|&t| t == first[0])
+    };
+    assert!(together("sci-switch", &[]));
+    assert!(!together("sci-switch", &["traffic.start=random"]));
+    assert!(!together("banyan", &[]));
+    assert!(together("banyan", &["traffic.start=aligned"]));
 }
 
 /// The largest sizes: a 1024x1024 Omega of 2-port switches on
