@@ -39,7 +39,8 @@ pub fn topology(k: &Settings) -> Result<Topology, String> {
     let procs: Vec<AgentId> = (0..n).map(|j| b.agent(format!("P{j}"), true)).collect();
     let mems: Vec<AgentId> = (0..n).map(|j| b.agent(format!("M{j}"), true)).collect();
     endpoints(&mut b, k, &procs, &mems);
-    let single = net.stages() == 1 && net.switches_per_stage() == 1;
+    // One stage is one switch (N = s).
+    let single = net.stages() == 1;
     let switches: Vec<Vec<AgentId>> = (0..net.stages())
         .map(|t| (0..net.switches_per_stage()).map(|w| switch_agent(&mut b, k, if single { "switch".to_string() } else { format!("S{t}.{w}") })).collect())
         .collect();

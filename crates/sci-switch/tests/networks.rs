@@ -173,6 +173,32 @@ fn locality_and_permutations_decide_what_crosses_the_b_link() {
     }
 }
 
+/// Switches are named in traces and tables: "switch" when there is one,
+/// by stage and position in a Banyan.
+#[test]
+fn switches_are_named() {
+    let names = |kind: &str, nodes: usize, extra: &[&str]| -> Vec<String> {
+        let t = network::topology(&settings(kind, nodes, extra)).unwrap();
+        t.agents().iter().filter(|a| a.bus.is_some()).map(|a| a.label.clone()).collect()
+    };
+    assert_eq!(names("sci-switch", 2, &[]), ["switch"]);
+    assert_eq!(names("banyan", 4, &["network.switch_ports=4"]), ["switch"]);
+    assert_eq!(names("banyan", 4, &["network.ringlets=bidirectional"]), ["S0.0", "S0.1", "S1.0", "S1.1"]);
+}
+
+/// Base SCI's queue allocation runs on every ringlet of a switch network
+/// (`network.queue_allocation`): overloaded, a switch port's full buffer
+/// reserves its freed slots for packets it busied (A/B), or, without it,
+/// reserves nothing.
+#[test]
+fn queue_allocation_reserves_a_full_ports_slots() {
+    let reservations = |extra: &str| {
+        run(&["network.kind=sci-switch", "network.nodes=2", "network.ringlets=bidirectional", "traffic.load_mbps_per_node=400", "run.measure_transactions=3000", extra]).counters.reservations
+    };
+    assert!(reservations("network.queue_allocation=ab") > 0);
+    assert_eq!(reservations("network.queue_allocation=none"), 0);
+}
+
 /// A network too large for the fabric passes the scenario's own checks but
 /// is refused by the family's check, before anything runs; one that fits
 /// passes it.

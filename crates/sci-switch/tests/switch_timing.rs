@@ -10,7 +10,7 @@
 
 use ringlet_engine::time::ns_to_time;
 use ringlet_engine::Time;
-use ringlet_fabric::packet::PacketKind::{self, Echo, Request};
+use ringlet_fabric::packet::PacketKind::{self, Echo, Request, Response};
 use ringlet_fabric::trace::TraceKind::{self, *};
 use ringlet_fabric::Fabric;
 use ringlet_sci::protocol::sci::BaseSci;
@@ -59,6 +59,26 @@ fn a_packet_down_the_send_path_through_the_bypass_fifo_and_up_the_receive_path()
     assert_eq!(r.per_switch[0].crossings, 0);
     assert_eq!(r.transactions, 1);
     assert!((r.latency_ns_max - 458.0).abs() < 0.5, "{}", r.latency_ns_max);
+}
+
+/// read64 on the same ring: a 16-byte request (8 symbols) is fully in M0's
+/// buffer 32 ns after its head, read 146 ns later; the 80-byte response
+/// goes down M0's send path (82 ns) and straight on to P0 (M0's link leads
+/// back to it), whose LC-II hands it to the processor 106 ns after its tail.
+#[test]
+fn a_read64_request_and_its_response_through_both_lc_iis() {
+    let mut f = switch(&["traffic.transaction=read64"]);
+    f.inject(0, 2, 0, 0);
+    f.run_until(ns(3000.0));
+    let accepted = ns(82.0 + 70.0);
+    assert_eq!(times(&f, 2, Received, Request, 0), vec![accepted + ns(32.0)]);
+    let read = accepted + ns(32.0 + 146.0);
+    assert_eq!(times(&f, 2, Serviced, Request, 0), vec![read]);
+    let sent = read + ns(82.0);
+    assert_eq!(times(&f, 2, Transmit { own: true }, Response, 2), vec![sent]);
+    assert_eq!(times(&f, 0, Accepted, Response, 2), vec![sent + ns(21.0)]);
+    assert_eq!(times(&f, 0, Serviced, Response, 2), vec![sent + ns(21.0 + 160.0 + 106.0)]);
+    assert_eq!(f.report().transactions, 1);
 }
 
 /// With the three LC-II keys at 0 the endpoints are bare: the packet is
