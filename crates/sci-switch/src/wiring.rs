@@ -471,6 +471,31 @@ mod tests {
         }
     }
 
+    /// `reaches` (route_port's debug check) says whether a switch's
+    /// destination-tag port leads to a terminal exactly when some path from
+    /// that switch does.
+    #[test]
+    fn reaches_is_exactly_reachability() {
+        for kind in Kind::ALL {
+            for (nt, s) in [(8, 2), (16, 4), (27, 3)] {
+                let b = net(kind, nt, s);
+                for t in 0..b.stages() {
+                    for switch in 0..b.switches_per_stage() {
+                        let mut hits = vec![0; nt];
+                        if t + 1 == b.stages() {
+                            (0..s).for_each(|q| hits[b.wire(t + 1, switch * s + q)] += 1);
+                        } else {
+                            (0..s).for_each(|q| count_paths(&b, t + 1, b.wire(t + 1, switch * s + q), &mut hits));
+                        }
+                        for (dst, &h) in hits.iter().enumerate() {
+                            assert_eq!(b.reaches(t, switch * s + b.tag(t, dst), dst), h > 0, "{kind:?} N={nt} s={s} stage {t} switch {switch} -> {dst}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     #[test]
     fn paths_are_unique() {
         for kind in Kind::ALL {
