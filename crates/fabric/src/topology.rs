@@ -281,6 +281,10 @@ impl TopologyBuilder {
             ringlets.push(ifaces);
         }
         let endpoints: Vec<AgentId> = (0..self.agents.len()).filter(|&a| self.agents[a].endpoint).map(|a| a as AgentId).collect();
+        let mut endpoint_index = vec![NO_ENDPOINT; self.agents.len()];
+        for (e, &a) in endpoints.iter().enumerate() {
+            endpoint_index[a as usize] = e as u32;
+        }
         let mut t = Topology {
             next,
             ringlet_of,
@@ -291,6 +295,7 @@ impl TopologyBuilder {
             ringlets,
             agents: self.agents,
             endpoints,
+            endpoint_index,
             strip: Vec::new(),
             single: Vec::new(),
             out: Vec::new(),
@@ -318,13 +323,19 @@ pub struct Topology {
     ringlets: Vec<Vec<IfaceId>>,
     agents: Vec<Agent>,
     endpoints: Vec<AgentId>,
-    /// `strip[ringlet * agents + dst]`: the interface on the ringlet that
-    /// strips packets for endpoint `dst` (`NO_IFACE` for other agents).
+    /// Per agent: its index among the endpoints, or `NO_ENDPOINT`. Packets
+    /// are addressed to endpoints only, so the routing tables have a column
+    /// per endpoint, not per agent (a third of a Banyan's agents).
+    endpoint_index: Vec<u32>,
+    /// `strip[e * ringlets + r]`: the interface on ringlet `r` that strips
+    /// packets for endpoint `e` (a destination's column is contiguous: its
+    /// search fills it).
     strip: Vec<IfaceId>,
     /// Per agent: its interface if it has exactly one, else `NO_IFACE`.
     single: Vec<IfaceId>,
-    /// Per agent with several interfaces: `out[agent][dst]`, the interface it sends on toward `dst`.
-    out: Vec<Option<Box<[IfaceId]>>>,
+    /// Per agent with several interfaces: `out[agent][e]`, the leg it sends
+    /// a packet for endpoint `e` on.
+    out: Vec<Option<Box<[Leg]>>>,
     /// The family's routes, if it gives them (then `strip` and `out` are empty).
     routes: Option<std::sync::Arc<dyn Routes>>,
 }
@@ -336,29 +347,25 @@ impl Topology {
     /// ringlet or agent cannot reach directly (across a bridge or switch)
     /// need a search, and only their routes need checking: on a ring none do.
     fn route(&mut self) -> Result<(), String> {
-        let (na, nr) = (self.agents.len(), self.ringlets.len());
-        self.strip = vec![NO_IFACE; nr * na];
+        let (na, nr, ne) = (self.agents.len(), self.ringlets.len(), self.endpoints.len());
+        self.strip = vec![NO_IFACE; ne * nr];
         self.single = self.agents.iter().map(|a| if a.ifaces.len() == 1 { a.ifaces[0] } else { NO_IFACE }).collect();
-        self.out = self.agents.iter().map(|a| (a.ifaces.len() > 1).then(|| vec![NO_IFACE; na].into_boxed_slice())).collect();
+        self.out = self.agents.iter().map(|a| (a.ifaces.len() > 1).then(|| vec![NO_LEG; ne].into_boxed_slice())).collect();
         if let Some(&a) = self.endpoints.iter().find(|&&a| self.agents[a as usize].ifaces.is_empty()) {
             if let Some(&d) = self.endpoints.iter().find(|&&d| d != a) {
                 return Err(format!("{} cannot reach {}", self.agents[a as usize].label, self.agents[d as usize].label));
             }
         }
-        let mut search = Search { agent_level: vec![u32::MAX; na], ringlet_level: vec![u32::MAX; nr] };
+        let mut search = Search { agent_level: vec![u32::MAX; na], ringlet_level: vec![u32::MAX; nr], agents: Vec::new(), ringlets: Vec::new() };
         // The first (sender, destination) pair, in agent order, that has no route.
         let mut unreachable: Option<(AgentId, AgentId)> = None;
         // Packets are addressed to endpoints only: no routes to the others.
-        for d in self.endpoints.clone() {
-            let d = d as usize;
-            if self.direct_routes(d) {
+        for e in 0..ne {
+            if self.direct_routes(e) {
                 continue;
             }
-            self.shortest_routes(d, &mut search);
-            let d = d as AgentId;
-            if !self.agents[d as usize].endpoint {
-                continue;
-            }
+            self.shortest_routes(e, &mut search);
+            let d = self.endpoints[e];
             for &a in &self.endpoints {
                 let out = self.out_iface(a, d);
                 if a != d && (out == NO_IFACE || self.strip_iface(self.ringlet_of(out), d) == NO_IFACE) {
@@ -375,69 +382,91 @@ impl Topology {
         }
     }
 
-    /// The direct routes to `d`: its own interface strips on each ringlet it
-    /// sits on; an agent with several interfaces sends on its lowest one on
-    /// a ringlet `d` sits on. Returns whether every route to `d` is direct.
-    fn direct_routes(&mut self, d: usize) -> bool {
-        let na = self.agents.len();
-        for &i in &self.agents[d].ifaces {
-            self.strip[self.ringlet_of[i as usize] as usize * na + d] = i;
+    /// The direct routes to endpoint `e`, agent `d`: its own interface
+    /// strips on each ringlet it sits on; an agent with several interfaces
+    /// sends on its lowest one on a ringlet `d` sits on. Returns whether
+    /// every route to `d` is direct, having set them; if not, sets nothing
+    /// (the search sets them all).
+    fn direct_routes(&mut self, e: usize) -> bool {
+        let (d, nr) = (self.endpoints[e] as usize, self.ringlets.len());
+        // Some ringlet does not have `d` on it: its packets for `d` go across a bridge or switch.
+        if self.agents[d].ifaces.len() != nr {
+            return false;
         }
-        let mut all = self.agents[d].ifaces.len() == self.ringlets.len();
-        for a in 0..na {
-            if let Some(row) = self.out[a].as_mut() {
-                let on_d = |&i: &IfaceId| self.strip[self.ringlet_of[i as usize] as usize * na + d] != NO_IFACE;
-                row[d] = self.agents[a].ifaces.iter().copied().filter(on_d).min().unwrap_or(NO_IFACE);
-                all &= row[d] != NO_IFACE;
+        let strip = &mut self.strip[e * nr..(e + 1) * nr];
+        for &i in &self.agents[d].ifaces {
+            strip[self.ringlet_of[i as usize] as usize] = i;
+        }
+        for (a, row) in self.out.iter_mut().enumerate() {
+            if let Some(row) = row.as_mut() {
+                // (`d` is on every ringlet: any interface is on one it sits on.)
+                let out = self.agents[a].ifaces.iter().copied().min().unwrap_or(NO_IFACE);
+                row[e] = Leg { out, strip: strip[self.ringlet_of[out as usize] as usize] };
             }
         }
-        all
+        true
     }
 
-    /// Every route to `d`, by breadth-first search from it over the graph
-    /// of agents and ringlets; ties go to the lowest interface id.
-    fn shortest_routes(&mut self, d: usize, search: &mut Search) {
-        let (na, nr) = (self.agents.len(), self.ringlets.len());
-        let Search { agent_level, ringlet_level } = search;
+    /// Every route to endpoint `e`, by breadth-first search from it over
+    /// the graph of agents and ringlets; ties go to the lowest interface id.
+    ///
+    /// A ringlet's stripping interface is its member closest to the
+    /// destination, and an agent sends on its interface on a ringlet
+    /// closest to it: both are found as the search first reaches them, from
+    /// the level before theirs (the lowest id among the interfaces it
+    /// reaches them by), so each interface is looked at twice per
+    /// destination, not each ringlet and agent once more after the search.
+    /// What the search does not reach keeps `NO_IFACE`.
+    fn shortest_routes(&mut self, e: usize, search: &mut Search) {
+        let (d, nr) = (self.endpoints[e] as usize, self.ringlets.len());
+        let strip = &mut self.strip[e * nr..(e + 1) * nr];
+        let Search { agent_level, ringlet_level, agents, ringlets } = search;
         agent_level.fill(u32::MAX);
         ringlet_level.fill(u32::MAX);
         agent_level[d] = 0;
-        let mut frontier = vec![d];
+        if let Some(row) = self.out[d].as_mut() {
+            // Its lowest interface, which strips on that ringlet.
+            let out = self.agents[d].ifaces.iter().copied().min().unwrap_or(NO_IFACE);
+            row[e] = Leg { out, strip: out };
+        }
+        agents.clear();
+        agents.push(d);
         let mut level = 0;
-        while !frontier.is_empty() {
-            let mut ringlets_next = Vec::new();
-            for &a in &frontier {
+        while !agents.is_empty() {
+            ringlets.clear();
+            for &a in agents.iter() {
                 for &i in &self.agents[a].ifaces {
                     let r = self.ringlet_of[i as usize] as usize;
+                    // (`d`'s own interface, on a ringlet it sits on.)
                     if ringlet_level[r] == u32::MAX {
                         ringlet_level[r] = level + 1;
-                        ringlets_next.push(r);
+                        ringlets.push(r);
+                        strip[r] = i;
+                    } else if ringlet_level[r] == level + 1 {
+                        strip[r] = strip[r].min(i);
                     }
                 }
             }
-            let mut agents_next = Vec::new();
-            for &r in &ringlets_next {
+            agents.clear();
+            // (The ringlets' stripping interfaces are final: the legs through them may be set.)
+            for &r in ringlets.iter() {
                 for &i in &self.ringlets[r] {
                     let a = self.agent_of[i as usize] as usize;
-                    if agent_level[a] == u32::MAX {
+                    let first = agent_level[a] == u32::MAX;
+                    if first {
                         agent_level[a] = level + 2;
-                        agents_next.push(a);
+                        agents.push(a);
+                    } else if agent_level[a] != level + 2 {
+                        continue; // closer to `d` than this ringlet
+                    }
+                    if let Some(row) = self.out[a].as_mut() {
+                        if first || i < row[e].out {
+                            row[e] = Leg { out: i, strip: strip[r] };
+                        }
                     }
                 }
             }
-            frontier = agents_next;
             level += 2;
-        }
-        for r in 0..nr {
-            // The member closest to `d` strips (`d` itself if it is on the ringlet).
-            let best = self.ringlets[r].iter().copied().filter(|&i| agent_level[self.agent_of[i as usize] as usize] != u32::MAX).min_by_key(|&i| (agent_level[self.agent_of[i as usize] as usize], i));
-            self.strip[r * na + d] = best.unwrap_or(NO_IFACE);
-        }
-        for a in 0..na {
-            if let Some(row) = self.out[a].as_mut() {
-                let best = self.agents[a].ifaces.iter().copied().filter(|&i| ringlet_level[self.ringlet_of[i as usize] as usize] != u32::MAX).min_by_key(|&i| (ringlet_level[self.ringlet_of[i as usize] as usize], i));
-                row[d] = best.unwrap_or(NO_IFACE);
-            }
         }
     }
 
@@ -515,7 +544,28 @@ impl Topology {
         if let Some(r) = &self.routes {
             return r.out_iface(self, a, dst);
         }
-        self.out[a as usize].as_ref().map_or(NO_IFACE, |row| row[dst as usize])
+        self.out_leg(a, dst).out
+    }
+
+    /// The first leg of the way from agent `a` to `dst`: the interface `a`
+    /// sends on, and the one that strips the packet (`out_iface`, then `strip_from`).
+    #[inline]
+    pub fn leg(&self, a: AgentId, dst: AgentId) -> Leg {
+        if self.routes.is_none() && self.single[a as usize] == NO_IFACE {
+            return self.out_leg(a, dst);
+        }
+        let out = self.out_iface(a, dst);
+        Leg { out, strip: self.strip_from(out, self.ringlet_of(out), dst) }
+    }
+
+    /// The leg agent `a`, which has several interfaces, sends on toward
+    /// `dst` on shortest-path routes.
+    #[inline]
+    fn out_leg(&self, a: AgentId, dst: AgentId) -> Leg {
+        match (&self.out[a as usize], self.endpoint_index[dst as usize]) {
+            (Some(row), e) if e != NO_ENDPOINT => row[e as usize],
+            _ => NO_LEG,
+        }
     }
 
     /// The interface on ringlet `r` that strips a packet for `dst` (on
@@ -523,7 +573,10 @@ impl Topology {
     /// joined the ringlet).
     #[inline]
     pub fn strip_iface(&self, r: RingletId, dst: AgentId) -> IfaceId {
-        self.strip[r as usize * self.agents.len() + dst as usize]
+        match self.endpoint_index[dst as usize] {
+            NO_ENDPOINT => NO_IFACE,
+            e => self.strip[e as usize * self.ringlets.len() + r as usize],
+        }
     }
 
     /// The interface that strips a packet for `dst` that interface `from`
@@ -550,10 +603,31 @@ impl Topology {
     }
 }
 
-/// A breadth-first search's levels, reused from one destination to the next.
+/// One leg of a packet's way: the interface an agent sends it on, and the
+/// one on that interface's ringlet that strips it. A bridge or switch needs
+/// both for every packet it passes on, and in a large network each table
+/// look-up is a cache miss: the routing table keeps them side by side.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Leg {
+    pub out: IfaceId,
+    pub strip: IfaceId,
+}
+
+/// No leg: the destination is unreachable (or not an endpoint).
+const NO_LEG: Leg = Leg { out: NO_IFACE, strip: NO_IFACE };
+
+/// Not an endpoint (in `Topology::endpoint_index`).
+const NO_ENDPOINT: u32 = u32::MAX;
+
+/// A breadth-first search's levels and frontiers, reused from one
+/// destination to the next.
 struct Search {
     agent_level: Vec<u32>,
     ringlet_level: Vec<u32>,
+    /// The agents at the level being left, then those at the next.
+    agents: Vec<usize>,
+    /// The ringlets between them.
+    ringlets: Vec<usize>,
 }
 
 /// A ringlet as its protocol instance sees it: positions 0..len in ring
@@ -678,6 +752,97 @@ mod tests {
         assert_eq!(t.strip_iface(a, left[2]), t.agent(left[2]).ifaces[0]);
         assert_eq!(t.out_iface(bridge, right[0]), bc);
         assert_eq!(t.out_iface(bridge, left[0]), ba);
+    }
+
+    /// The routes as the search defined them before it found them on the
+    /// way: every level first, then each ringlet's member and each agent's
+    /// interface closest to `d`, ties to the lowest id.
+    fn reference_routes(t: &Topology, d: usize) -> (Vec<IfaceId>, Vec<Option<IfaceId>>) {
+        let (na, nr) = (t.agents.len(), t.ringlets.len());
+        let (mut agent_level, mut ringlet_level) = (vec![u32::MAX; na], vec![u32::MAX; nr]);
+        agent_level[d] = 0;
+        let (mut frontier, mut level) = (vec![d], 0);
+        while !frontier.is_empty() {
+            let mut ringlets = Vec::new();
+            for &a in &frontier {
+                for &i in &t.agents[a].ifaces {
+                    let r = t.ringlet_of[i as usize] as usize;
+                    if ringlet_level[r] == u32::MAX {
+                        ringlet_level[r] = level + 1;
+                        ringlets.push(r);
+                    }
+                }
+            }
+            frontier.clear();
+            for &r in &ringlets {
+                for &i in &t.ringlets[r] {
+                    let a = t.agent_of[i as usize] as usize;
+                    if agent_level[a] == u32::MAX {
+                        agent_level[a] = level + 2;
+                        frontier.push(a);
+                    }
+                }
+            }
+            level += 2;
+        }
+        let agent_of = |i: IfaceId| t.agent_of[i as usize] as usize;
+        let strip = (0..nr).map(|r| t.ringlets[r].iter().copied().filter(|&i| agent_level[agent_of(i)] != u32::MAX).min_by_key(|&i| (agent_level[agent_of(i)], i)).unwrap_or(NO_IFACE)).collect();
+        let ringlet_of = |i: IfaceId| t.ringlet_of[i as usize] as usize;
+        let out = (0..na)
+            .map(|a| (t.agents[a].ifaces.len() > 1).then(|| t.agents[a].ifaces.iter().copied().filter(|&i| ringlet_level[ringlet_of(i)] != u32::MAX).min_by_key(|&i| (ringlet_level[ringlet_of(i)], i)).unwrap_or(NO_IFACE)))
+            .collect();
+        (strip, out)
+    }
+
+    /// Random networks of ringlets joined by agents on several of them
+    /// (bridges, switches, endpoints on two ringlets): the search's routes
+    /// are the reference's, ringlet by ringlet and agent by agent.
+    #[test]
+    fn the_search_finds_the_closest_members_and_lowest_ids() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand::rngs::StdRng::seed_from_u64(7);
+        let mut searched = 0;
+        for _ in 0..300 {
+            let mut b = TopologyBuilder::new();
+            let n = rng.gen_range(2..12);
+            let agents: Vec<AgentId> = (0..n).map(|k| b.agent(format!("a{k}"), rng.gen_bool(0.6))).collect();
+            // A chain of ringlets, each sharing an agent with the one before, then a few more anywhere.
+            let mut joined = vec![agents[0]];
+            for r in 0..rng.gen_range(1..8) {
+                let mut members: Vec<AgentId> = vec![joined[rng.gen_range(0..joined.len())]];
+                for _ in 0..rng.gen_range(1..4) {
+                    let a = agents[rng.gen_range(0..n)];
+                    if !members.contains(&a) {
+                        members.push(a);
+                    }
+                }
+                if members.len() < 2 || (r > 3 && rng.gen_bool(0.3)) {
+                    members = agents.iter().copied().filter(|_| rng.gen_bool(0.5)).take(4).collect();
+                }
+                if members.len() < 2 {
+                    continue;
+                }
+                joined.extend(members.iter().copied());
+                b.ringlet(&members.iter().map(|&a| (a, 1)).collect::<Vec<_>>());
+            }
+            let Ok(t) = b.build() else { continue };
+            searched += usize::from(t.ringlets() > 1);
+            for &d in t.endpoints() {
+                let (strip, out) = reference_routes(&t, d as usize);
+                for (r, &want) in strip.iter().enumerate() {
+                    assert_eq!(t.strip_iface(r as RingletId, d), want, "ringlet {r} toward {d}");
+                }
+                for (a, want) in out.iter().enumerate() {
+                    if let Some(want) = *want {
+                        let a = a as AgentId;
+                        assert_eq!(t.out_iface(a, d), want, "agent {a} toward {d}");
+                        let strip = if want == NO_IFACE { NO_IFACE } else { strip[t.ringlet_of(want) as usize] };
+                        assert_eq!(t.leg(a, d), Leg { out: want, strip }, "agent {a}'s leg toward {d}");
+                    }
+                }
+            }
+        }
+        assert!(searched > 100, "only {searched} networks of several ringlets built");
     }
 
     #[test]

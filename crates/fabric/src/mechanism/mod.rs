@@ -481,21 +481,21 @@ impl<P: RingProtocol> Fabric<P> {
         }
     }
 
-    /// The interface agent `a` sends a packet for `dst` on.
+    /// The interface agent `a` sends a packet for `dst` on. (From the
+    /// topology's tables, not the agent's or the interface's state: a
+    /// switch's application and the far end of its output interface's
+    /// state are cache misses in a large network.)
     #[inline(always)]
     fn out_iface(&self, a: u16, dst: u16) -> usize {
-        match self.apps[a as usize].iface {
-            NO_IFACE => self.topo.out_iface(a, dst) as usize,
-            i => i as usize,
-        }
+        self.topo.out_iface(a, dst) as usize
     }
 
     /// Where agent `a` puts a packet for `dst` on a ringlet: the interface
     /// it sends from, and the one on that ringlet that strips it.
     #[inline(always)]
     fn route_to(&self, a: u16, dst: u16) -> (usize, u16) {
-        let o = self.out_iface(a, dst);
-        (o, self.topo.strip_from(o as u16, self.ifaces[o].ringlet, dst))
+        let leg = self.topo.leg(a, dst);
+        (leg.out as usize, leg.strip)
     }
 
     /// Where agent `a` puts a packet of `class` for `dst`: as `route_to`,
