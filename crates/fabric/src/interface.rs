@@ -350,7 +350,7 @@ impl Iface {
         out.clear();
         let queue = |k: usize| self.outputs[self.order[k] as usize].to_send.iter().copied();
         match self.classes {
-            1 => out.extend(queue(0)),
+            1 => queue(0).for_each(|id| out.push(id)),
             // SCI's two classes, on the path a held DFC node takes at saturation.
             2 => merge_two(queue(0), queue(1), out, level),
             _ => out.extend(self.own_iter(level)),
@@ -390,14 +390,15 @@ fn merge_two(mut a: impl Iterator<Item = u32>, mut b: impl Iterator<Item = u32>,
                     lx = x.map(&level);
                 }
             }
+            // (The rest folded: the queue's own iteration, not a `next` per packet.)
             (Some(p), None) => {
                 out.push(p);
-                out.extend(a);
+                a.for_each(|id| out.push(id));
                 return;
             }
             (None, Some(q)) => {
                 out.push(q);
-                out.extend(b);
+                b.for_each(|id| out.push(id));
                 return;
             }
             (None, None) => return,

@@ -5,6 +5,11 @@
 //! One `VecDeque` per level and a bitmap of non-empty levels: push and pop
 //! are O(1) plus a leading-zeros count, whatever the number of levels (up to
 //! 256), so a 128-priority study costs no more per packet than one priority.
+//! Level 0, a FIFO's only one, is kept inline and the other levels behind
+//! one pointer: a FIFO is small, and each of its operations is one test and
+//! its `VecDeque`'s own, following one pointer, to its items, where a list
+//! of levels made it two (each a cache miss in a network of thousands of
+//! queues).
 
 use std::collections::VecDeque;
 
@@ -13,31 +18,71 @@ pub const MAX_LEVELS: usize = 256;
 
 #[derive(Debug)]
 pub struct PriorityFifo<T> {
-    levels: Vec<VecDeque<T>>,
-    /// Bit `l` of word `l / 64` is set when level `l` is non-empty.
+    /// A FIFO's items, oldest first, or a prioritized queue's level 0.
+    low: VecDeque<T>,
+    /// With several levels: the levels above 0, and the queue's bookkeeping
+    /// (`None` for a FIFO, whose every operation is then `low`'s own).
+    high: Option<Box<Levels<T>>>,
+}
+
+/// A prioritized queue's levels above 0, and which of all its levels hold
+/// items. Its methods get level 0 from their caller; those that change the
+/// queue are not inlined, so that a FIFO's operations, inlined where the
+/// fabric uses them, stay small.
+#[derive(Debug)]
+struct Levels<T> {
+    /// Level `l` at index `l - 1`.
+    above: Vec<VecDeque<T>>,
+    /// Bit `l % 64` of word `l / 64` is set when level `l` is non-empty.
     nonempty: [u64; MAX_LEVELS / 64],
     /// Words of `nonempty` in use (1 for up to 64 levels).
     words: usize,
+    /// Items on every level.
     len: usize,
 }
 
-impl<T: Copy> PriorityFifo<T> {
-    /// A queue with `levels` priority levels (1 = FIFO).
-    pub fn new(levels: usize) -> Self {
-        assert!((1..=MAX_LEVELS).contains(&levels), "1..=256 priority levels");
-        PriorityFifo { levels: (0..levels).map(|_| VecDeque::new()).collect(), nonempty: [0; MAX_LEVELS / 64], words: levels.div_ceil(64), len: 0 }
+impl<T: Copy> Levels<T> {
+    fn new(levels: usize) -> Self {
+        Levels { above: (1..levels).map(|_| VecDeque::new()).collect(), nonempty: [0; MAX_LEVELS / 64], words: levels.div_ceil(64), len: 0 }
     }
 
     #[inline]
     fn level(&self, priority: u16) -> usize {
-        (priority as usize).min(self.levels.len() - 1)
+        (priority as usize).min(self.above.len())
     }
 
-    /// Clears level `l`'s bit if an item was taken from it and it is now empty.
+    /// Level `l`'s items (level 0 being `low`).
     #[inline]
-    fn mark(&mut self, l: usize) {
-        let emptied = self.levels[l].is_empty() as u64;
+    fn at<'a>(&'a self, low: &'a VecDeque<T>, l: usize) -> &'a VecDeque<T> {
+        if l == 0 {
+            low
+        } else {
+            &self.above[l - 1]
+        }
+    }
+
+    #[inline]
+    fn at_mut<'a>(&'a mut self, low: &'a mut VecDeque<T>, l: usize) -> &'a mut VecDeque<T> {
+        if l == 0 {
+            low
+        } else {
+            &mut self.above[l - 1]
+        }
+    }
+
+    /// Level `l` gained an item.
+    #[inline]
+    fn added(&mut self, l: usize) {
+        self.nonempty[l / 64] |= 1u64 << (l % 64);
+        self.len += 1;
+    }
+
+    /// An item was taken from level `l`: its bit is cleared if it is now empty.
+    #[inline]
+    fn taken(&mut self, low: &VecDeque<T>, l: usize) {
+        let emptied = self.at(low, l).is_empty() as u64;
         self.nonempty[l / 64] &= !(emptied << (l % 64));
+        self.len -= 1;
     }
 
     /// Highest non-empty level.
@@ -51,13 +96,82 @@ impl<T: Copy> PriorityFifo<T> {
         (0..self.words).rev().find(|&w| self.nonempty[w] != 0).map(|w| w * 64 + 63 - self.nonempty[w].leading_zeros() as usize)
     }
 
+    /// Lowest non-empty level.
+    #[inline]
+    fn lowest(&self) -> Option<usize> {
+        (0..self.words).find(|&w| self.nonempty[w] != 0).map(|w| w * 64 + self.nonempty[w].trailing_zeros() as usize)
+    }
+
+    #[inline(never)]
+    fn push(&mut self, low: &mut VecDeque<T>, priority: u16, item: T) {
+        let l = self.level(priority);
+        self.at_mut(low, l).push_back(item);
+        self.added(l);
+    }
+
+    #[inline(never)]
+    fn push_front_behind(&mut self, low: &mut VecDeque<T>, priority: u16, item: T, ahead: impl Fn(&T) -> bool) {
+        let l = self.level(priority);
+        let q = self.at_mut(low, l);
+        let at = q.iter().take_while(|x| ahead(x)).count();
+        q.insert(at, item);
+        self.added(l);
+    }
+
+    #[inline(never)]
+    fn push_front(&mut self, low: &mut VecDeque<T>, priority: u16, item: T) {
+        let l = self.level(priority);
+        self.at_mut(low, l).push_front(item);
+        self.added(l);
+    }
+
+    #[inline(never)]
+    fn pop(&mut self, low: &mut VecDeque<T>) -> Option<T> {
+        let l = self.top()?;
+        let item = self.at_mut(low, l).pop_front();
+        self.taken(low, l);
+        item
+    }
+
+    #[inline(never)]
+    fn remove_first(&mut self, low: &mut VecDeque<T>, mut f: impl FnMut(&T) -> bool) -> Option<T> {
+        for l in (0..=self.above.len()).rev() {
+            let q = self.at_mut(low, l);
+            if let Some(k) = q.iter().position(&mut f) {
+                let item = q.remove(k);
+                self.taken(low, l);
+                return item;
+            }
+        }
+        None
+    }
+
+    #[inline(never)]
+    fn pop_lowest_below(&mut self, low: &mut VecDeque<T>, than: u16) -> Option<T> {
+        let l = self.lowest()?;
+        if l >= self.level(than) {
+            return None;
+        }
+        let item = self.at_mut(low, l).pop_back();
+        self.taken(low, l);
+        item
+    }
+}
+
+impl<T: Copy> PriorityFifo<T> {
+    /// A queue with `levels` priority levels (1 = FIFO).
+    pub fn new(levels: usize) -> Self {
+        assert!((1..=MAX_LEVELS).contains(&levels), "1..=256 priority levels");
+        PriorityFifo { low: VecDeque::new(), high: (levels > 1).then(|| Box::new(Levels::new(levels))) }
+    }
+
     /// Appends `item` behind everything of its priority.
     #[inline]
     pub fn push(&mut self, priority: u16, item: T) {
-        let l = self.level(priority);
-        self.levels[l].push_back(item);
-        self.nonempty[l / 64] |= 1u64 << (l % 64);
-        self.len += 1;
+        match &mut self.high {
+            None => self.low.push_back(item),
+            Some(h) => h.push(&mut self.low, priority, item),
+        }
     }
 
     /// Puts `item` ahead of everything of its priority but the items at the
@@ -65,47 +179,69 @@ impl<T: Copy> PriorityFifo<T> {
     /// busied before it).
     #[inline]
     pub fn push_front_behind(&mut self, priority: u16, item: T, ahead: impl Fn(&T) -> bool) {
-        let l = self.level(priority);
-        let at = self.levels[l].iter().take_while(|x| ahead(x)).count();
-        self.levels[l].insert(at, item);
-        self.nonempty[l / 64] |= 1u64 << (l % 64);
-        self.len += 1;
+        match &mut self.high {
+            None => {
+                let at = self.low.iter().take_while(|x| ahead(x)).count();
+                self.low.insert(at, item);
+            }
+            Some(h) => h.push_front_behind(&mut self.low, priority, item, ahead),
+        }
     }
 
     /// Puts `item` ahead of everything of its priority (a retried packet keeps its place).
     #[inline]
     pub fn push_front(&mut self, priority: u16, item: T) {
-        let l = self.level(priority);
-        self.levels[l].push_front(item);
-        self.nonempty[l / 64] |= 1u64 << (l % 64);
-        self.len += 1;
+        match &mut self.high {
+            None => self.low.push_front(item),
+            Some(h) => h.push_front(&mut self.low, priority, item),
+        }
     }
 
     #[inline(always)]
     pub fn pop(&mut self) -> Option<T> {
-        let l = self.top()?;
-        let item = self.levels[l].pop_front();
-        self.mark(l);
-        self.len -= 1;
-        item
+        match &mut self.high {
+            None => self.low.pop_front(),
+            Some(h) => h.pop(&mut self.low),
+        }
+    }
+
+    /// Highest non-empty level.
+    #[inline]
+    fn top(&self) -> Option<usize> {
+        match &self.high {
+            None => (!self.low.is_empty()).then_some(0),
+            Some(h) => h.top(),
+        }
     }
 
     #[inline]
     pub fn peek(&self) -> Option<&T> {
-        self.top().and_then(|l| self.levels[l].front())
+        match &self.high {
+            None => self.low.front(),
+            Some(h) => h.top().and_then(|l| h.at(&self.low, l).front()),
+        }
     }
 
     #[inline]
     pub fn peek_mut(&mut self) -> Option<&mut T> {
-        let l = self.top()?;
-        self.levels[l].front_mut()
+        match &mut self.high {
+            None => self.low.front_mut(),
+            Some(h) => {
+                let l = h.top()?;
+                h.at_mut(&mut self.low, l).front_mut()
+            }
+        }
     }
 
     /// The head and its priority level.
     #[inline]
     pub fn head(&self) -> Option<(u16, T)> {
         let l = self.top()?;
-        self.levels[l].front().map(|&item| (l as u16, item))
+        let q = match &self.high {
+            None => &self.low,
+            Some(h) => h.at(&self.low, l),
+        };
+        q.front().map(|&item| (l as u16, item))
     }
 
     /// Priority level of the head.
@@ -117,48 +253,50 @@ impl<T: Copy> PriorityFifo<T> {
     /// Lowest non-empty level.
     #[inline]
     pub fn lowest_level(&self) -> Option<u16> {
-        (0..self.words).find(|&w| self.nonempty[w] != 0).map(|w| (w * 64 + self.nonempty[w].trailing_zeros() as usize) as u16)
+        match &self.high {
+            None => (!self.low.is_empty()).then_some(0),
+            Some(h) => h.lowest().map(|l| l as u16),
+        }
     }
 
     #[inline]
     pub fn len(&self) -> usize {
-        self.len
+        match &self.high {
+            None => self.low.len(),
+            Some(h) => h.len,
+        }
     }
 
     #[inline]
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.len() == 0
     }
 
     /// Items in service order: highest priority first, oldest first.
     pub fn iter(&self) -> impl Iterator<Item = &T> + '_ {
-        self.levels.iter().rev().flat_map(|q| q.iter())
+        let above: &[VecDeque<T>] = self.high.as_deref().map_or(&[], |h| &h.above);
+        above.iter().rev().flat_map(|q| q.iter()).chain(self.low.iter())
     }
 
     /// Removes and returns the first item (in service order) matching `f`.
     pub fn remove_first(&mut self, mut f: impl FnMut(&T) -> bool) -> Option<T> {
-        for l in (0..self.levels.len()).rev() {
-            if let Some(k) = self.levels[l].iter().position(&mut f) {
-                let item = self.levels[l].remove(k);
-                self.mark(l);
-                self.len -= 1;
-                return item;
+        match &mut self.high {
+            None => {
+                let k = self.low.iter().position(&mut f)?;
+                self.low.remove(k)
             }
+            Some(h) => h.remove_first(&mut self.low, f),
         }
-        None
     }
 
     /// Removes and returns the *last* item in service order (lowest priority,
     /// youngest) if its level is below `than`: the one a preemption evicts.
     pub fn pop_lowest_below(&mut self, than: u16) -> Option<T> {
-        let l = (0..self.levels.len()).find(|&l| !self.levels[l].is_empty())?;
-        if l >= self.level(than) {
-            return None;
+        match &mut self.high {
+            // (A FIFO's one level is below no other.)
+            None => None,
+            Some(h) => h.pop_lowest_below(&mut self.low, than),
         }
-        let item = self.levels[l].pop_back();
-        self.mark(l);
-        self.len -= 1;
-        item
     }
 }
 
