@@ -22,68 +22,61 @@ pub fn in_fifo(slab: &Slab, &(id, ready): &Entry, now: Time) -> bool {
 /// No output decision is pending.
 pub const NO_DECISION: Time = Time::MAX;
 
+/// One ring interface's state.
+///
+/// Laid out by hand (`repr(C)`), the fields every hop looks at first, in the
+/// first cache lines, each interface starting on a line of its own: a
+/// network of thousands of interfaces keeps few of them in cache, and the
+/// compiler's order scattered those fields over both ends of the
+/// structure, a cache miss more for nearly every look. The queues of the
+/// classes in use follow; the rest of the classes' are never touched.
 #[derive(Debug)]
+#[repr(C, align(64))]
 pub struct Iface {
-    /// Packets in (or on their way into) the bypass FIFO, in arrival order,
-    /// with the time each can leave (head arrival + bypass delay). Entries
-    /// with a time still in the future have not arrived yet.
-    pub bypass: BypassFifo,
-    /// The most the bypass FIFO has held (see [`Occupancy`]).
-    pub occupancy: Occupancy,
     /// The output link is busy (packet symbols and separator idles) until then.
     pub out_free_at: Time,
     /// Time of the pending output decision (`OutputFree` event), or
     /// `NO_DECISION`. Packets arriving at that instant wait for it, so an own
     /// packet can take the idle slot (register insertion wins ties).
     pub decision_at: Time,
-    /// Where the output link leads, and how long a head takes to get there
-    /// and through: out of the next interface's bypass FIFO for a packet
-    /// passing it, decoded there for one it strips.
-    pub next: IfaceId,
+    /// How long a head takes from the output to the next interface and
+    /// through: out of its bypass FIFO for a packet passing it, decoded
+    /// there for one it strips.
     pub hop: Time,
     pub strip_hop: Time,
-    /// Input queue service time per class (`service_time`).
-    iqst: [Time; MAX_CLASSES],
-    /// The input queues' servers are pipelines: a packet's service may
-    /// start `spacing` after the previous one's (see `topology::PortSpec::spacing`).
-    pub pipelined: bool,
-    spacing: [Time; MAX_CLASSES],
-    /// The send path: a packet the agent queues here arrives this long later
-    /// (`topology::PortSpec::send_delay`).
-    pub send_delay: Time,
-    /// The input queues' servers are the agent's one client port (`topology::PortSpec::shared_server`).
-    pub shared_server: bool,
+    /// Packets in (or on their way into) the bypass FIFO, in arrival order,
+    /// with the time each can leave (head arrival + bypass delay). Entries
+    /// with a time still in the future have not arrived yet.
+    pub bypass: BypassFifo,
+    /// Changes so far to the own packets waiting to be sent, and how many wait.
+    own_changes: u64,
+    own_len: u32,
+    /// Where the output link leads (`hop`, `strip_hop`: how long a head takes to get there).
+    pub next: IfaceId,
     pub ringlet: RingletId,
-    /// It carries traffic: false for a ringlet retired by a reconfiguration
-    /// (a GigaRing folded around a failure), or one waiting to be activated.
-    pub live: bool,
     /// Position on the ringlet: what the ringlet's protocol instance calls it.
     pub pos: u16,
     pub agent: AgentId,
-    outputs: [OutputQueue; MAX_CLASSES],
-    inputs: [InputQueue; MAX_CLASSES],
-    /// The classes in use, in precedence order (the first `classes` entries).
-    order: [u8; MAX_CLASSES],
-    classes: usize,
-    /// With `Classes::round_robin`: where in `order` the next look starts
-    /// (past the class of the last own packet taken).
-    turn: usize,
-    round_robin: bool,
-    /// Own packets waiting to be sent, and changes so far to them.
-    own_len: u32,
-    own_changes: u64,
+    /// It carries traffic: false for a ringlet retired by a reconfiguration
+    /// (a GigaRing folded around a failure), or one waiting to be activated.
+    pub live: bool,
+    /// In transmission recovery: an own packet was started and the bypass
+    /// FIFO has not been empty since (kept with `Rules::recovery` only).
+    pub recovering: bool,
+    /// The input queues' servers are pipelines: a packet's service may
+    /// start `spacing` after the previous one's (see `topology::PortSpec::spacing`).
+    pub pipelined: bool,
+    /// The input queues' servers are the agent's one client port (`topology::PortSpec::shared_server`).
+    pub shared_server: bool,
+    /// `first_own()` as of an `own_changes()` count.
+    first_own_cache: Cell<(u64, Option<u32>)>,
+    /// The protocol asked not to hear of this interface's own packet being
+    /// blocked again until `own_changes()` differs from this count.
+    pub blocked_quiet: Option<u64>,
     /// The protocol skipped every own packet when last asked: its permit
     /// epoch then, `own_changes()` then, and how many packets it skipped
     /// (see `RingProtocol::permit_epoch`).
     pub all_skipped: Option<(u64, u64, u32)>,
-    /// The protocol asked not to hear of this interface's own packet being
-    /// blocked again until `own_changes()` differs from this count.
-    pub blocked_quiet: Option<u64>,
-    /// `first_own()` as of an `own_changes()` count.
-    first_own_cache: Cell<(u64, Option<u32>)>,
-    /// In transmission recovery: an own packet was started and the bypass
-    /// FIFO has not been empty since (kept with `Rules::recovery` only).
-    pub recovering: bool,
     /// Packets this interface puts into the stream itself, not in place of a
     /// stripped one (control packets, echoes sent on service or eviction),
     /// waiting for room in the bypass FIFO, first first.
@@ -93,6 +86,23 @@ pub struct Iface {
     /// node's own packet waits until they have left, as the FIFO could not
     /// hold them and what arrives while it sends.
     pub inserted: Vec<u32>,
+    /// The most the bypass FIFO has held (see [`Occupancy`]).
+    pub occupancy: Occupancy,
+    /// Input queue service time per class (`service_time`).
+    iqst: [Time; MAX_CLASSES],
+    spacing: [Time; MAX_CLASSES],
+    /// The send path: a packet the agent queues here arrives this long later
+    /// (`topology::PortSpec::send_delay`).
+    pub send_delay: Time,
+    /// The classes in use, in precedence order (the first `classes` entries).
+    order: [u8; MAX_CLASSES],
+    round_robin: bool,
+    classes: usize,
+    /// With `Classes::round_robin`: where in `order` the next look starts
+    /// (past the class of the last own packet taken).
+    turn: usize,
+    outputs: [OutputQueue; MAX_CLASSES],
+    inputs: [InputQueue; MAX_CLASSES],
 }
 
 /// The queue slot of `class`. Classes are below `MAX_CLASSES`, a power of
