@@ -25,13 +25,16 @@ pub struct Bus {
 }
 
 /// A packet waiting for the bus: from interface `from`'s input queue of
-/// `class`, to interface `to`'s output queue of `to_class`.
+/// `class`, to interface `to`'s output queue of `to_class`, to be stripped
+/// by interface `strip` on `to`'s ringlet (its route's next leg, kept so
+/// that passing it on after the transfer needs no second look-up).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Request {
     pub from: IfaceId,
     pub class: u8,
     pub to: IfaceId,
     pub to_class: u8,
+    pub strip: IfaceId,
 }
 
 impl Bus {
@@ -73,7 +76,7 @@ mod tests {
     }
 
     fn from(i: IfaceId) -> Request {
-        Request { from: i, class: 0, to: 100 + i, to_class: 0 }
+        Request { from: i, class: 0, to: 100 + i, to_class: 0, strip: 200 + i }
     }
 
     /// Round robin: each waiting port in turn after the last granted,

@@ -3,6 +3,7 @@
 //! (with the server that empties it) per traffic class.
 
 use crate::queue::PriorityFifo;
+use crate::topology::{Leg, NO_LEG};
 use ringlet_engine::Time;
 use std::collections::VecDeque;
 
@@ -188,10 +189,14 @@ pub struct InputQueue {
     /// Where the server is a pipeline: the earliest the next service may
     /// start (the last one's start plus the spacing).
     pub next_begin: Time,
+    /// Where the interface's agent passes packets on across its bus: the
+    /// next leg of the way of the packet in service, if it is for another
+    /// agent (`crossing::decode`).
+    pub leg: Leg,
 }
 
 impl InputQueue {
     pub fn new(capacity: u32, levels: usize) -> Self {
-        InputQueue { capacity, occupied: 0, waiting: PriorityFifo::new(levels), arriving: None, in_service: None, stalled: false, next_begin: 0 }
+        InputQueue { capacity, occupied: 0, waiting: PriorityFifo::new(levels), arriving: None, in_service: None, stalled: false, next_begin: 0, leg: NO_LEG }
     }
 }

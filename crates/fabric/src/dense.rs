@@ -23,10 +23,6 @@ impl<T> Dense<T> {
     pub fn len(&self) -> usize {
         self.0.len()
     }
-
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
 }
 
 impl<T> std::ops::Index<usize> for Dense<T> {

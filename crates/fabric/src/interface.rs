@@ -68,6 +68,8 @@ pub struct Iface {
     pub pipelined: bool,
     /// The input queues' servers are the agent's one client port (`topology::PortSpec::shared_server`).
     pub shared_server: bool,
+    /// The agent passes packets between its interfaces over a bus (`topology::Agent::bus`).
+    pub on_bus: bool,
     /// `first_own()` as of an `own_changes()` count.
     first_own_cache: Cell<(u64, Option<u32>)>,
     /// The protocol asked not to hear of this interface's own packet being
@@ -137,6 +139,7 @@ impl Iface {
             spacing: own.spacing.unwrap_or([0; MAX_CLASSES]),
             send_delay: own.send_delay,
             shared_server: own.shared_server,
+            on_bus: topology.agent(topology.agent_of(i)).bus.is_some(),
             ringlet: topology.ringlet_of(i),
             live: true,
             pos: topology.position(i),

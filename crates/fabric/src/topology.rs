@@ -281,10 +281,7 @@ impl TopologyBuilder {
             ringlets.push(ifaces);
         }
         let endpoints: Vec<AgentId> = (0..self.agents.len()).filter(|&a| self.agents[a].endpoint).map(|a| a as AgentId).collect();
-        let mut endpoint_index = vec![NO_ENDPOINT; self.agents.len()];
-        for (e, &a) in endpoints.iter().enumerate() {
-            endpoint_index[a as usize] = e as u32;
-        }
+        let span = endpoints.last().map_or(0, |&a| a as usize + 1);
         let mut t = Topology {
             next,
             ringlet_of,
@@ -295,7 +292,7 @@ impl TopologyBuilder {
             ringlets,
             agents: self.agents,
             endpoints,
-            endpoint_index,
+            span,
             strip: Vec::new(),
             single: Vec::new(),
             out: Vec::new(),
@@ -323,18 +320,19 @@ pub struct Topology {
     ringlets: Vec<Vec<IfaceId>>,
     agents: Vec<Agent>,
     endpoints: Vec<AgentId>,
-    /// Per agent: its index among the endpoints, or `NO_ENDPOINT`. Packets
-    /// are addressed to endpoints only, so the routing tables have a column
-    /// per endpoint, not per agent (a third of a Banyan's agents).
-    endpoint_index: Vec<u32>,
-    /// `strip[e * ringlets + r]`: the interface on ringlet `r` that strips
-    /// packets for endpoint `e` (a destination's column is contiguous: its
-    /// search fills it).
+    /// One more than the last endpoint. Packets are addressed to endpoints
+    /// only, so the routing tables have columns for the agents below it
+    /// only (a Banyan's switches, two thirds of its agents, come after its
+    /// endpoints): a look-up needs no map from agent to column.
+    span: usize,
+    /// `strip[dst * ringlets + r]`: the interface on ringlet `r` that strips
+    /// packets for endpoint `dst` (`NO_IFACE` for other agents; a
+    /// destination's column is contiguous: its search fills it).
     strip: Vec<IfaceId>,
     /// Per agent: its interface if it has exactly one, else `NO_IFACE`.
     single: Vec<IfaceId>,
-    /// Per agent with several interfaces: `out[agent][e]`, the leg it sends
-    /// a packet for endpoint `e` on.
+    /// Per agent with several interfaces: `out[agent][dst]`, the leg it
+    /// sends a packet for endpoint `dst` on.
     out: Vec<Option<Box<[Leg]>>>,
     /// The family's routes, if it gives them (then `strip` and `out` are empty).
     routes: Option<std::sync::Arc<dyn Routes>>,
@@ -347,10 +345,10 @@ impl Topology {
     /// ringlet or agent cannot reach directly (across a bridge or switch)
     /// need a search, and only their routes need checking: on a ring none do.
     fn route(&mut self) -> Result<(), String> {
-        let (na, nr, ne) = (self.agents.len(), self.ringlets.len(), self.endpoints.len());
-        self.strip = vec![NO_IFACE; ne * nr];
+        let (na, nr, span) = (self.agents.len(), self.ringlets.len(), self.span);
+        self.strip = vec![NO_IFACE; span * nr];
         self.single = self.agents.iter().map(|a| if a.ifaces.len() == 1 { a.ifaces[0] } else { NO_IFACE }).collect();
-        self.out = self.agents.iter().map(|a| (a.ifaces.len() > 1).then(|| vec![NO_LEG; ne].into_boxed_slice())).collect();
+        self.out = self.agents.iter().map(|a| (a.ifaces.len() > 1).then(|| vec![NO_LEG; span].into_boxed_slice())).collect();
         if let Some(&a) = self.endpoints.iter().find(|&&a| self.agents[a as usize].ifaces.is_empty()) {
             if let Some(&d) = self.endpoints.iter().find(|&&d| d != a) {
                 return Err(format!("{} cannot reach {}", self.agents[a as usize].label, self.agents[d as usize].label));
@@ -360,12 +358,11 @@ impl Topology {
         // The first (sender, destination) pair, in agent order, that has no route.
         let mut unreachable: Option<(AgentId, AgentId)> = None;
         // Packets are addressed to endpoints only: no routes to the others.
-        for e in 0..ne {
-            if self.direct_routes(e) {
+        for d in self.endpoints.clone() {
+            if self.direct_routes(d as usize) {
                 continue;
             }
-            self.shortest_routes(e, &mut search);
-            let d = self.endpoints[e];
+            self.shortest_routes(d as usize, &mut search);
             for &a in &self.endpoints {
                 let out = self.out_iface(a, d);
                 if a != d && (out == NO_IFACE || self.strip_iface(self.ringlet_of(out), d) == NO_IFACE) {
@@ -382,18 +379,18 @@ impl Topology {
         }
     }
 
-    /// The direct routes to endpoint `e`, agent `d`: its own interface
-    /// strips on each ringlet it sits on; an agent with several interfaces
-    /// sends on its lowest one on a ringlet `d` sits on. Returns whether
-    /// every route to `d` is direct, having set them; if not, sets nothing
-    /// (the search sets them all).
-    fn direct_routes(&mut self, e: usize) -> bool {
-        let (d, nr) = (self.endpoints[e] as usize, self.ringlets.len());
+    /// The direct routes to endpoint `d`: its own interface strips on each
+    /// ringlet it sits on; an agent with several interfaces sends on its
+    /// lowest one on a ringlet `d` sits on. Returns whether every route to
+    /// `d` is direct, having set them; if not, sets nothing (the search
+    /// sets them all).
+    fn direct_routes(&mut self, d: usize) -> bool {
+        let nr = self.ringlets.len();
         // Some ringlet does not have `d` on it: its packets for `d` go across a bridge or switch.
         if self.agents[d].ifaces.len() != nr {
             return false;
         }
-        let strip = &mut self.strip[e * nr..(e + 1) * nr];
+        let strip = &mut self.strip[d * nr..(d + 1) * nr];
         for &i in &self.agents[d].ifaces {
             strip[self.ringlet_of[i as usize] as usize] = i;
         }
@@ -401,13 +398,13 @@ impl Topology {
             if let Some(row) = row.as_mut() {
                 // (`d` is on every ringlet: any interface is on one it sits on.)
                 let out = self.agents[a].ifaces.iter().copied().min().unwrap_or(NO_IFACE);
-                row[e] = Leg { out, strip: strip[self.ringlet_of[out as usize] as usize] };
+                row[d] = Leg { out, strip: strip[self.ringlet_of[out as usize] as usize] };
             }
         }
         true
     }
 
-    /// Every route to endpoint `e`, by breadth-first search from it over
+    /// Every route to endpoint `d`, by breadth-first search from it over
     /// the graph of agents and ringlets; ties go to the lowest interface id.
     ///
     /// A ringlet's stripping interface is its member closest to the
@@ -417,9 +414,9 @@ impl Topology {
     /// reaches them by), so each interface is looked at twice per
     /// destination, not each ringlet and agent once more after the search.
     /// What the search does not reach keeps `NO_IFACE`.
-    fn shortest_routes(&mut self, e: usize, search: &mut Search) {
-        let (d, nr) = (self.endpoints[e] as usize, self.ringlets.len());
-        let strip = &mut self.strip[e * nr..(e + 1) * nr];
+    fn shortest_routes(&mut self, d: usize, search: &mut Search) {
+        let nr = self.ringlets.len();
+        let strip = &mut self.strip[d * nr..(d + 1) * nr];
         let Search { agent_level, ringlet_level, agents, ringlets } = search;
         agent_level.fill(u32::MAX);
         ringlet_level.fill(u32::MAX);
@@ -427,7 +424,7 @@ impl Topology {
         if let Some(row) = self.out[d].as_mut() {
             // Its lowest interface, which strips on that ringlet.
             let out = self.agents[d].ifaces.iter().copied().min().unwrap_or(NO_IFACE);
-            row[e] = Leg { out, strip: out };
+            row[d] = Leg { out, strip: out };
         }
         agents.clear();
         agents.push(d);
@@ -460,8 +457,8 @@ impl Topology {
                         continue; // closer to `d` than this ringlet
                     }
                     if let Some(row) = self.out[a].as_mut() {
-                        if first || i < row[e].out {
-                            row[e] = Leg { out: i, strip: strip[r] };
+                        if first || i < row[d].out {
+                            row[d] = Leg { out: i, strip: strip[r] };
                         }
                     }
                 }
@@ -509,6 +506,7 @@ impl Topology {
         self.next[i as usize]
     }
 
+    #[inline]
     pub fn ringlet_of(&self, i: IfaceId) -> RingletId {
         self.ringlet_of[i as usize]
     }
@@ -535,7 +533,7 @@ impl Topology {
     }
 
     /// The interface agent `a` sends on toward `dst`.
-    #[inline]
+    #[inline(always)]
     pub fn out_iface(&self, a: AgentId, dst: AgentId) -> IfaceId {
         let single = self.single[a as usize];
         if single != NO_IFACE {
@@ -549,21 +547,22 @@ impl Topology {
 
     /// The first leg of the way from agent `a` to `dst`: the interface `a`
     /// sends on, and the one that strips the packet (`out_iface`, then `strip_from`).
-    #[inline]
+    #[inline(always)]
     pub fn leg(&self, a: AgentId, dst: AgentId) -> Leg {
-        if self.routes.is_none() && self.single[a as usize] == NO_IFACE {
+        let single = self.single[a as usize];
+        if self.routes.is_none() && single == NO_IFACE {
             return self.out_leg(a, dst);
         }
-        let out = self.out_iface(a, dst);
+        let out = if single != NO_IFACE { single } else { self.out_iface(a, dst) };
         Leg { out, strip: self.strip_from(out, self.ringlet_of(out), dst) }
     }
 
     /// The leg agent `a`, which has several interfaces, sends on toward
     /// `dst` on shortest-path routes.
-    #[inline]
+    #[inline(always)]
     fn out_leg(&self, a: AgentId, dst: AgentId) -> Leg {
-        match (&self.out[a as usize], self.endpoint_index[dst as usize]) {
-            (Some(row), e) if e != NO_ENDPOINT => row[e as usize],
+        match &self.out[a as usize] {
+            Some(row) if (dst as usize) < self.span => row[dst as usize],
             _ => NO_LEG,
         }
     }
@@ -573,10 +572,10 @@ impl Topology {
     /// joined the ringlet).
     #[inline]
     pub fn strip_iface(&self, r: RingletId, dst: AgentId) -> IfaceId {
-        match self.endpoint_index[dst as usize] {
-            NO_ENDPOINT => NO_IFACE,
-            e => self.strip[e as usize * self.ringlets.len() + r as usize],
+        if dst as usize >= self.span {
+            return NO_IFACE;
         }
+        self.strip[dst as usize * self.ringlets.len() + r as usize]
     }
 
     /// The interface that strips a packet for `dst` that interface `from`
@@ -614,10 +613,7 @@ pub struct Leg {
 }
 
 /// No leg: the destination is unreachable (or not an endpoint).
-const NO_LEG: Leg = Leg { out: NO_IFACE, strip: NO_IFACE };
-
-/// Not an endpoint (in `Topology::endpoint_index`).
-const NO_ENDPOINT: u32 = u32::MAX;
+pub const NO_LEG: Leg = Leg { out: NO_IFACE, strip: NO_IFACE };
 
 /// A breadth-first search's levels and frontiers, reused from one
 /// destination to the next.

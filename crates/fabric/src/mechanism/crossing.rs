@@ -19,6 +19,7 @@ use crate::bus::Request;
 use crate::event::Event;
 use crate::packet::{Packet, PacketKind};
 use crate::protocol::RingProtocol;
+use crate::topology::Leg;
 use crate::trace::TraceKind;
 
 impl<P: RingProtocol> Fabric<P> {
@@ -26,17 +27,35 @@ impl<P: RingProtocol> Fabric<P> {
     /// over a bus.
     #[inline(always)]
     pub(super) fn has_bus(&self, i: usize) -> bool {
-        !self.buses.is_empty() && self.buses[self.ifaces[i].agent as usize].is_some()
+        self.ifaces[i].on_bus
+    }
+
+    /// Packet `id` starts its service at interface `i`'s input queue of
+    /// `class`: where the agent passes packets on across its bus, one for
+    /// another agent has its next leg looked up now, as a switch port
+    /// decodes the header of a packet coming in, not when it asks for the
+    /// bus. (In a large network the look-up is a cache miss, which the
+    /// packet's arrival then overlaps rather than the request waiting on it.)
+    #[inline(always)]
+    pub(super) fn decode(&mut self, i: usize, class: usize, id: u32) {
+        let n = &self.ifaces[i];
+        let dst = self.slab.at(id).dst;
+        if n.on_bus && dst != n.agent {
+            let leg = self.topo.leg(n.agent, dst);
+            self.ifaces[i].input_mut(class).leg = leg;
+        }
     }
 
     /// The packet serviced at interface `i`'s input queue of `class` is for
     /// another agent: it waits for the bus.
     pub(super) fn ask_bus(&mut self, i: usize, class: usize) {
-        self.ifaces[i].input_mut(class).stalled = true;
+        let q = self.ifaces[i].input_mut(class);
+        q.stalled = true;
+        let (id, leg) = (q.in_service.expect("a packet in service"), q.leg);
         let agent = self.ifaces[i].agent as usize;
-        let id = self.ifaces[i].input(class).in_service.expect("a packet in service");
         let pk = self.slab.at(id);
-        let request = Request { from: i as u16, class: class as u8, to: self.out_iface(agent as u16, pk.dst) as u16, to_class: pk.class };
+        debug_assert_eq!(leg, self.topo.leg(agent as u16, pk.dst), "decoded as its service started");
+        let request = Request { from: i as u16, class: class as u8, to: leg.out, to_class: pk.class, strip: leg.strip };
         self.buses[agent].as_mut().expect("a bus").ask(request);
         self.arbitrate(agent);
     }
@@ -72,7 +91,8 @@ impl<P: RingProtocol> Fabric<P> {
         let bus = self.buses[a].as_mut().expect("a bus");
         let r = bus.transfer.take().expect("a transfer under way");
         bus.freed_at = Some(now);
-        self.finish(r.from as usize, r.class as usize);
+        let leg = Leg { out: r.to, strip: r.strip };
+        self.finish_on(r.from as usize, r.class as usize, Some(leg));
         self.arbitrate(a);
     }
 

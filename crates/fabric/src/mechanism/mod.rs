@@ -481,19 +481,32 @@ impl<P: RingProtocol> Fabric<P> {
         }
     }
 
-    /// The interface agent `a` sends a packet for `dst` on. (From the
-    /// topology's tables, not the agent's or the interface's state: a
-    /// switch's application and the far end of its output interface's
-    /// state are cache misses in a large network.)
+    /// The interface agent `a` sends a packet for `dst` on.
     #[inline(always)]
     fn out_iface(&self, a: u16, dst: u16) -> usize {
-        self.topo.out_iface(a, dst) as usize
+        match self.apps[a as usize].iface {
+            NO_IFACE => self.topo.out_iface(a, dst) as usize,
+            i => i as usize,
+        }
     }
 
     /// Where agent `a` puts a packet for `dst` on a ringlet: the interface
     /// it sends from, and the one on that ringlet that strips it.
     #[inline(always)]
     fn route_to(&self, a: u16, dst: u16) -> (usize, u16) {
+        match self.apps[a as usize].iface {
+            NO_IFACE => self.route_on(a, dst),
+            o => (o as usize, self.topo.strip_from(o, self.ifaces[o as usize].ringlet, dst)),
+        }
+    }
+
+    /// `route_to` for an agent with several interfaces (a bridge or
+    /// switch passing a packet on): one look-up in the topology's tables,
+    /// touching neither the agent's application (a switch has none to
+    /// speak of) nor the state of the interface it sends from (in a large
+    /// network, cache misses both).
+    #[inline(always)]
+    fn route_on(&self, a: u16, dst: u16) -> (usize, u16) {
         let leg = self.topo.leg(a, dst);
         (leg.out as usize, leg.strip)
     }

@@ -139,6 +139,7 @@ impl<P: RingProtocol> Fabric<P> {
         if q.in_service.is_none() {
             // (An idle server has nothing waiting or arriving.)
             q.in_service = Some(id);
+            self.decode(i, class, id);
             let done = if self.ifaces[i].pipelined { self.pipelined_done(i, class, tail, tail) } else { self.service_done_at(i, class, tail) };
             self.sched.at(done, Event::ServiceDone { iface: i as u16, class: class as u8 }.pack());
         } else {

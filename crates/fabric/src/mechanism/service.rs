@@ -8,6 +8,7 @@ use crate::client::{DmaJob, Txn, NO_STREAM};
 use crate::event::Event;
 use crate::packet::{Packet, PacketKind, Phase, NO_TAG};
 use crate::protocol::{EchoAt, QueueView, RingProtocol};
+use crate::topology::Leg;
 use ringlet_engine::Time;
 use crate::trace::TraceKind;
 
@@ -42,6 +43,7 @@ impl<P: RingProtocol> Fabric<P> {
             },
         };
         q.in_service = Some(id);
+        self.decode(i, class, id);
         let done = if self.ifaces[i].pipelined {
             // Its tail came in at `queued_at` (`accept`).
             self.pipelined_done(i, class, start, self.slab.at(id).queued_at)
@@ -124,6 +126,13 @@ impl<P: RingProtocol> Fabric<P> {
     /// The server of the input queue of `class` at `i` finishes its packet.
     #[inline(always)]
     pub(super) fn finish(&mut self, i: usize, class: usize) {
+        self.finish_on(i, class, None);
+    }
+
+    /// `finish`, a packet for another agent going on along `leg` where that
+    /// is known (chosen when it asked for the agent's bus).
+    #[inline(always)]
+    pub(super) fn finish_on(&mut self, i: usize, class: usize, leg: Option<Leg>) {
         let now = self.sched.now();
         self.settle_arrival(i, class);
         let q = self.ifaces[i].input_mut(class);
@@ -135,7 +144,7 @@ impl<P: RingProtocol> Fabric<P> {
         self.serviced(i, class, id, &pk);
         let me = self.ifaces[i].agent;
         if pk.dst != me {
-            self.send_on(i, pk);
+            self.send_on(i, pk, leg);
             self.start_service(i, class);
             return;
         }
@@ -230,9 +239,12 @@ impl<P: RingProtocol> Fabric<P> {
 
     /// A bridge or switch has serviced `pk`, for another agent: it goes on,
     /// as a fresh packet, from the interface toward its destination (across
-    /// the agent's bus if it has one).
-    fn send_on(&mut self, i: usize, pk: Packet) {
-        let (o, to) = self.route_to(self.ifaces[i].agent, pk.dst);
+    /// the agent's bus if it has one), along `leg` if it is known.
+    fn send_on(&mut self, i: usize, pk: Packet, leg: Option<Leg>) {
+        let (o, to) = match leg {
+            Some(leg) => (leg.out as usize, leg.strip),
+            None => self.route_on(self.ifaces[i].agent, pk.dst),
+        };
         let mut next = pk.on(o as u16, to);
         next.phase = Phase::Fresh;
         next.eff = next.priority;
