@@ -26,16 +26,23 @@ use ringlet_fabric::protocol::Admission;
 /// The queue allocation of a ringlet's input queues.
 pub struct QueueAllocation {
     enabled: bool,
-    /// Per node and input queue: the phase served, and reservations outstanding per phase.
-    serve: Vec<[u8; MAX_CLASSES]>,
-    pending: Vec<[[u32; 2]; MAX_CLASSES]>,
+    /// Per node and input queue (one node's side by side: a decision reads
+    /// both fields, and in a large network each line is a cache miss).
+    queues: Vec<[Reservations; MAX_CLASSES]>,
     /// BUSY_A / BUSY_B echoes sent (reservations made).
     pub reservations: u64,
 }
 
+/// One input queue's: the phase served, and reservations outstanding per phase.
+#[derive(Clone, Copy, Default)]
+struct Reservations {
+    serve: u8,
+    pending: [u32; 2],
+}
+
 impl QueueAllocation {
     pub fn new(nodes: usize, enabled: bool) -> Self {
-        QueueAllocation { enabled, serve: vec![[0; MAX_CLASSES]; nodes], pending: vec![[[0; 2]; MAX_CLASSES]; nodes], reservations: 0 }
+        QueueAllocation { enabled, queues: vec![[Reservations::default(); MAX_CLASSES]; nodes], reservations: 0 }
     }
 
     /// Whether input queue `side` of `node`, with `free` slots, admits a packet in `phase`.
@@ -43,8 +50,8 @@ impl QueueAllocation {
         if !self.enabled {
             return Admission::if_room(free);
         }
-        let serve = self.serve[node][side] as usize;
-        let pending = &mut self.pending[node][side];
+        let queue = &mut self.queues[node][side];
+        let (serve, pending) = (queue.serve as usize, &mut queue.pending);
         let owed = pending[0] + pending[1];
         // Why a packet that is not admitted is busied.
         let busy = |p: Phase| if free == 0 { Admission::Busy(p) } else { Admission::Reserved(p) };
@@ -66,7 +73,7 @@ impl QueueAllocation {
                 }
                 pending[q] -= 1;
                 if pending[serve] == 0 && pending[1 - serve] > 0 {
-                    self.serve[node][side] = (1 - serve) as u8;
+                    queue.serve = (1 - serve) as u8;
                 }
                 Admission::Accept
             }
@@ -75,7 +82,8 @@ impl QueueAllocation {
 
     /// (phase served, reservations outstanding per phase) of one input queue.
     pub fn state(&self, node: usize, side: usize) -> (u8, [u32; 2]) {
-        (self.serve[node][side], self.pending[node][side])
+        let q = self.queues[node][side];
+        (q.serve, q.pending)
     }
 }
 
