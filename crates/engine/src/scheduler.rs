@@ -6,7 +6,8 @@
 //! covering about 2.8 us, each a short sorted list, with a binary heap for the
 //! rare events beyond it (sparse traffic arrivals, long hold-offs). Pushing
 //! and popping cost a few instructions; a bitmap finds the next non-empty
-//! bucket.
+//! bucket. A model with many more events per nanosecond (thousands of ring
+//! interfaces) asks for narrower buckets, so that the lists stay short.
 //! The pop order is exactly that of one heap ordered by (time, sequence),
 //! so results do not depend on the data structure (`same_order_as_a_heap`).
 
@@ -17,9 +18,11 @@ use std::collections::BinaryHeap;
 /// Bucket width: 2^12 ticks, 1.37 ns: under one 2 ns SCI symbol, so a
 /// bucket holds at most one symbol time of a ring's aligned events and
 /// nearly every event is appended to its list (2^13 ticks, 2.73 ns, cost 1%
-/// more instructions on the reference workload, in `insert_sorted`).
-const BUCKET_SHIFT: u32 = 12;
-/// Buckets on the wheel: 2^11, about 2.8 us ahead.
+/// more instructions on the reference workload, in `insert_sorted`). A
+/// model with many more events per nanosecond asks for finer buckets
+/// (`Scheduler::with_bucket`).
+pub const BUCKET_SHIFT: u32 = 12;
+/// Buckets on the wheel: 2^11, about 2.8 us ahead (at the default width).
 const BUCKETS: u64 = 1 << 11;
 const MASK: u64 = BUCKETS - 1;
 const WORDS: usize = (BUCKETS / 64) as usize;
@@ -41,8 +44,8 @@ impl<E> Entry<E> {
     }
 
     #[inline]
-    fn bucket(&self) -> u64 {
-        self.time() >> BUCKET_SHIFT
+    fn bucket(&self, shift: u32) -> u64 {
+        self.time() >> shift
     }
 }
 
@@ -91,9 +94,11 @@ struct Link<E> {
 /// list, empty or not, takes no data-dependent branch, and nearly every new
 /// event is appended (it is scheduled after those already in its bucket).
 pub struct Scheduler<E> {
-    /// Absolute index of the current bucket (`now >> BUCKET_SHIFT`); the
+    /// Absolute index of the current bucket (`now >> shift`); the
     /// wheel holds buckets `cur .. cur + BUCKETS`, bucket `b` in slot `b % BUCKETS`.
     cur: u64,
+    /// Bucket width: 2^`shift` ticks.
+    shift: u32,
     /// Entries by id; `pool[slot].next` is the first entry of a slot.
     pool: Vec<Link<E>>,
     /// Last entry of each slot's list (the slot's sentinel when empty).
@@ -123,6 +128,15 @@ pub struct Scheduler<E> {
 impl<E: Copy + Default> Scheduler<E> {
     /// An empty scheduler at time 0 with room for `capacity` pending events.
     pub fn with_capacity(capacity: usize) -> Self {
+        Self::with_bucket(capacity, BUCKET_SHIFT)
+    }
+
+    /// `with_capacity`, buckets 2^`shift` ticks wide (the wheel spans
+    /// `BUCKETS` of them). Finer buckets keep the lists short where events
+    /// are dense (thousands of ring interfaces), at the price of a shorter
+    /// span: events beyond it wait in the far heap. The order events are
+    /// popped in does not depend on it.
+    pub fn with_bucket(capacity: usize, shift: u32) -> Self {
         let slots = BUCKETS as usize;
         let mut pool = Vec::with_capacity(slots + capacity);
         pool.resize(slots, Link { time: 0, event: E::default(), next: NIL });
@@ -133,6 +147,7 @@ impl<E: Copy + Default> Scheduler<E> {
         let hints = Box::new([(NIL, 0); BUCKETS as usize]);
         Scheduler {
             cur: 0,
+            shift,
             pool,
             tails,
             hints,
@@ -175,10 +190,11 @@ impl<E: Copy + Default> Scheduler<E> {
     #[inline]
     pub fn at(&mut self, at: Time, event: E) {
         debug_assert!(at >= self.now, "event scheduled in the past: {at} < {}", self.now);
-        if (at >> BUCKET_SHIFT) - self.cur >= BUCKETS {
+        let b = at >> self.shift;
+        if b - self.cur >= BUCKETS {
             return self.place_far(at, event);
         }
-        self.place(at, event);
+        self.place(b, at, event);
     }
 
     /// Schedules `event` `delay` ticks from now.
@@ -187,11 +203,10 @@ impl<E: Copy + Default> Scheduler<E> {
         self.at(self.now + delay, event);
     }
 
-    /// Puts an event at `time` (on the wheel's span) into its bucket's list.
+    /// Puts an event at `time` (on the wheel's span) into its bucket `b`'s list.
     #[inline(always)]
-    fn place(&mut self, time: Time, event: E) {
-        let b = time >> BUCKET_SHIFT;
-        debug_assert!(b >= self.cur && b - self.cur < BUCKETS);
+    fn place(&mut self, b: u64, time: Time, event: E) {
+        debug_assert!(b == time >> self.shift && b >= self.cur && b - self.cur < BUCKETS);
         let slot = (b & MASK) as usize;
         let link = Link { time, event, next: NIL };
         let id = if self.free != NIL {
@@ -224,7 +239,7 @@ impl<E: Copy + Default> Scheduler<E> {
         // slot's, if its bucket is `time`'s (the wheel holds each slot's
         // bucket once).
         let (hint, h) = self.hints[slot];
-        let usable = h > self.now && h <= time && h >> BUCKET_SHIFT == time >> BUCKET_SHIFT;
+        let usable = h > self.now && h <= time && h >> self.shift == time >> self.shift;
         let mut prev = if usable { hint } else { slot as u32 };
         while self.pool[self.pool[prev as usize].next as usize].time <= time {
             prev = self.pool[prev as usize].next;
@@ -238,7 +253,7 @@ impl<E: Copy + Default> Scheduler<E> {
     fn place_far(&mut self, at: Time, event: E) {
         let entry = Entry { key: ((at as u128) << 64) | self.seq as u128, event };
         self.seq += 1;
-        self.far_bucket = self.far_bucket.min(entry.bucket());
+        self.far_bucket = self.far_bucket.min(entry.bucket(self.shift));
         self.far.push(entry);
     }
 
@@ -293,7 +308,7 @@ impl<E: Copy + Default> Scheduler<E> {
         if first.time() > until {
             return None;
         }
-        self.cur = first.bucket();
+        self.cur = first.bucket(self.shift);
         self.migrate_far();
         self.pop_until(until)
     }
@@ -302,13 +317,13 @@ impl<E: Copy + Default> Scheduler<E> {
     #[cold]
     fn migrate_far(&mut self) {
         while let Some(e) = self.far.peek() {
-            if e.bucket() - self.cur >= BUCKETS {
+            if e.bucket(self.shift) - self.cur >= BUCKETS {
                 break;
             }
             let e = self.far.pop().expect("peeked");
-            self.place(e.time(), e.event);
+            self.place(e.bucket(self.shift), e.time(), e.event);
         }
-        self.far_bucket = self.far.peek().map_or(u64::MAX, Entry::bucket);
+        self.far_bucket = self.far.peek().map_or(u64::MAX, |e| e.bucket(self.shift));
     }
 
     /// Absolute index of the first non-empty bucket on the wheel (the
@@ -477,7 +492,18 @@ mod tests {
     /// far-future events, interleaving pops and pushes as a model does.
     #[test]
     fn same_order_as_a_heap() {
-        let mut s = Scheduler::with_capacity(8);
+        same_order_as_a_heap_with(BUCKET_SHIFT);
+    }
+
+    /// The same with finer buckets (a wheel of a shorter span, more events
+    /// in the far heap), as a fabric of thousands of interfaces asks for.
+    #[test]
+    fn same_order_as_a_heap_with_finer_buckets() {
+        same_order_as_a_heap_with(BUCKET_SHIFT - 3);
+    }
+
+    fn same_order_as_a_heap_with(shift: u32) {
+        let mut s = Scheduler::with_bucket(8, shift);
         let mut reference = Reference::new();
         let mut rng = XorShift(12345);
         let mut id = 0u32;
