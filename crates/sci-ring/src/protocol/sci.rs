@@ -14,6 +14,9 @@ use ringlet_fabric::protocol::{Admission, Effects, Permit, ProtoCounters, QueueV
 use ringlet_scenario::Scenario;
 
 /// Base SCI: bandwidth allocation plus queue allocation, FIFO queues.
+/// (Each ringlet's starting on a cache line: the bandwidth allocation's
+/// first line is what every decision reads.)
+#[repr(C, align(64))]
 pub struct BaseSci {
     pub bandwidth: Bandwidth,
     pub queues: QueueAllocation,

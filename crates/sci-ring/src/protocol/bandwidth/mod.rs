@@ -112,41 +112,56 @@ pub struct Holds {
     pub go: u64,
 }
 
+/// What one node's latest own packet left it with, and what its idles
+/// show: the fields a decision reads together, side by side (in a network
+/// of thousands of ringlets, each table a decision looked in was a cache
+/// miss).
+#[derive(Clone, Copy, Debug, Default)]
+struct Node {
+    /// Idle time owed for its latest own packet (until its recovery ends).
+    debt: Time,
+    /// Repaying until then, if packets stop passing (`None`: not repaying).
+    repay_until: Option<Time>,
+    /// Its latest idle-priority step (the back of its `ipr`), where most looks end.
+    ipr_last: (Time, u16),
+    /// The level of its latest own packet (what its repayment withholds).
+    sent_level: u16,
+}
+
+/// One ringlet's bandwidth allocation. Laid out by hand (`repr(C)`): what
+/// every decision reads (the switches, the node table, the nodes that may
+/// signal) in the first cache line; in a network of thousands of ringlets
+/// the compiler's order spread it over all six.
+#[repr(C)]
 pub struct Bandwidth {
     enabled: bool,
     rules: Allocation,
     prioritized: bool,
-    view: RingletView,
-    max_dist: Time,
-    cycle: Time,
     /// Idles that follow every packet (part of a packet's debt).
     separator: u32,
+    max_dist: Time,
+    /// Per node: its debt, repayment and latest idle priority (`Node`).
+    nodes: Vec<Node>,
+    /// Nodes whose idles may show a packet waiting to some node now (a
+    /// superset, dropped lazily): a decision looks only at those, as it
+    /// looks only at the stretches of converted idles still travelling, so
+    /// its cost follows the few nodes that wait or repay, not the ring's size.
+    signalling: NodeSet,
+    /// The stretches of idles nodes converted that some node may still
+    /// see; a node's latest one's `to` moves while it repays.
+    withheld: Stretches,
+    view: RingletView,
+    cycle: Time,
     /// Per node: the idle priority its idles carry, as (from, level)
     /// steps, oldest first (0 = nothing waiting, else 1 + priority). The
     /// last step may lie in the future (a change made at the end of a packet).
     ipr: Vec<VecDeque<(Time, u16)>>,
-    /// Per node: its latest step (the back of `ipr`), where most looks end.
-    ipr_last: Vec<(Time, u16)>,
-    /// The stretches of idles nodes converted that some node may still
-    /// see; a node's latest one's `to` moves while it repays.
-    withheld: Stretches,
-    /// Per node: idle time owed for its latest own packet (until its recovery ends).
-    debt: Vec<Time>,
-    /// Per node: the level of its latest own packet (what its repayment withholds).
-    sent_level: Vec<u16>,
-    /// Per node: repaying until then, if packets stop passing (`None`: not repaying).
-    repay_until: Vec<Option<Time>>,
     /// Per node: the nodes held by its state, to wake when that changes,
     /// in the order they were held.
     waiters: Vec<Vec<u16>>,
     /// The same as bits (node `i`'s waiters in row `i`), so that holding a
     /// node again costs one look, not a search of the list.
     waiter_bits: NodeSets,
-    /// Nodes whose idles may show a packet waiting to some node now (a
-    /// superset, dropped lazily): a decision looks only at those, as it
-    /// looks only at the stretches of converted idles still travelling, so
-    /// its cost follows the few nodes that wait or repay, not the ring's size.
-    signalling: NodeSet,
     pub holds: Holds,
     /// Debts repaid in full, and debts forgiven or ended early (nobody waiting).
     pub repaid: u64,
@@ -167,11 +182,8 @@ impl Bandwidth {
             cycle: p.cycle,
             separator: p.separator,
             ipr: (0..n).map(|_| VecDeque::from([(0, 0)])).collect(),
-            ipr_last: vec![(0, 0); n],
+            nodes: vec![Node::default(); n],
             withheld: Stretches::new(n),
-            debt: vec![0; n],
-            sent_level: vec![0; n],
-            repay_until: vec![None; n],
             waiters: vec![Vec::new(); n],
             waiter_bits: NodeSets::new(if enabled { n } else { 0 }, n),
             signalling: NodeSet::new(n),
@@ -193,7 +205,7 @@ impl Bandwidth {
     /// Node `i`'s idle priority at time `t`.
     #[inline]
     fn ipr_at(&self, i: usize, t: Time) -> u16 {
-        match self.ipr_last[i] {
+        match self.nodes[i].ipr_last {
             // Mostly the latest step, seen after its travel.
             (at, level) if at <= t => level,
             _ => self.ipr[i].iter().rev().skip(1).find(|&&(at, _)| at <= t).map_or(0, |&(_, l)| l),
@@ -203,7 +215,7 @@ impl Bandwidth {
     /// Whether node `i`'s idles may show a packet waiting to another node
     /// from now on (`horizon`: now less the ringlet's longest travel).
     fn signals(&self, i: usize, horizon: Time) -> bool {
-        let (at, level) = self.ipr_last[i];
+        let (at, level) = self.nodes[i].ipr_last;
         level != 0 || at > horizon
     }
 
@@ -224,14 +236,14 @@ impl Bandwidth {
     /// Sets node `i`'s idle priority from time `at` on; waiters are woken
     /// when a lower one reaches them.
     fn set_ipr(&mut self, i: usize, at: Time, level: u16, fx: &mut Effects) {
-        let (last_at, last) = self.ipr_last[i];
+        let (last_at, last) = self.nodes[i].ipr_last;
         if last == level {
             return;
         }
         let at = at.max(last_at);
         self.prune(i, at);
         self.ipr[i].push_back((at, level));
-        self.ipr_last[i] = (at, level);
+        self.nodes[i].ipr_last = (at, level);
         self.signalling.insert(i);
         if level < last {
             self.wake_waiters(i, at, fx);
@@ -281,15 +293,15 @@ impl Bandwidth {
         let mine = self.level(priority);
         let mut wake: Option<Time> = None;
         // Its own debt, unless nobody else is waiting (the ipr condition).
-        if let Some(until) = self.repay_until[j].filter(|_| self.rules.debts) {
+        if let Some(until) = self.nodes[j].repay_until.filter(|_| self.rules.debts) {
             if now < until {
-                match self.contender(j, now, self.sent_level[j]) {
+                match self.contender(j, now, self.nodes[j].sent_level) {
                     Some(i) => {
                         self.holds.debt += 1;
                         // Decide again when repaid, or when the waiting node
                         // is seen served, if that is sooner.
-                        let (at, level) = self.ipr_last[i];
-                        if level < self.sent_level[j] {
+                        let (at, level) = self.nodes[i].ipr_last;
+                        if level < self.nodes[j].sent_level {
                             wake = Some(until.min(at + self.view.travel(i, j)));
                         } else {
                             self.wait_on(i, j);
@@ -299,7 +311,7 @@ impl Bandwidth {
                     None => self.end_repayment(j, now, fx),
                 }
             } else {
-                self.repay_until[j] = None;
+                self.nodes[j].repay_until = None;
                 self.repaid += 1;
             }
         }
@@ -363,9 +375,9 @@ impl Bandwidth {
                 last.to = now;
             }
         }
-        self.debt[j] = slot;
-        self.sent_level[j] = self.level(priority);
-        self.repay_until[j] = None;
+        self.nodes[j].debt = slot;
+        self.nodes[j].sent_level = self.level(priority);
+        self.nodes[j].repay_until = None;
         // The idles after the packet carry what it waits with next.
         let level = next.map_or(0, |q| self.level(q));
         self.set_ipr(j, now + slot, level, fx);
@@ -374,16 +386,16 @@ impl Bandwidth {
     /// Node `j`'s bypass FIFO is empty after its own packet: it repays its
     /// debt if someone else waits, otherwise owes nothing.
     pub fn on_recovered(&mut self, j: usize, now: Time) {
-        if !self.enabled || self.debt[j] == 0 {
+        if !self.enabled || self.nodes[j].debt == 0 {
             return;
         }
-        let debt = std::mem::take(&mut self.debt[j]);
-        let level = self.sent_level[j];
+        let debt = std::mem::take(&mut self.nodes[j].debt);
+        let level = self.nodes[j].sent_level;
         if self.contender(j, now, level).is_none() {
             self.forgiven += 1;
             return;
         }
-        self.repay_until[j] = Some(now + debt);
+        self.nodes[j].repay_until = Some(now + debt);
         self.prune(j, now);
         self.withheld.push(j, now, now + debt, level);
     }
@@ -392,10 +404,10 @@ impl Bandwidth {
     /// during a repayment the packet is not an idle to convert.
     #[inline]
     pub fn on_pass(&mut self, j: usize, now: Time, symbols: u32) {
-        if let Some(until) = self.repay_until[j] {
+        if let Some(until) = self.nodes[j].repay_until {
             if now < until {
                 let until = until + symbols as Time * self.cycle;
-                self.repay_until[j] = Some(until);
+                self.nodes[j].repay_until = Some(until);
                 if let Some(last) = self.withheld.latest_mut(j) {
                     last.to = until;
                 }
@@ -413,7 +425,7 @@ impl Bandwidth {
 
     /// Node `j`'s repayment ends now: nobody else waits.
     fn end_repayment(&mut self, j: usize, now: Time, fx: &mut Effects) {
-        self.repay_until[j] = None;
+        self.nodes[j].repay_until = None;
         self.forgiven += 1;
         if let Some(last) = self.withheld.latest_mut(j) {
             if last.to > now {
