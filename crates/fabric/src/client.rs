@@ -193,10 +193,14 @@ pub struct InputQueue {
     /// next leg of the way of the packet in service, if it is for another
     /// agent (`crossing::decode`).
     pub leg: Leg,
+    /// The server's service time, and where it is a pipeline the least time
+    /// between two services' starts (`Iface::service_time`, `Iface::spacing`).
+    pub service_time: Time,
+    pub spacing: Time,
 }
 
 impl InputQueue {
-    pub fn new(capacity: u32, levels: usize) -> Self {
-        InputQueue { capacity, occupied: 0, waiting: PriorityFifo::new(levels), arriving: None, in_service: None, stalled: false, next_begin: 0, leg: NO_LEG }
+    pub fn new(capacity: u32, levels: usize, service_time: Time, spacing: Time) -> Self {
+        InputQueue { capacity, occupied: 0, waiting: PriorityFifo::new(levels), arriving: None, in_service: None, stalled: false, next_begin: 0, leg: NO_LEG, service_time, spacing }
     }
 }

@@ -24,12 +24,15 @@ pub const NO_DECISION: Time = Time::MAX;
 
 /// One ring interface's state.
 ///
-/// Laid out by hand (`repr(C)`), the fields every hop looks at first, in the
-/// first cache lines, each interface starting on a line of its own: a
-/// network of thousands of interfaces keeps few of them in cache, and the
-/// compiler's order scattered those fields over both ends of the
-/// structure, a cache miss more for nearly every look. The queues of the
-/// classes in use follow; the rest of the classes' are never touched.
+/// Laid out by hand (`repr(C)`), each interface starting on a cache line
+/// of its own: a network of thousands of interfaces keeps few of them in
+/// cache, so each line an event touches is a miss, and the compiler's
+/// order scattered the fields every hop looks at over both ends of the
+/// structure. The link, the bypass FIFO and the own packets' counts fill
+/// the first line; the interface's place, its flags, the hops and the
+/// generated packets the second; what an own packet's decision reads next
+/// the third. The queues of the classes in use follow (the rest of the
+/// classes' are never touched), each input queue with its server's timing.
 #[derive(Debug)]
 #[repr(C, align(64))]
 pub struct Iface {
@@ -39,11 +42,6 @@ pub struct Iface {
     /// `NO_DECISION`. Packets arriving at that instant wait for it, so an own
     /// packet can take the idle slot (register insertion wins ties).
     pub decision_at: Time,
-    /// How long a head takes from the output to the next interface and
-    /// through: out of its bypass FIFO for a packet passing it, decoded
-    /// there for one it strips.
-    pub hop: Time,
-    pub strip_hop: Time,
     /// Packets in (or on their way into) the bypass FIFO, in arrival order,
     /// with the time each can leave (head arrival + bypass delay). Entries
     /// with a time still in the future have not arrived yet.
@@ -70,15 +68,11 @@ pub struct Iface {
     pub shared_server: bool,
     /// The agent passes packets between its interfaces over a bus (`topology::Agent::bus`).
     pub on_bus: bool,
-    /// `first_own()` as of an `own_changes()` count.
-    first_own_cache: Cell<(u64, Option<u32>)>,
-    /// The protocol asked not to hear of this interface's own packet being
-    /// blocked again until `own_changes()` differs from this count.
-    pub blocked_quiet: Option<u64>,
-    /// The protocol skipped every own packet when last asked: its permit
-    /// epoch then, `own_changes()` then, and how many packets it skipped
-    /// (see `RingProtocol::permit_epoch`).
-    pub all_skipped: Option<(u64, u64, u32)>,
+    /// How long a head takes from the output to the next interface and
+    /// through: out of its bypass FIFO for a packet passing it, decoded
+    /// there for one it strips.
+    pub hop: Time,
+    pub strip_hop: Time,
     /// Packets this interface puts into the stream itself, not in place of a
     /// stripped one (control packets, echoes sent on service or eviction),
     /// waiting for room in the bypass FIFO, first first.
@@ -88,21 +82,27 @@ pub struct Iface {
     /// node's own packet waits until they have left, as the FIFO could not
     /// hold them and what arrives while it sends.
     pub inserted: Vec<u32>,
-    /// The most the bypass FIFO has held (see [`Occupancy`]).
-    pub occupancy: Occupancy,
-    /// Input queue service time per class (`service_time`).
-    iqst: [Time; MAX_CLASSES],
-    spacing: [Time; MAX_CLASSES],
+    /// `first_own()` as of an `own_changes()` count.
+    first_own_cache: Cell<(u64, Option<u32>)>,
+    /// The protocol asked not to hear of this interface's own packet being
+    /// blocked again until `own_changes()` differs from this count.
+    pub blocked_quiet: Option<u64>,
     /// The send path: a packet the agent queues here arrives this long later
     /// (`topology::PortSpec::send_delay`).
     pub send_delay: Time,
-    /// The classes in use, in precedence order (the first `classes` entries).
-    order: [u8; MAX_CLASSES],
-    round_robin: bool,
+    /// The protocol skipped every own packet when last asked: its permit
+    /// epoch then, `own_changes()` then, and how many packets it skipped
+    /// (see `RingProtocol::permit_epoch`).
+    pub all_skipped: Option<(u64, u64, u32)>,
     classes: usize,
     /// With `Classes::round_robin`: where in `order` the next look starts
     /// (past the class of the last own packet taken).
     turn: usize,
+    /// The classes in use, in precedence order (the first `classes` entries).
+    order: [u8; MAX_CLASSES],
+    round_robin: bool,
+    /// The most the bypass FIFO has held (see [`Occupancy`]).
+    pub occupancy: Occupancy,
     outputs: [OutputQueue; MAX_CLASSES],
     inputs: [InputQueue; MAX_CLASSES],
 }
@@ -126,6 +126,7 @@ impl Iface {
         let own = topology.agent(topology.agent_of(i)).ports;
         let input_queue = own.input_queue.unwrap_or(p.input_queue);
         let output_queue = own.output_queue.unwrap_or(p.output_queue);
+        let (iqst, spacing) = (own.iqst.unwrap_or(p.iqst), own.spacing.unwrap_or([0; MAX_CLASSES]));
         Iface {
             bypass: BypassFifo::with_capacity(16),
             occupancy: Occupancy::default(),
@@ -134,9 +135,7 @@ impl Iface {
             next: topology.next(i),
             hop: topology.hop(i),
             strip_hop: topology.strip_hop(i),
-            iqst: own.iqst.unwrap_or(p.iqst),
             pipelined: own.spacing.is_some(),
-            spacing: own.spacing.unwrap_or([0; MAX_CLASSES]),
             send_delay: own.send_delay,
             shared_server: own.shared_server,
             on_bus: topology.agent(topology.agent_of(i)).bus.is_some(),
@@ -145,7 +144,7 @@ impl Iface {
             pos: topology.position(i),
             agent: topology.agent_of(i),
             outputs: std::array::from_fn(|_| OutputQueue::new(output_queue, ewq, levels)),
-            inputs: std::array::from_fn(|c| InputQueue::new(input_queue[c], levels)),
+            inputs: std::array::from_fn(|c| InputQueue::new(input_queue[c], levels, iqst[c], spacing[c])),
             order,
             classes: p.classes.len(),
             turn: 0,
@@ -190,14 +189,14 @@ impl Iface {
     /// The service time of the input queue of `class`.
     #[inline(always)]
     pub fn service_time(&self, class: usize) -> Time {
-        self.iqst[slot(class)]
+        self.inputs[slot(class)].service_time
     }
 
     /// The least time between the starts of two services of the input
     /// queue of `class`, where its server is a pipeline.
     #[inline(always)]
     pub fn spacing(&self, class: usize) -> Time {
-        self.spacing[slot(class)]
+        self.inputs[slot(class)].spacing
     }
 
     /// The input queue of `class`.
@@ -428,6 +427,20 @@ mod tests {
     fn params() -> Params {
         let shape = Shape { request_len: 8, request_class: 0, response_len: 40, response_class: 1, responses: 1, data_bytes: 64, data_in_response: true, requests: 1, packet_bytes: 0, last_len: 0, load_bytes: 64 };
         Params { cycle: 2000, separator: 1, echo_len: 4, bypass_fifo_symbols: 41, iqst: [0; MAX_CLASSES], input_queue: [5; MAX_CLASSES], output_queue: 8, shapes: vec![shape], shares: vec![1.0], sources: Default::default(), classes: Classes::requests_and_responses(), client: Default::default() }
+    }
+
+    /// The fields every event looks at first stay where `Iface`'s layout
+    /// puts them: the link, the bypass FIFO and the own packets' counts in
+    /// the first cache line, the place, flags, hops and generated packets
+    /// in the second.
+    #[test]
+    fn the_hot_fields_fill_the_first_cache_lines() {
+        use std::mem::{align_of, offset_of, size_of};
+        assert_eq!(align_of::<Iface>(), 64);
+        let end = |offset: usize, size: usize| offset + size;
+        assert!(end(offset_of!(Iface, ringlet), 2) <= 64);
+        assert!(end(offset_of!(Iface, own_len), 4) <= 64);
+        assert!(offset_of!(Iface, pos) >= 64 && end(offset_of!(Iface, generated), size_of::<VecDeque<u32>>()) <= 128);
     }
 
     /// The collecting merge and the lazy one agree: highest level first,
