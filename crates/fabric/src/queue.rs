@@ -359,4 +359,19 @@ mod tests {
         assert_eq!(q.len(), 2);
         assert_eq!(q.iter().copied().collect::<Vec<_>>(), vec![50, 10]);
     }
+
+    /// Beyond 64 levels the non-empty levels span several words: the
+    /// highest and the lowest are still found, in any word.
+    #[test]
+    fn levels_beyond_one_word() {
+        let mut q = PriorityFifo::new(256);
+        for (p, x) in [(200, 2), (70, 7), (130, 13)] {
+            q.push(p, x);
+        }
+        assert_eq!((q.lowest_level(), q.peek_level()), (Some(70), Some(200)));
+        assert_eq!(q.pop_lowest_below(71), Some(7));
+        assert_eq!(q.lowest_level(), Some(130));
+        assert_eq!(q.pop(), Some(2));
+        assert_eq!((q.lowest_level(), q.peek_level()), (Some(130), Some(130)));
+    }
 }
