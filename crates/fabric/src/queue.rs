@@ -222,17 +222,6 @@ impl<T: Copy> PriorityFifo<T> {
         }
     }
 
-    #[inline]
-    pub fn peek_mut(&mut self) -> Option<&mut T> {
-        match &mut self.high {
-            None => self.low.front_mut(),
-            Some(h) => {
-                let l = h.top()?;
-                h.at_mut(&mut self.low, l).front_mut()
-            }
-        }
-    }
-
     /// The head and its priority level.
     #[inline]
     pub fn head(&self) -> Option<(u16, T)> {
@@ -358,6 +347,19 @@ mod tests {
         assert_eq!(q.pop_lowest_below(2), Some(11));
         assert_eq!(q.len(), 2);
         assert_eq!(q.iter().copied().collect::<Vec<_>>(), vec![50, 10]);
+    }
+
+    /// A FIFO of one level and one of several answer alike: empty or not,
+    /// and the lowest level.
+    #[test]
+    fn emptiness_and_lowest_level() {
+        for levels in [1, 4] {
+            let mut q = PriorityFifo::new(levels);
+            assert!(q.is_empty() && q.lowest_level().is_none());
+            q.push(0, 5);
+            assert!(!q.is_empty());
+            assert_eq!(q.lowest_level(), Some(0), "{levels} levels");
+        }
     }
 
     /// Beyond 64 levels the non-empty levels span several words: the
