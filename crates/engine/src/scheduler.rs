@@ -596,6 +596,22 @@ mod tests {
         assert_eq!(order, vec![6, 1, 3, 5, 2, 4]);
     }
 
+    /// Many events of a few equal times, all beyond the wheel: the far
+    /// heap alone orders them, by their sequence numbers.
+    #[test]
+    fn equal_far_times_pop_in_scheduling_order() {
+        let mut s = Scheduler::with_capacity(4);
+        let far = 50_000_000; // beyond the wheel at time 0
+        let times = [far + 7, far, far + 7, far + 3];
+        for id in 0..64u32 {
+            s.at(times[id as usize % times.len()], id);
+        }
+        let order: Vec<u32> = std::iter::from_fn(|| s.pop()).collect();
+        let mut want: Vec<u32> = (0..64).collect();
+        want.sort_by_key(|&id| times[id as usize % times.len()]); // stable: ties keep their order
+        assert_eq!(order, want);
+    }
+
     #[test]
     fn after_is_relative_to_now() {
         let mut s = Scheduler::with_capacity(2);

@@ -613,3 +613,18 @@ impl<P: RingProtocol> Model for Fabric<P> {
         self.stop = Some(Stop::Interrupted);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::bucket_shift;
+    use ringlet_engine::scheduler::BUCKET_SHIFT;
+
+    /// The engine's width up to 512 interfaces, one step finer for each
+    /// doubling beyond, at most three steps.
+    #[test]
+    fn buckets_narrow_with_thousands_of_interfaces() {
+        let widths: Vec<u32> = [0, 1, 8, 512, 513, 1024, 1025, 2048, 4096, 4097, 1 << 16].map(bucket_shift).to_vec();
+        let b = BUCKET_SHIFT;
+        assert_eq!(widths, vec![b, b, b, b, b - 1, b - 1, b - 2, b - 2, b - 3, b - 3, b - 3]);
+    }
+}
