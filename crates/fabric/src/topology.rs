@@ -748,6 +748,8 @@ mod tests {
         assert_eq!(t.strip_iface(a, left[2]), t.agent(left[2]).ifaces[0]);
         assert_eq!(t.out_iface(bridge, right[0]), bc);
         assert_eq!(t.out_iface(bridge, left[0]), ba);
+        // Packets are addressed to endpoints only: none to the bridge (beyond the tables' span).
+        assert_eq!((t.out_iface(bridge, bridge), t.leg(bridge, bridge).out, t.strip_iface(a, bridge)), (NO_IFACE, NO_IFACE, NO_IFACE));
     }
 
     /// The routes as the search defined them before it found them on the
