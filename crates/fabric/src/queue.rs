@@ -112,9 +112,7 @@ impl<T: Copy> Levels<T> {
     #[inline(never)]
     fn push_front_behind(&mut self, low: &mut VecDeque<T>, priority: u16, item: T, ahead: impl Fn(&T) -> bool) {
         let l = self.level(priority);
-        let q = self.at_mut(low, l);
-        let at = q.iter().take_while(|x| ahead(x)).count();
-        q.insert(at, item);
+        insert_behind(self.at_mut(low, l), item, ahead);
         self.added(l);
     }
 
@@ -136,11 +134,9 @@ impl<T: Copy> Levels<T> {
     #[inline(never)]
     fn remove_first(&mut self, low: &mut VecDeque<T>, mut f: impl FnMut(&T) -> bool) -> Option<T> {
         for l in (0..=self.above.len()).rev() {
-            let q = self.at_mut(low, l);
-            if let Some(k) = q.iter().position(&mut f) {
-                let item = q.remove(k);
+            if let Some(item) = remove_where(self.at_mut(low, l), &mut f) {
                 self.taken(low, l);
-                return item;
+                return Some(item);
             }
         }
         None
@@ -156,6 +152,18 @@ impl<T: Copy> Levels<T> {
         self.taken(low, l);
         item
     }
+}
+
+/// Puts `item` in `q` behind the items at its front for which `ahead` holds.
+fn insert_behind<T>(q: &mut VecDeque<T>, item: T, ahead: impl Fn(&T) -> bool) {
+    let at = q.iter().take_while(|x| ahead(x)).count();
+    q.insert(at, item);
+}
+
+/// Removes and returns the first item of `q` matching `f`.
+fn remove_where<T>(q: &mut VecDeque<T>, f: impl FnMut(&T) -> bool) -> Option<T> {
+    let k = q.iter().position(f)?;
+    q.remove(k)
 }
 
 impl<T: Copy> PriorityFifo<T> {
@@ -180,10 +188,7 @@ impl<T: Copy> PriorityFifo<T> {
     #[inline]
     pub fn push_front_behind(&mut self, priority: u16, item: T, ahead: impl Fn(&T) -> bool) {
         match &mut self.high {
-            None => {
-                let at = self.low.iter().take_while(|x| ahead(x)).count();
-                self.low.insert(at, item);
-            }
+            None => insert_behind(&mut self.low, item, ahead),
             Some(h) => h.push_front_behind(&mut self.low, priority, item, ahead),
         }
     }
@@ -268,12 +273,9 @@ impl<T: Copy> PriorityFifo<T> {
     }
 
     /// Removes and returns the first item (in service order) matching `f`.
-    pub fn remove_first(&mut self, mut f: impl FnMut(&T) -> bool) -> Option<T> {
+    pub fn remove_first(&mut self, f: impl FnMut(&T) -> bool) -> Option<T> {
         match &mut self.high {
-            None => {
-                let k = self.low.iter().position(&mut f)?;
-                self.low.remove(k)
-            }
+            None => remove_where(&mut self.low, f),
             Some(h) => h.remove_first(&mut self.low, f),
         }
     }
