@@ -357,6 +357,14 @@ pub trait RingProtocol {
     #[inline(always)]
     fn mark_passing(&mut self, _at: usize, _now: Time, _field: &mut u8) {}
 
+    /// With [`Rules::traffic_control`]: the traffic-control field the
+    /// interface at `at` starts its own send packet with (sent now, after
+    /// [`RingProtocol::on_sent`]; a packet sent again starts afresh too).
+    #[inline(always)]
+    fn own_field(&mut self, _at: usize) -> u8 {
+        0
+    }
+
     /// With [`Rules::traffic_control`]: an echo carrying `field` (the
     /// traffic-control field of the packet it answers, as the target got
     /// it) is back at the interface at `at`.

@@ -1,37 +1,67 @@
 //! The arbitration each GigaRing ring runs on its own (seed 002 section 3):
 //!
 //! - **bandwidth allocation**, as adaptive bandwidth sharing (US patent
-//!   6,205,119): a node whose own packet is held back by passing traffic
-//!   asks to share in the traffic-control field of the send packets it
-//!   passes on (the field counts the nodes that ask); their targets copy
-//!   the field into the echoes; a source whose echo comes back with
-//!   requests inserts idle symbols (holds its next own packet) for one
-//!   maximum packet slot per request. Only nodes whose traffic passes a
-//!   waiting node are slowed: a lone sender, or senders whose packets pass
-//!   no one (a two-node channel), keep the whole ring;
+//!   6,205,119): nodes that want bandwidth say so in the traffic-control
+//!   field of the send packets they pass on; the targets copy the field
+//!   into the echoes; a source inserts idle symbols after its own packets
+//!   "as a function of" what its echoes bring back "and the traffic at the
+//!   source node". How much is the control law ([`SharingLaw`]);
 //! - **queue reservation**: a busied packet gets a reserved place in the
 //!   receive buffer after a second busy (IEEE 1596's A/B queue allocation,
 //!   `ringlet_sci`), so no packet is busied forever.
 //!
-//! The patent does not give its control law's constants; the idles per
-//! request are a parameter (`docs/assumptions.md`).
+//! The patent does not give its control law's constants; see
+//! `docs/model-gigaring.md` and `docs/assumptions.md`.
 
 use ringlet_engine::Time;
 use ringlet_fabric::packet::Packet;
 use ringlet_fabric::protocol::{Admission, BypassOrder, EchoAt, Effects, Permit, ProtoCounters, QueueView, RingProtocol, Rules};
 use ringlet_sci::protocol::queue_allocation::QueueAllocation;
 
-/// The request-to-share bit of the traffic-control field.
+/// The request-to-share count's unit in the traffic-control field.
 pub const REQUEST_TO_SHARE: u8 = 1;
+/// The field's top bit: the packet's source has more own packets waiting
+/// (it contends for the ring too); the other seven bits count the
+/// requests to share of the nodes the packet passed.
+pub const SOURCE_WAITS: u8 = 0x80;
+const COUNT: u8 = 0x7f;
+
+/// How a source turns the requests it hears into idles.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SharingLaw {
+    /// Equal shares: a source that waits to send counts the nodes that
+    /// contend with it on its packets' path (those its own packets pass
+    /// that ask to share, from its echoes; those upstream whose packets
+    /// pass it, from the fields of those packets, their sources
+    /// included) and, with n contenders, follows each own packet with
+    /// n - 1 packets' worth of idles: it takes one n-th of the ring.
+    EqualShare,
+    /// One fixed slot of idles per request heard (`per_request`), added
+    /// as each echo comes back. Nodes near the hot spot starve: the
+    /// fractions the sources give up do not add up to what the waiting
+    /// nodes need, and the gaps go to the first waiter downstream.
+    PerRequest,
+}
 
 /// One ring's arbitration.
 pub struct Arbitration {
     queues: QueueAllocation,
     sharing: bool,
-    /// Idle time a source inserts per request to share it hears.
+    law: SharingLaw,
+    /// Idle time a source inserts per request to share it hears (`PerRequest`).
     per_request: Time,
-    /// Per node: its own packet waits behind passing traffic (it asks to share).
+    /// A symbol's time and the idles that follow every packet.
+    cycle: Time,
+    separator: Time,
+    /// Per node: it asks to share (its own packet waits to be sent).
     wants: Vec<bool>,
+    /// Per node: it has more own packets after the one it sent last.
+    backlogged: Vec<bool>,
+    /// Per node: the most contenders upstream of it seen in the field of
+    /// a packet passing it since its last own packet (`EqualShare`).
+    upstream: Vec<u8>,
+    /// Per node: the requests to share its last echo brought back.
+    downstream: Vec<u8>,
     /// Per node: it inserts idles (sends no own packet) until then.
     hold_until: Vec<Time>,
     /// Requests set in passing packets; requests heard back by sources; own packets held for them.
@@ -42,13 +72,19 @@ pub struct Arbitration {
 
 impl Arbitration {
     /// The arbitration of a ring of `nodes`; `per_request`: the idles a
-    /// source inserts per request to share.
-    pub fn new(nodes: usize, sharing: bool, queue_reservation: bool, per_request: Time) -> Self {
+    /// source inserts per request to share under [`SharingLaw::PerRequest`].
+    pub fn new(nodes: usize, sharing: bool, law: SharingLaw, queue_reservation: bool, per_request: Time, cycle: Time, separator: u32) -> Self {
         Arbitration {
+            cycle,
+            separator: separator as Time,
             queues: QueueAllocation::new(nodes, queue_reservation),
             sharing,
+            law,
             per_request,
             wants: vec![false; nodes],
+            backlogged: vec![false; nodes],
+            upstream: vec![0; nodes],
+            downstream: vec![0; nodes],
             hold_until: vec![0; nodes],
             requests_set: 0,
             requests_heard: 0,
@@ -59,6 +95,12 @@ impl Arbitration {
     /// Whether the node at `at` asks to share (for tests).
     pub fn wants(&self, at: usize) -> bool {
         self.wants[at]
+    }
+
+    /// The nodes the node at `at` counts as contending for the ring with
+    /// it, itself included (`EqualShare`).
+    pub fn contenders(&self, at: usize) -> u32 {
+        self.upstream[at] as u32 + 1 + self.downstream[at] as u32
     }
 }
 
@@ -75,13 +117,25 @@ impl RingProtocol for Arbitration {
     fn may_send(&mut self, at: usize, now: Time, _id: u32, _pk: &Packet, _fx: &mut Effects) -> Permit {
         if now < self.hold_until[at] {
             self.holds += 1;
+            if self.law == SharingLaw::EqualShare {
+                // Held by its own idles, it still wants the ring.
+                self.wants[at] = self.sharing;
+            }
             return Permit::Hold { wake_at: Some(self.hold_until[at]) };
         }
         Permit::Go
     }
 
-    fn on_sent(&mut self, at: usize, _now: Time, _id: u32, _pk: &Packet, _next: Option<u16>, _fx: &mut Effects) {
+    fn on_sent(&mut self, at: usize, now: Time, _id: u32, pk: &Packet, next_own: Option<u16>, _fx: &mut Effects) {
         self.wants[at] = false;
+        self.backlogged[at] = next_own.is_some();
+        if self.sharing && self.law == SharingLaw::EqualShare {
+            // One n-th of the ring: the packet, then n - 1 packets' worth of idles.
+            let n = self.contenders(at) as Time;
+            self.hold_until[at] = now + n * (pk.len as Time + self.separator) * self.cycle;
+            // Counted afresh for the next packet.
+            self.upstream[at] = 0;
+        }
     }
 
     fn on_blocked(&mut self, at: usize, _now: Time, _waiting: u16, _fx: &mut Effects) -> bool {
@@ -92,18 +146,36 @@ impl RingProtocol for Arbitration {
 
     #[inline(always)]
     fn mark_passing(&mut self, at: usize, _now: Time, field: &mut u8) {
+        if self.law == SharingLaw::EqualShare {
+            // The nodes upstream that contend on this packet's path: those that asked, and its source.
+            let ahead = (*field & COUNT) + (*field >> 7);
+            self.upstream[at] = self.upstream[at].max(ahead);
+        }
         if self.wants[at] {
             // One more node asks to share (a count, the patent's hierarchy of request bits in its simplest form).
-            *field = field.saturating_add(REQUEST_TO_SHARE);
+            *field = (*field & SOURCE_WAITS) | ((*field & COUNT) + REQUEST_TO_SHARE).min(COUNT);
             self.requests_set += 1;
         }
     }
 
+    fn own_field(&mut self, at: usize) -> u8 {
+        if self.law == SharingLaw::EqualShare && self.backlogged[at] {
+            SOURCE_WAITS
+        } else {
+            0
+        }
+    }
+
     fn on_echo_field(&mut self, at: usize, now: Time, field: u8, _fx: &mut Effects) {
-        if field != 0 {
-            // Idles scaled by the number of requests: a packet slot for each node that waits.
-            self.requests_heard += field as u64;
-            self.hold_until[at] = self.hold_until[at].max(now) + self.per_request * field as Time;
+        let requests = field & COUNT;
+        self.requests_heard += requests as u64;
+        match self.law {
+            SharingLaw::EqualShare => self.downstream[at] = requests,
+            SharingLaw::PerRequest if requests != 0 => {
+                // Idles scaled by the number of requests: a packet slot for each node that waits.
+                self.hold_until[at] = self.hold_until[at].max(now) + self.per_request * requests as Time;
+            }
+            SharingLaw::PerRequest => {}
         }
     }
 

@@ -269,8 +269,8 @@ impl<P: RingProtocol> Fabric<P> {
             let (r, at) = self.ifaces[i].place();
             let pk = self.slab.at_mut(id);
             if own {
-                // A packet sent again starts with a clean field.
-                pk.traffic_control = 0;
+                // A packet sent again starts with a fresh field.
+                pk.traffic_control = self.protos[r].own_field(at);
             } else {
                 self.protos[r].mark_passing(at, now, &mut pk.traffic_control);
             }
