@@ -34,7 +34,9 @@ SEED_QUOTES = {  # quote id -> the seed's number, as section 5 prints it (the wi
 #: The quotes a parameter was chosen to hit (docs/assumptions.md): calibration, not validation.
 CALIBRATED = {"half-duplex-peak", "unloaded-latency-0m"}
 FINDINGS = {"saturates-at-a-kiloword", "overhead-dominates-small-blocks", "overhead-diminishes",
-            "full-duplex-saturates", "direction-below-half-duplex", "rings-balanced"}
+            "full-duplex-saturates", "direction-below-half-duplex", "rings-balanced",
+            "equal-shares-one-ring", "equal-shares-both-rings", "per-request-starves", "equal-shares-12",
+            "equal-shares-12-both-rings", "fairness-at-least-0.95"}
 
 
 def test_gigaring_study_parses_and_validates():
@@ -95,9 +97,39 @@ def test_quick_run_gives_the_quotes_and_findings(quick):
     # Unloaded, a data packet crosses one wire and its echo the other: 5 ns per metre each.
     assert quotes.loc["wire-10m", "ringlet_value"] == pytest.approx(2 * 5 * 10, abs=1e-6)
     assert quotes.loc["wire-50m", "ringlet_value"] == pytest.approx(2 * 5 * 50, abs=1e-6)
+    # The shares: the slowest sender against 0.9 x the senders' mean, from the per-node table.
+    shares = pd.read_csv(quick / "sharing.csv")
+    one = shares[(shares["gigaring.sharing_law"] == "equal-share") & (shares["gigaring.rings"] == 1) & (shares["node"] < 8)]
+    equal = findings.loc["equal-shares-one-ring"]
+    assert equal["ringlet_value"] == pytest.approx(one["throughput_mbps"].min())
+    assert equal["compared_to"] == pytest.approx(0.9 * one["throughput_mbps"].mean())
+    fair = findings.loc["fairness-at-least-0.95"]
+    assert fair["compared_to"] == 0.95 and fair["ringlet_value"] == pytest.approx(
+        pd.read_csv(quick / "sharing-fairness.csv").query("`gigaring.sharing_law` == 'equal-share'")["total_fairness_index"].min())
     md = (quick / "validation.md").read_text()
     assert "| fig4 | half-duplex-peak | **calibration** |" in md and "| fig5 | full-duplex-peak | validation |" in md
     assert "quick run" in md
+
+
+def test_a_bound_is_a_stated_number_on_a_findings_right_side(tmp_path):
+    """``{bound = X}``: exact, in the unit of what it bounds, never read off data,
+    never a quote's value nor a finding's left side."""
+    value = parse_value({"bound": 0.95}, "here")
+    assert value.evaluate(pd.DataFrame(), "x") == 0.95 and value.estimate(pd.DataFrame(), "x").ci95 == 0.0
+    for bad in ({"bound": "high"}, {"bound": float("nan")}, {"bound": True}):
+        with pytest.raises(ValueError, match="bound must be a finite number"):
+            parse_value(bad, "here")
+    base = (load_study("gigaring").folder / "base.toml").read_text()
+    (tmp_path / "base.toml").write_text(base)
+    figure = """[study]\nname = "b"\ntitle = "t"\nsource = "s"\ndescription = "d"\nbase = "base.toml"\n
+[[figure]]\nid = "f"\ntitle = "t"\ndescription = "d"\n[figure.grid]\n"traffic.block_words" = [32, 64]\n
+[figure.plot]\nx = "traffic.block_words"\ny = "total_fairness_index"\n"""
+    good = figure + """[[figure.finding]]\nid = "g"\ndescription = "d"\nleft = { stat = "min", column = "total_fairness_index" }\nop = ">="\nright = { bound = 0.95 }\n"""
+    finding = parse_study(good, tmp_path).figure("f").findings[0]
+    assert finding.right.number == 0.95 and finding.right.unit == finding.left.unit
+    swapped = good.replace('left = { stat = "min", column = "total_fairness_index" }', "left = { bound = 0.95 }")
+    with pytest.raises(StudyError, match="a bound goes on the right"):
+        parse_study(swapped, tmp_path)
 
 
 def test_quick_run_draws_the_report_tables(quick):

@@ -29,7 +29,7 @@ pub fn classes() -> Classes {
 
 /// Symbols of a send packet carrying `words` 64-bit words.
 fn packet_len(k: &Settings, words: u32) -> u16 {
-    k.header_symbols + k.checksum_symbols + (words * 8 / SYMBOL_BYTES) as u16
+    k.header_symbols + k.framing_symbols + k.checksum_symbols + (words * 8 / SYMBOL_BYTES) as u16
 }
 
 /// A ReadBlk (`read`) or WriteBlk of `words`: the block in packets of up

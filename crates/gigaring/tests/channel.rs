@@ -107,16 +107,16 @@ fn idles_per_request_starve_the_senders_next_to_the_hot_node() {
 
 /// "In the absence of contention, a single node can consume up to the
 /// full bandwidth of the ring": a lone sender of 32-word messages carries
-/// a ring's full payload rate, 256 bytes per 69 symbols and their idles at
-/// 600 MB/s raw (the same with the sharing off), and twice that on both rings.
+/// a ring's full payload rate, 256 bytes per 84 symbol times at 150 MHz (an
+/// 83-symbol packet and its idle), the same as with the sharing off, and
+/// twice that on both rings.
 #[test]
 fn a_lone_sender_takes_the_whole_ring() {
     let text = "[network]\nkind = \"gigaring\"\nnodes = 8\n[gigaring]\ntransfers_per_stream = 0\n[traffic]\ntransaction = \"message\"\nblock_words = 32\nmasters = 1\nload_mbps_per_node = 2000\n[run]\nmeasure_transactions = 10000\n";
     for rings in [1, 2] {
         let on = run(text, &[format!("gigaring.rings={rings}")]).throughput_mbps;
         let off = run(text, &[format!("gigaring.rings={rings}"), "gigaring.bandwidth_sharing=false".into()]).throughput_mbps;
-        let slot = (69 + 14) as f64 * 4.0 / 600.0; // a full packet and its idles, µs
-        let full = rings as f64 * 256.0 / slot;
+        let full = rings as f64 * 256.0 * 150.0 / 84.0;
         assert!((on - full).abs() < 0.01 * full && (on - off).abs() < 0.005 * off, "{rings} rings: {on} with sharing, {off} without, full {full}");
     }
 }

@@ -8,6 +8,9 @@ table of a figure, never the value itself:
 - a ratio of two values: ``{ratio = [PICK, PICK]}``
 - a percent drop from the first value to the second: ``{drop_pct = [PICK, PICK]}``
 - the difference of two values, the first minus the second: ``{difference = [PICK, PICK]}``
+- a stated bound, for a finding's right side: ``{bound = 0.95}`` (a margin the
+  study states, such as a fairness index to reach, never a figure of the paper's
+  or ringlet's), in the left side's unit
 
 ``stat`` is ``max``, ``min`` or ``mean`` over the matching rows, or the value
 at the lowest x (``at_min_x``), the highest x (``at_max_x``), a given x
@@ -316,7 +319,28 @@ class Difference:
         return f"({self.first.describe()}) - ({self.second.describe()})"
 
 
-Value = Union[Pick, Ratio, DropPct, Difference]
+@dataclass(frozen=True)
+class Bound:
+    """A number the study states (a finding's margin, e.g. a fairness index to
+    reach): read off no data, exact, in whatever unit the other side has."""
+
+    number: float
+    unit: str = ""
+
+    def picks(self) -> tuple[Pick, ...]:
+        return ()
+
+    def evaluate(self, frame: "pd.DataFrame", x_column: str) -> float:
+        return self.number
+
+    def estimate(self, frame: "pd.DataFrame", x_column: str) -> Estimate:
+        return Estimate(self.number, 0.0)
+
+    def describe(self) -> str:
+        return f"{self.number:g}"
+
+
+Value = Union[Pick, Ratio, DropPct, Difference, Bound]
 
 #: The two-value recipes: field name -> class.
 PAIRS = {"ratio": Ratio, "drop_pct": DropPct, "difference": Difference}
@@ -353,6 +377,11 @@ def _parse_pick(spec: Any, context: str) -> Pick:
 def parse_value(spec: Any, context: str) -> Value:
     """A value spec from the study file: a pick, ``{ratio = [a, b]}``, ``{drop_pct = [a, b]}``
     or ``{difference = [a, b]}`` (whose two values must share a unit)."""
+    if isinstance(spec, Mapping) and set(spec) == {"bound"}:
+        number = spec["bound"]
+        if not isinstance(number, numbers.Real) or isinstance(number, bool) or not math.isfinite(number):
+            raise ValueError(f"{context}: bound must be a finite number")
+        return Bound(float(number))
     if isinstance(spec, Mapping) and len(spec) == 1 and next(iter(spec)) in PAIRS:
         kind, pair = next(iter(spec.items()))
         if not isinstance(pair, list) or len(pair) != 2:

@@ -27,7 +27,7 @@ from ..api.overrides import check_key
 from ..api.scenario import Override, Scenario
 from ..runs.grid import is_axis, parse_axis
 from ..runs.table import NUMERIC_FIELDS
-from .extract import TABLE_UNITS, Value, is_finite_number, is_number, parse_value, parse_where, same_value, unit_of
+from .extract import TABLE_UNITS, Bound, Value, is_finite_number, is_number, parse_value, parse_where, same_value, unit_of
 
 #: Where the studies shipped with ringlet are (installed with the package).
 STUDIES_DIR = Path(__file__).resolve().parent.parent / "studies"
@@ -428,6 +428,8 @@ def _quote(spec: Any, context: str) -> Quote:
     if not is_finite_number(spec.get("seed_value")):
         raise StudyError(f"{context}: seed_value must be a finite number")
     value = _value(spec.get("value"), f"{context}: value")
+    if isinstance(value, Bound):
+        raise StudyError(f"{context}: value must be read off the data, not a bound")
     if value.unit != SEED_UNITS[unit][0]:
         raise StudyError(
             f"{context}: seed_unit {unit} is {SEED_UNITS[unit][0]} but the value is in {value.unit or 'counts'}"
@@ -458,6 +460,11 @@ def _finding(spec: Any, context: str) -> Finding:
         factor = float(factor)
     left = _value(spec.get("left"), f"{context}: left")
     right = _value(spec.get("right"), f"{context}: right")
+    if isinstance(left, Bound):
+        raise StudyError(f"{context}: left must be read off the data; a bound goes on the right")
+    if isinstance(right, Bound):
+        # A stated margin: in the unit of what it bounds.
+        right = Bound(right.number, left.unit)
     if left.unit != right.unit:
         raise StudyError(f"{context}: left is in {left.unit or 'counts'} but right in {right.unit or 'counts'}")
     return Finding(fid, _text(spec, "description", context), left, op, right, factor)
@@ -527,8 +534,10 @@ def _check_columns(fig: Figure, owner: Figure, where: str) -> None:
         columns = schema.names(schema.table(fig.table) or [])
         selectable, what = keys + columns, f"a swept key or a column of {fig.table}"
         numeric = [c for c in columns if c in TABLE_UNITS]
-    if plot.x not in keys:
-        raise StudyError(f"{context}: plot.x {plot.x!r} is not a swept key ({', '.join(keys)})")
+    # A table's figure may also run along one of the table's numeric columns (x = "node").
+    if plot.x not in keys and not (fig.table is not None and plot.x in numeric):
+        raise StudyError(f"{context}: plot.x {plot.x!r} is not {'a swept key' if fig.table is None else what} "
+                         f"({', '.join(keys if fig.table is None else keys + numeric)})")
     if plot.y not in numeric:
         raise StudyError(f"{context}: plot.y {plot.y!r} is not a result column ({', '.join(numeric)})")
     for item in (*fig.quotes, *fig.findings):
