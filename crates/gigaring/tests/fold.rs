@@ -32,14 +32,19 @@ fn the_folded_ring_passes_every_other_node_both_ways() {
 
 const FOLD: &str = "[network]\nkind = \"gigaring\"\nnodes = 4\n[traffic]\nload_mbps_per_node = 0\ntransaction = \"message\"\nblock_words = 32\n[run]\nwarmup_ns = 0\n";
 
+/// `FOLD` with an instant fold: detected at once, the folded ring live at once.
+fn instant(extra: &[&str]) -> Vec<String> {
+    ["faults.detection_ns=0", "faults.reinit_circulations=0"].iter().chain(extra).map(|e| e.to_string()).collect()
+}
+
 /// A message from node 0 to node 2 on ring 0 is between nodes 1 and 2
-/// when that link fails at 300 ns: it is lost with the ring, and node 0
+/// when that link fails at 300 ns (an instant fold): it is lost with the ring, and node 0
 /// sends it again at once on the folded ring 2, 3, 0, 1, 0, 3 from its
 /// second interface there (two hops to node 2, against four from its
 /// first): node 2 has it 448 ns later, once.
 #[test]
 fn a_packet_lost_with_the_ring_is_sent_again_on_the_folded_ring() {
-    let s = load(FOLD, &["faults.fail_link=1".into(), "faults.at_ns=300".into()]);
+    let s = load(FOLD, &instant(&["faults.fail_link=1", "faults.at_ns=300"]));
     let mut f = ringlet_gigaring::hand_built(&s).unwrap();
     f.inject(0, 2, 0, 0);
     f.run_until(ns_to_time(5000.0));
@@ -59,12 +64,12 @@ fn a_packet_lost_with_the_ring_is_sent_again_on_the_folded_ring() {
     assert_eq!((rc.resent, rc.duplicates_suppressed, rc.lost_transactions), (1, 0, 0));
 }
 
-/// A message node 1 accepted before the link between nodes 2 and 3 fails,
-/// whose echo was on that link: node 0 cannot know it arrived and sends it
+/// A message node 1 accepted before the link between nodes 2 and 3 fails
+/// (an instant fold), whose echo was on that link: node 0 cannot know it arrived and sends it
 /// again; node 1 echoes the copy and drops it. Delivered once.
 #[test]
 fn a_duplicate_is_echoed_and_dropped() {
-    let s = load(FOLD, &["faults.fail_link=2".into(), "faults.at_ns=500".into()]);
+    let s = load(FOLD, &instant(&["faults.fail_link=2", "faults.at_ns=500"]));
     let mut f = ringlet_gigaring::hand_built(&s).unwrap();
     f.inject(0, 1, 0, 0);
     f.run_until(ns_to_time(5000.0));
