@@ -6,7 +6,7 @@
 
 use crate::dense::Dense;
 use crate::params::Params;
-use crate::report::{NodePriorityReport, ClientFigures, ReconfigurationReport, VcReport, ClassReport, LinkReport, NodeReport, PortReport, PriorityReport, Report, RingletReport, Summary, SwitchReport};
+use crate::report::{NodePriorityReport, ClientFigures, IntervalReport, ReconfigurationReport, VcReport, ClassReport, LinkReport, NodeReport, PortReport, PriorityReport, Report, RingletReport, Summary, SwitchReport};
 use crate::topology::Topology;
 use ringlet_engine::run::Stop;
 use ringlet_engine::stats::{BatchMeans, CoarseHistogram, LatencyHistogram};
@@ -45,10 +45,42 @@ struct ClientMeasure {
     channel: CoarseHistogram,
     transaction: CoarseHistogram,
     class_bytes: Vec<u64>,
-    /// The network changed then: data delivered and transaction latencies
+    /// The network failed then: data delivered and transaction latencies
     /// (sum, ps, and count) in the window up to that instant.
     changed: Option<(Time, u64, f64, u64)>,
+    /// When a failure is due, is detected (the fold), and the folded ring starts.
+    fold: Option<(Time, Time, Time)>,
     transaction_sum_ps: f64,
+    /// With a fault: the run interval by interval (`Measure::keep_series`).
+    series: Option<Series>,
+}
+
+/// What each interval of a run with a fault carried, from the end of the warm-up.
+struct Series {
+    every: Time,
+    bins: Vec<Bin>,
+}
+
+#[derive(Clone, Copy, Default)]
+struct Bin {
+    bytes: u64,
+    txns: u64,
+    /// ps.
+    latency_sum: f64,
+    resent: u64,
+    duplicates: u64,
+    lost: u64,
+}
+
+impl Series {
+    /// The interval of `now` (at or after the warm-up's end `from`).
+    fn bin(&mut self, now: Time, from: Time) -> &mut Bin {
+        let k = ((now - from) / self.every) as usize;
+        if k >= self.bins.len() {
+            self.bins.resize(k + 1, Bin::default());
+        }
+        &mut self.bins[k]
+    }
 }
 
 pub struct Measure {
@@ -107,7 +139,7 @@ impl Measure {
         let links = topo.ifaces();
         let buses = topo.agents().iter().any(|a| a.bus.is_some());
         let client = (p.tracks_transactions() || p.client.channel_latency)
-            .then(|| ClientMeasure { channel: CoarseHistogram::coarse(), transaction: CoarseHistogram::coarse(), class_bytes: vec![0; p.classes.len()], changed: None, transaction_sum_ps: 0.0 });
+            .then(|| ClientMeasure { channel: CoarseHistogram::coarse(), transaction: CoarseHistogram::coarse(), class_bytes: vec![0; p.classes.len()], changed: None, fold: None, transaction_sum_ps: 0.0, series: None });
         Measure {
             warmup_end: ns_to_time(s.run.warmup_ns),
             client,
@@ -206,10 +238,59 @@ impl Measure {
         if let Some(c) = self.client.as_mut() {
             c.transaction.record(lat);
             c.transaction_sum_ps += time_to_ps(lat);
+            if let Some(s) = c.series.as_mut() {
+                let b = s.bin(now, self.warmup_end);
+                b.txns += 1;
+                b.latency_sum += time_to_ps(lat);
+            }
         }
     }
 
-    /// The network changed now (`Fabric::reconfigure`): the figures so far are "before".
+    /// Keeps the run interval by interval, `every` long (a run with a fault).
+    pub fn keep_series(&mut self, every: Time) {
+        if let Some(c) = self.client.as_mut() {
+            c.series = Some(Series { every: every.max(1), bins: Vec::new() });
+        }
+    }
+
+    /// The interval of `now` in the series, if one is kept and `now` is measured.
+    fn series_bin(&mut self, now: Time) -> Option<&mut Bin> {
+        let from = self.warmup_end;
+        match self.client.as_mut().and_then(|c| c.series.as_mut()) {
+            Some(s) if now >= from => Some(s.bin(now, from)),
+            _ => None,
+        }
+    }
+
+    /// A packet was sent again after the fold.
+    pub fn series_resent(&mut self, now: Time) {
+        if let Some(b) = self.series_bin(now) {
+            b.resent += 1;
+        }
+    }
+
+    /// A duplicate was echoed and dropped by its target.
+    pub fn series_duplicate(&mut self, now: Time) {
+        if let Some(b) = self.series_bin(now) {
+            b.duplicates += 1;
+        }
+    }
+
+    /// A transaction was lost with a failed node.
+    pub fn series_lost(&mut self, now: Time) {
+        if let Some(b) = self.series_bin(now) {
+            b.lost += 1;
+        }
+    }
+
+    /// A failure is due at `failed`, detected at `folded`, the folded ring live at `live`.
+    pub fn fold_times(&mut self, failed: Time, folded: Time, live: Time) {
+        if let Some(c) = self.client.as_mut() {
+            c.fold = Some((failed, folded, live));
+        }
+    }
+
+    /// The network failed now (`Fabric::reconfigure`): the figures so far are "before".
     pub fn reconfigured(&mut self, now: Time) {
         let bytes = self.bytes;
         if let Some(c) = self.client.as_mut() {
@@ -224,6 +305,9 @@ impl Measure {
         }
         if let Some(c) = self.client.as_mut() {
             c.class_bytes[class as usize] += bytes as u64;
+            if let Some(s) = c.series.as_mut() {
+                s.bin(now, self.warmup_end).bytes += bytes as u64;
+            }
         }
     }
 
@@ -555,8 +639,11 @@ impl Measure {
                 let rate = |b: u64, t: Time| if t > 0 { b as f64 / time_to_s(t) / 1e6 } else { f64::NAN };
                 let client = self.client.as_ref().expect("client figures");
                 let (sum_after, n_after) = (client.transaction_sum_ps - sum, client.transaction.count() - n);
+                let (_, folded, live) = client.fold.unwrap_or((at, at, at));
                 ReconfigurationReport {
                     at_ns: time_to_ns(at),
+                    folded_ns: time_to_ns(folded),
+                    live_ns: time_to_ns(live),
                     throughput_before_mbps: rate(bytes, before),
                     throughput_after_mbps: rate(self.bytes - bytes, after),
                     transaction_latency_before_ns: if n > 0 { ps_to_ns_f(sum / n as f64) } else { f64::NAN },
@@ -566,6 +653,7 @@ impl Measure {
                 }
             }),
             per_node_priority,
+            per_interval: self.intervals(end),
             per_vc: self
                 .client
                 .as_ref()
@@ -573,6 +661,32 @@ impl Measure {
                 .unwrap_or_default(),
             ..Report::default()
         }
+    }
+}
+
+impl Measure {
+    /// The series' intervals up to `end` (empty without one), the last one
+    /// cut at `end` (its throughput over the part run).
+    fn intervals(&self, end: Time) -> Vec<IntervalReport> {
+        let Some(s) = self.client.as_ref().and_then(|c| c.series.as_ref()) else { return Vec::new() };
+        let from = self.warmup_end;
+        let n = if end > from { (end - from).div_ceil(s.every) as usize } else { 0 };
+        (0..n.max(s.bins.len()))
+            .map(|k| {
+                let b = s.bins.get(k).copied().unwrap_or_default();
+                let start = from + k as Time * s.every;
+                let len = (start + s.every).min(end.max(start + 1)) - start;
+                IntervalReport {
+                    start_ns: time_to_ns(start),
+                    throughput_mbps: b.bytes as f64 / time_to_s(len) / 1e6,
+                    transactions: b.txns,
+                    transaction_latency_ns_mean: if b.txns > 0 { ps_to_ns_f(b.latency_sum / b.txns as f64) } else { f64::NAN },
+                    resent: b.resent,
+                    duplicates_suppressed: b.duplicates,
+                    lost: b.lost,
+                }
+            })
+            .collect()
     }
 }
 

@@ -141,27 +141,42 @@ pub struct Slab {
     items: Vec<Packet>,
     free: Vec<u32>,
     live_send: u64,
+    /// Debug builds: which slots hold a packet, to catch a slot freed twice
+    /// or read after it was freed (an event outliving its packet).
+    #[cfg(debug_assertions)]
+    live: Vec<bool>,
 }
 
 impl Slab {
     pub fn with_capacity(n: usize) -> Slab {
-        Slab { items: Vec::with_capacity(n), free: Vec::with_capacity(n), live_send: 0 }
+        Slab { items: Vec::with_capacity(n), free: Vec::with_capacity(n), live_send: 0, #[cfg(debug_assertions)] live: Vec::with_capacity(n) }
     }
 
     pub fn alloc(&mut self, p: Packet) -> u32 {
         if p.is_send() {
             self.live_send += 1;
         }
-        if let Some(i) = self.free.pop() {
+        let id = if let Some(i) = self.free.pop() {
             self.items[i as usize] = p;
             i
         } else {
             self.items.push(p);
             (self.items.len() - 1) as u32
+        };
+        #[cfg(debug_assertions)]
+        {
+            self.live.resize(self.items.len(), false);
+            self.live[id as usize] = true;
         }
+        id
     }
 
     pub fn free(&mut self, id: u32) {
+        #[cfg(debug_assertions)]
+        {
+            assert!(self.live[id as usize], "packet slot {id} freed twice");
+            self.live[id as usize] = false;
+        }
         if self.items[id as usize].is_send() {
             self.live_send -= 1;
         }
@@ -195,6 +210,20 @@ impl Slab {
         debug_assert!((id as usize) < self.items.len(), "packet id {id} never allocated");
         // SAFETY: as for `at`.
         unsafe { self.items.get_unchecked_mut(id as usize) }
+    }
+
+    /// Whether slot `id` holds a packet (debug builds; always true in release
+    /// builds, where the check is not kept).
+    pub fn is_live(&self, id: u32) -> bool {
+        #[cfg(debug_assertions)]
+        {
+            self.live.get(id as usize).copied().unwrap_or(false)
+        }
+        #[cfg(not(debug_assertions))]
+        {
+            let _ = id;
+            true
+        }
     }
 
     /// Send packets (requests and responses) alive: one per transaction in flight.

@@ -269,26 +269,56 @@ table! {
 }
 
 table! {
-    /// The measurement window split where the network changed (a GigaRing folding around a failure).
+    /// The measurement window split where the network failed (a GigaRing folding around a failure), and what the fold did.
     pub struct ReconfigurationReport {
-        /// When it changed.
+        /// When the node or link failed.
         at_ns: f64 ["ns"],
-        /// Data delivered from the end of the warm-up until the change, per time.
+        /// When the failure was detected and the rings folded: packets moved to the folded ring, sources told (at_ns + faults.detection_ns).
+        folded_ns: f64 ["ns"],
+        /// When the folded ring, reinitialised, started to carry packets.
+        live_ns: f64 ["ns"],
+        /// Data delivered from the end of the warm-up until the failure, per time.
         throughput_before_mbps: f64 ["MB/s"],
-        /// Data delivered from the change until the end of the run, per time.
+        /// Data delivered from the failure until the end of the run, per time (the outage included).
         throughput_after_mbps: f64 ["MB/s"],
-        /// Mean transaction latency of the transactions completed before the change.
+        /// Mean transaction latency of the transactions completed before the failure.
         transaction_latency_before_ns: f64 ["ns"],
         /// Mean transaction latency of those completed after it.
         transaction_latency_after_ns: f64 ["ns"],
-        /// Transactions completed after the change (in the window).
+        /// Transactions completed after the failure (in the window).
         transactions_after: u64 [""],
-        /// Packets sent again because they had not been echoed when the ring changed.
+        /// Packets sent again because they had not been echoed when the rings folded.
         resent: u64 [""],
-        /// Of those, copies their target already had: echoed and dropped there.
+        /// Copies a target had accepted already (its echo lost), known by their sequence numbers: echoed and dropped there.
         duplicates_suppressed: u64 [""],
-        /// Transactions lost because their requester or target failed.
+        /// Packets moved to the folded ring that found its send buffer full and waited for room.
+        held: u64 [""],
+        /// Transactions lost because their requester or target failed: lost_at_fold + lost_after_fold.
         lost_transactions: u64 [""],
+        /// Of those, the ones in flight or waiting when the rings folded (the failure cut them off).
+        lost_at_fold: u64 [""],
+        /// Of those, the ones generated for (or by) a failed node after the fold, lost at once.
+        lost_after_fold: u64 [""],
+    }
+}
+
+table! {
+    /// One interval of the run around a failure (with a fault only): what the channel carried, per `faults.series_interval_ns` from the end of the warm-up.
+    pub struct IntervalReport {
+        /// Start of the interval.
+        start_ns: f64 ["ns"],
+        /// Data delivered in the interval, per time.
+        throughput_mbps: f64 ["MB/s"],
+        /// Transactions completed in the interval.
+        transactions: u64 [""],
+        /// Mean transaction latency of those (NaN if none).
+        transaction_latency_ns_mean: f64 ["ns"],
+        /// Packets sent again at the fold (all in the fold's interval).
+        resent: u64 [""],
+        /// Duplicates echoed and dropped by their targets.
+        duplicates_suppressed: u64 [""],
+        /// Transactions lost with a failed node (counted when lost: at the fold, or when generated for it afterwards).
+        lost: u64 [""],
     }
 }
 
@@ -460,6 +490,9 @@ pub struct Report {
     /// around a failure); absent when it did not.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reconfiguration: Option<ReconfigurationReport>,
+    /// The run interval by interval around a failure (with a fault only).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub per_interval: Vec<IntervalReport>,
     pub counters: Counters,
     pub conservation: Conservation,
     /// The most packets alive at once (echoes and control packets
@@ -535,6 +568,7 @@ pub fn schema() -> serde_json::Value {
             "per_vc": cols(VcReport::COLUMNS),
             "per_inversion": cols(InversionReport::COLUMNS),
             "per_node_priority": cols(NodePriorityReport::COLUMNS),
+            "per_interval": cols(IntervalReport::COLUMNS),
         },
         "client": cols(ClientFigures::COLUMNS),
         "reconfiguration": cols(ReconfigurationReport::COLUMNS),
@@ -581,6 +615,7 @@ mod tests {
             (NodePriorityReport::COLUMNS, keys::<NodePriorityReport>()),
             (ClientFigures::COLUMNS, keys::<ClientFigures>()),
             (ReconfigurationReport::COLUMNS, keys::<ReconfigurationReport>()),
+            (IntervalReport::COLUMNS, keys::<IntervalReport>()),
             (Counters::COLUMNS, keys::<Counters>()),
             (Conservation::COLUMNS, keys::<Conservation>()),
             (Summary::COLUMNS, keys::<Summary>()),

@@ -61,6 +61,12 @@ pub const PARAMS: &[Param] = &[
         doc: "A link that fails at `faults.at_ns`: the wires between node k and node k + 1 (mod N), both rings'; the rings fold into one through every node. Not with `fail_node`." },
     Param { section: "faults", key: "at_ns", kind: Kind::Float { min: 0.0, max: 1e15 }, default: Default::Float(100_000.0),
         doc: "When the node or link fails, ns of simulated time (after the warm-up, to see before and after)." },
+    Param { section: "faults", key: "detection_ns", kind: Kind::Float { min: 0.0, max: 1e12 }, default: Default::Float(10_000.0),
+        doc: "From the failure until the nodes next to it know (a loss-of-signal timeout on their inputs) and fold the rings, ns. Meanwhile the others go on sending into the broken rings: what reaches the dead link or node is lost, and sent again after the fold." },
+    Param { section: "faults", key: "reinit_circulations", kind: Kind::Int { min: 0, max: 1_000_000 }, default: Default::Int(4),
+        doc: "The folded ring's reinitialisation after the fold, in circulations of it (its interfaces times a hop each): no link carries a packet meanwhile, and send buffers fill. 4: a flush, a scrubber selection, node identification and a start-up pass, as an SCI ringlet's reset." },
+    Param { section: "faults", key: "series_interval_ns", kind: Kind::Float { min: 1.0, max: 1e15 }, default: Default::Float(2_000.0),
+        doc: "Interval of the report's `per_interval` table (throughput, transaction latency, packets sent again, duplicates and lost transactions over time around the fold), ns." },
     // [traffic]
     Param { section: "traffic", key: "transaction", kind: Kind::Choice(&["readblk", "writeblk", "message", "mixed"]), default: Default::Str("readblk"),
         doc: "What masters issue: `readblk` (a request; the slave answers with the block in packets of up to 32 words), `writeblk` (the block in request packets; one write response), `message` (one packet of `block_words` words, at most 32; no response), or `mixed`: equal shares of the load as messages of 32 words, ReadBlk and WriteBlk of 64 words, and ReadBlk and WriteBlk of `block_words`." },
@@ -69,6 +75,11 @@ pub const PARAMS: &[Param] = &[
     Param { section: "traffic", key: "masters", kind: Kind::Int { min: 0, max: 4096 }, default: Default::Int(0),
         doc: "Nodes 0 to `masters` - 1 issue transactions and the others only answer (seed 002's half duplex: 1 of 2); 0: every node does both (full duplex). `load_mbps_per_node` is the payload each master offers." },
 ];
+
+/// Most send buffer packets per ring and virtual channel with a fault: a
+/// source's packets unechoed toward one target on one virtual channel (both
+/// rings' send buffers) fit the target's window of sequence numbers.
+pub const MAX_SEND_BUFFER_WITH_FAULT: u32 = ringlet_fabric::mechanism::SEQUENCE_WINDOW as u32 / 2;
 
 /// What masters issue.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -116,6 +127,9 @@ pub struct Settings {
 pub struct Fault {
     pub at_ns: f64,
     pub what: Failure,
+    pub detection_ns: f64,
+    pub reinit_circulations: u32,
+    pub series_interval_ns: f64,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -171,7 +185,13 @@ impl Settings {
                     (None, Some(l)) => Some(Failure::Link(l as usize)),
                     (None, None) => None,
                 };
-                what.map(|what| Fault { at_ns: f.float("at_ns"), what })
+                what.map(|what| Fault {
+                    at_ns: f.float("at_ns"),
+                    what,
+                    detection_ns: f.float("detection_ns"),
+                    reinit_circulations: f.int("reinit_circulations") as u32,
+                    series_interval_ns: f.float("series_interval_ns"),
+                })
             },
         }
     }
@@ -201,6 +221,9 @@ impl Settings {
             }
             if matches!(f.what, Failure::Node(_)) && self.nodes < 3 {
                 return Err(format!("faults.fail_node: a channel of {} nodes cannot fold around a node (at least 3)", self.nodes));
+            }
+            if self.send_buffer > MAX_SEND_BUFFER_WITH_FAULT {
+                return Err(format!("gigaring.send_buffer_packets: at most {MAX_SEND_BUFFER_WITH_FAULT} with a fault (a target's window of sequence numbers covers the send buffers of both rings), got {}", self.send_buffer));
             }
             if self.masters == 1 && f.what == Failure::Node(0) {
                 return Err("faults.fail_node: node 0 is the only master (traffic.masters = 1); nothing would be left to measure after it fails".to_string());

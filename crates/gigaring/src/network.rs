@@ -70,14 +70,25 @@ pub fn folded_order(k: &Settings) -> Option<Vec<usize>> {
     Some(order)
 }
 
-/// The change a fault makes: rings 0 and 1 retire, the folded ring (2) takes over.
-pub fn fold(k: &Settings) -> Option<Reconfiguration> {
+/// The change a fault makes in channel `t`: at the failure, the wires of
+/// the failed link (both rings'), or those into and out of the failed node,
+/// are cut; once detected, rings 0 and 1 retire and the folded ring (2)
+/// takes over, carrying packets after its reinitialisation.
+pub fn fold(k: &Settings, t: &Topology) -> Option<Reconfiguration> {
     let f = k.fault?;
-    let failed = match f.what {
-        Failure::Node(n) => vec![n as AgentId],
-        Failure::Link(_) => Vec::new(),
+    let n = k.nodes;
+    // Node x's interface on ring r: on ring 0 its output goes to x + 1, on ring 1 to x - 1.
+    let on = |x: usize, r: u16| *t.agent(x as AgentId).ifaces.iter().find(|&&i| t.ringlet_of(i) == r).expect("a node is on both rings");
+    let (cut, failed) = match f.what {
+        Failure::Link(l) => (vec![on(l, 0), on((l + 1) % n, 1)], Vec::new()),
+        Failure::Node(x) => (vec![on((x + n - 1) % n, 0), on((x + 1) % n, 1), on(x, 0), on(x, 1)], vec![x as AgentId]),
     };
-    Some(Reconfiguration { at: ns_to_time(f.at_ns), retire: vec![0, 1], activate: vec![2], failed })
+    let failed_at = ns_to_time(f.at_ns);
+    let at = failed_at + ns_to_time(f.detection_ns);
+    let folded = folded_order(k).expect("a fault").len() as u64;
+    let hop = ns_to_time(k.node_latency_ns + NS_PER_METRE * k.wire_m);
+    let live_at = at + f.reinit_circulations as u64 * folded * hop;
+    Some(Reconfiguration { failed_at, cut, failed, at, retire: vec![0, 1], activate: vec![2], live_at })
 }
 
 /// Routes on rings where a node may sit twice: the packet is stripped by

@@ -94,8 +94,10 @@ def result_view(r: Mapping[str, Any]) -> Group:
             f"the rings folded at {change['at_ns']:,.0f} ns: throughput {_num(change['throughput_before_mbps'])} MB/s "
             f"before, {_num(change['throughput_after_mbps'])} after; transaction latency mean "
             f"{_num(change['transaction_latency_before_ns'], 0)} ns before, {_num(change['transaction_latency_after_ns'], 0)} after; "
+            f"detected at {change['folded_ns']:,.0f} ns, the folded ring running from {change['live_ns']:,.0f} ns; "
             f"{change['resent']:,} packets sent again ({change['duplicates_suppressed']:,} of them duplicates, dropped "
-            f"by their targets); {change['lost_transactions']:,} transactions lost with the failed node",
+            f"by their targets); {change['lost_transactions']:,} transactions lost with the failed node "
+            f"({change['lost_at_fold']:,} cut off at the fold, {change['lost_after_fold']:,} generated for it afterwards)",
             style="bold"))
     if r.get("loss_mbps"):
         why = ("whose requester or target failed" if change and change.get("lost_transactions")

@@ -38,6 +38,7 @@ mod prioritized;
 mod receive;
 mod reconfigure;
 mod send_path;
+mod sequence;
 mod service;
 mod source;
 
@@ -61,6 +62,7 @@ use ringlet_engine::{Scheduler, Time};
 use ringlet_scenario::Scenario;
 
 pub use reconfigure::{Reconfiguration, ReconfigurationCounts};
+pub use sequence::WINDOW as SEQUENCE_WINDOW;
 
 pub struct Fabric<P: RingProtocol> {
     pub p: Params,
@@ -95,11 +97,12 @@ pub struct Fabric<P: RingProtocol> {
     failed: Vec<bool>,
     reconfiguration_counts: ReconfigurationCounts,
     /// An accepted packet is a copy in the target's input queue, the sender
-    /// keeping its own until the echo (in a fabric that may change); by
-    /// sender's packet id: accepted by its target, or a duplicate sent again.
+    /// keeping its own until the echo, and send packets carry sequence
+    /// numbers (in a fabric that may change).
     copy_on_accept: bool,
-    accepted: Vec<bool>,
-    duplicate: Vec<bool>,
+    seqs: sequence::Sequences,
+    /// What the changes keep: cut links, held packets, slots to free later.
+    fold: reconfigure::FoldState,
     /// Slots of transactions lost with a failed agent (kept so that their
     /// packets still in input queues are dropped).
     lost_tags: std::collections::HashSet<u32>,
@@ -219,8 +222,8 @@ impl<P: RingProtocol> Fabric<P> {
             failed: Vec::new(),
             reconfiguration_counts: ReconfigurationCounts::default(),
             copy_on_accept: false,
-            accepted: Vec::new(),
-            duplicate: Vec::new(),
+            seqs: Default::default(),
+            fold: Default::default(),
             lost_tags: Default::default(),
             inversions: (s.traffic.priorities > 1).then(|| inversions::Inversions::new(s.traffic.priorities as usize, topo.ifaces())),
             port_free: if topo.agents().iter().any(|a| a.ports.shared_server) { vec![0; agents] } else { Vec::new() },
@@ -372,7 +375,8 @@ impl<P: RingProtocol> Fabric<P> {
         r.summary.input_inversions_per_kpacket = per_k(r.counters.input_inversions);
         if let Some(rc) = r.reconfiguration.as_mut() {
             let c = self.reconfiguration_counts;
-            (rc.resent, rc.duplicates_suppressed, rc.lost_transactions) = (c.resent, c.duplicates_suppressed, c.lost_transactions);
+            (rc.resent, rc.duplicates_suppressed, rc.held) = (c.resent, c.duplicates_suppressed, c.held);
+            (rc.lost_transactions, rc.lost_at_fold, rc.lost_after_fold) = (c.lost_at_fold + c.lost_after_fold, c.lost_at_fold, c.lost_after_fold);
         }
         r
     }
@@ -453,15 +457,11 @@ impl<P: RingProtocol> Fabric<P> {
         }
         match Event::unpack(packed) {
             Event::Arrival { source } => self.on_arrival(source as usize),
-            Event::HeadArrive { iface, pkt } if self.stale(iface as usize) => {
-                // A send packet is its sender's copy, moved at the change.
-                if !self.slab.at(pkt).is_send() {
-                    self.slab.free(pkt);
-                }
-            }
+            // Into a retired or failed interface, or over a cut link: lost on the way.
+            Event::HeadArrive { iface, pkt } if self.arrives_dead(iface as usize, 0) => self.lost_on_arrival(pkt),
             Event::HeadArrive { iface, pkt } => self.on_head(iface as usize, pkt),
             Event::OutputFree { .. } => unreachable!("handled above"),
-            Event::EchoIn { iface, pkt } if self.stale(iface as usize) => self.slab.free(pkt),
+            Event::EchoIn { iface, pkt } if self.arrives_dead(iface as usize, self.p.echo_len as Time * self.p.cycle) => self.lost_on_arrival(pkt),
             Event::EchoIn { iface, pkt } => self.on_echo(iface as usize, pkt),
             Event::ServiceDone { iface, .. } if self.has_failed(self.ifaces[iface as usize].agent) => {}
             Event::ServiceDone { iface, class } => self.on_service_done(iface as usize, class as usize),
@@ -475,7 +475,7 @@ impl<P: RingProtocol> Fabric<P> {
             }
             Event::Requeue { iface, .. } if self.stale(iface as usize) => {}
             Event::Requeue { iface, pkt } => self.requeue(iface as usize, pkt),
-            Event::Reconfigure { index } => self.on_reconfigure(index as usize),
+            Event::Reconfigure { index } => self.on_reconfigure(index),
             Event::BusFree { agent } => self.on_bus_free(agent as usize),
             Event::Queued { iface, pkt } => self.on_queued(iface as usize, pkt),
         }

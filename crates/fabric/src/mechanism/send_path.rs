@@ -15,6 +15,9 @@ impl<P: RingProtocol> Fabric<P> {
     /// until it is there. The caller lets `o` decide.
     #[inline(always)]
     pub(super) fn queue_own(&mut self, o: usize, class: u8, priority: u16, id: u32) {
+        if self.copy_on_accept {
+            self.number(id);
+        }
         let delay = self.ifaces[o].send_delay;
         if delay == 0 {
             return self.ifaces[o].push_own(class, priority, id);

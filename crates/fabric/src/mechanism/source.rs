@@ -33,6 +33,9 @@ impl<P: RingProtocol> Fabric<P> {
     pub(super) fn on_inject(&mut self, src: u16, dst: u16, priority: u16, kind: u8) {
         let now = self.sched.now();
         assert!((kind as usize) < self.p.shapes.len(), "no transaction kind {kind}");
+        if !self.failed.is_empty() && self.injected_for_failed(src, dst, kind) {
+            return;
+        }
         // Where streams are kept, a hand-injected transaction is in its agent's own stream.
         let stream = if self.tracked { self.hand_stream(src) } else { NO_STREAM };
         self.generate(src, AppEntry::new(now, dst, priority, kind, stream));
@@ -48,8 +51,8 @@ impl<P: RingProtocol> Fabric<P> {
     fn generate(&mut self, agent: u16, e: AppEntry) {
         self.generated += 1;
         self.generated_by[agent as usize] += 1;
-        if self.has_failed(e.dst) {
-            return self.lose(self.sched.now(), agent, self.p.shapes[e.kind as usize].data_bytes);
+        if self.knows_failed(e.dst) {
+            return self.lose(self.sched.now(), agent, self.p.shapes[e.kind as usize].data_bytes, false);
         }
         let shape = &self.p.shapes[e.kind as usize];
         let room = self.apps[agent as usize].has_room() || {
