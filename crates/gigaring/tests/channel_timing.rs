@@ -125,7 +125,7 @@ fn a_busied_packet_is_sent_again() {
 /// spread over both rings; the block completes when the last is serviced.
 #[test]
 fn a_read_block_is_split_into_packets() {
-    let mut f = channel(2, "readblk", 80, &[]);
+    let mut f = channel(2, "readblk", 80, &["gigaring.dma_setup_words=0"]);
     f.inject(0, 1, 0, 0);
     f.run_until(ns_to_time(5000.0));
     assert_eq!(lengths(&f, 0, Request), vec![5]);
@@ -148,7 +148,7 @@ fn a_read_block_is_split_into_packets() {
 /// response once the last is serviced.
 #[test]
 fn a_write_block_sends_its_data_as_requests() {
-    let mut f = channel(2, "writeblk", 80, &[]);
+    let mut f = channel(2, "writeblk", 80, &["gigaring.dma_setup_words=0"]);
     f.inject(0, 1, 0, 0);
     f.run_until(ns_to_time(5000.0));
     let mut lens = lengths(&f, 0, Request);

@@ -48,9 +48,12 @@ impl<P: RingProtocol> Fabric<P> {
             }
             let agent = self.ifaces[i].agent as usize;
             if self.tracked {
-                if self.p.is_request_class(class) {
+                let request = self.p.is_request_class(class);
+                if request {
                     self.fill_requests(agent);
-                } else if !self.dma.is_empty() {
+                }
+                // A handshake's ready and status go out in a request class.
+                if !self.dma.is_empty() && (!request || self.p.client.handshake.is_some()) {
                     self.dma_fill(agent);
                 }
             } else if class == self.p.shape().request_class {
