@@ -81,6 +81,8 @@ pub struct StreamState {
     pub in_flight: u16,
     /// Times the window closed on a busy echo, for the report.
     pub decreases: u64,
+    /// Of `outstanding`, busied packets waiting for room in the window to go again.
+    pub held: u16,
 }
 
 /// One stream of an agent (a traffic source, or the agent's hand-injected
@@ -90,6 +92,8 @@ pub struct Stream {
     pub queue: VecDeque<AppEntry>,
     /// Under a handshake: transactions whose ready is back, their requests still to put out (they go first).
     pub ready: VecDeque<AppEntry>,
+    /// Busied request packets held for room in the window: (interface, packet), oldest first.
+    pub held: VecDeque<(u16, u32)>,
     pub state: StreamState,
 }
 

@@ -82,3 +82,23 @@ fn bandwidth_sharing_spreads_a_contended_ring() {
     assert!(with[0] < 0.25, "{with:?}");
     assert!(with.iter().filter(|&&s| s > 0.1).count() >= 6, "{with:?}");
 }
+
+/// Nine masters moving 256-word blocks to one slave whose DMA engine holds
+/// 8 transfers (of the 36 their streams would have under way): requests
+/// beyond it are busied. With adaptive congestion control the streams'
+/// windows close, and a busied request waits for room in its window before
+/// going again, so the channel carries at most half the retransmissions it
+/// carries without, and no less data; for ReadBlk and WriteBlk alike.
+#[test]
+fn congestion_control_halves_retransmissions_at_a_congested_slave() {
+    let text = "[network]\nkind = \"gigaring\"\nnodes = 10\n[gigaring]\ndma_queue_transfers = 8\n[traffic]\nblock_words = 256\nmasters = 9\nload_mbps_per_node = 200\n[run]\nmeasure_transactions = 1500\n";
+    for transaction in ["readblk", "writeblk"] {
+        let r = |cc: bool| run(text, &[format!("traffic.transaction=\"{transaction}\""), format!("gigaring.congestion_control={cc}")]);
+        let (on, off) = (r(true), r(false));
+        assert_eq!((on.transactions, off.transactions), (1500, 1500), "{transaction}");
+        let decreases = on.client.as_ref().unwrap().window_decreases;
+        assert!(decreases > 0, "{transaction}: the windows never closed");
+        assert!(2 * on.retries <= off.retries, "{transaction}: {} retries with congestion control, {} without", on.retries, off.retries);
+        assert!(on.throughput_mbps >= off.throughput_mbps, "{transaction}: {} MB/s with congestion control, {} without", on.throughput_mbps, off.throughput_mbps);
+    }
+}

@@ -16,6 +16,21 @@ impl<P: RingProtocol> Fabric<P> {
         if self.tracked {
             self.stream_echoed(echo.tag, echo.busy);
         }
+        if echo.busy && self.holds_retry(echo.tag) {
+            // Its stream has as many packets going as its window allows:
+            // the packet waits, keeping its send buffer slot, until an
+            // accepting echo of the stream makes room (`release_retries`).
+            let pk = self.slab.at_mut(echo.echo_of);
+            pk.phase = echo.echo_phase;
+            pk.retries = pk.retries.saturating_add(1);
+            let requester = pk.requester();
+            self.counters.retries += 1;
+            self.measure.retried(self.sched.now(), requester, class);
+            let st = &mut self.streams[echo.tag as usize];
+            st.held.push_back((i as u16, echo.echo_of));
+            st.state.held += 1;
+            return self.try_output(i);
+        }
         if P::RULES.traffic_control {
             let (r, at) = self.ifaces[i].place();
             self.protos[r].on_echo_field(at, self.sched.now(), echo.traffic_control, &mut self.fx);
@@ -93,6 +108,41 @@ impl<P: RingProtocol> Fabric<P> {
         }
         if !busy {
             st.outstanding -= 1;
+            if st.held > 0 {
+                self.release_retries(stream as usize);
+            }
+        }
+    }
+
+    /// Whether a busied request of `stream` waits before going again: under
+    /// adaptive congestion control, when its stream's packets going (sent or
+    /// to be sent, not held) already fill the window, this one included.
+    /// The seed: the mechanism "regulates data transfers to minimize
+    /// retransmission traffic" by limiting outstanding requests; a busied
+    /// request resent at once would keep the ring as full of retries as
+    /// without it (the window would bound only new requests).
+    #[inline]
+    fn holds_retry(&self, stream: u32) -> bool {
+        if stream == crate::client::NO_STREAM || !matches!(self.p.client.window, crate::params::WindowPolicy::Adaptive { .. }) {
+            return false;
+        }
+        let st = &self.streams[stream as usize].state;
+        st.outstanding - st.held > st.window
+    }
+
+    /// Stream `s`'s held retries go again, oldest first, while its window has room.
+    fn release_retries(&mut self, s: usize) {
+        loop {
+            let st = &self.streams[s].state;
+            if st.held == 0 || st.outstanding - st.held >= st.window {
+                return;
+            }
+            let (i, id) = self.streams[s].held.pop_front().expect("held retries");
+            self.streams[s].state.held -= 1;
+            // (A reconfiguration may have moved it meanwhile: then it is gone from here.)
+            if self.ifaces[i as usize].live && self.ifaces[i as usize].output(self.slab.at(id).class).awaiting.contains(&id) {
+                self.requeue(i as usize, id);
+            }
         }
     }
 
