@@ -49,6 +49,21 @@ pub struct Txn {
     pub requests_left: u16,
     /// Its response packets not yet serviced back at the requester.
     pub responses_left: u16,
+    /// Where its handshake is (`stage`; `TRANSFER` without one).
+    pub stage: u8,
+    /// It holds one of its responder's DMA slots (`ClientRules::dma_queue`).
+    pub dma_held: bool,
+    pub priority: u16,
+}
+
+/// A transaction's stages under a handshake (`params::Handshake`).
+pub mod stage {
+    /// Its requests and responses under way (or no handshake).
+    pub const TRANSFER: u8 = 0;
+    /// Its set-up sent, the ready not yet back: its requests wait.
+    pub const SETUP: u8 = 1;
+    /// Its status is in at the requester.
+    pub const STATUS_IN: u8 = 2;
 }
 
 /// What limits one stream (a traffic source) of an agent: its window of
@@ -66,6 +81,8 @@ pub struct StreamState {
     pub in_flight: u16,
     /// Times the window closed on a busy echo, for the report.
     pub decreases: u64,
+    /// Of `outstanding`, busied packets waiting for room in the window to go again.
+    pub held: u16,
 }
 
 /// One stream of an agent (a traffic source, or the agent's hand-injected
@@ -73,13 +90,20 @@ pub struct StreamState {
 #[derive(Debug, Default)]
 pub struct Stream {
     pub queue: VecDeque<AppEntry>,
+    /// Under a handshake: transactions whose ready is back, their requests still to put out (they go first).
+    pub ready: VecDeque<AppEntry>,
+    /// Busied request packets held for room in the window: (interface, packet), oldest first.
+    pub held: VecDeque<(u16, u32)>,
     pub state: StreamState,
 }
 
 /// Responses an agent's DMA engine still has to put into output queues
-/// (`params::Responder::Dma`), first come first.
+/// (`params::Responder::Dma`), first come first: a transaction's
+/// responses (and status, `params::Handshake`), or the ready answering its set-up.
 #[derive(Clone, Copy, Debug)]
 pub struct DmaJob {
+    /// The ready answering a set-up (else the responses).
+    pub ready: bool,
     /// The requester they go to.
     pub dst: u16,
     pub priority: u16,

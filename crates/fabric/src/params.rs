@@ -187,6 +187,31 @@ pub struct Params {
     pub client: ClientRules,
 }
 
+/// The handshake that opens and closes a transaction with responses (a
+/// DMA transfer; seed 002: DMA "generally require[s] some form of
+/// handshaking to establish the correct memory region within the slave"),
+/// with the DMA responder:
+///
+/// 1. the requester sends a set-up packet, ahead of the transaction's requests;
+/// 2. serviced at the responder, it is answered by a ready packet (from the
+///    DMA engine); the requests go only once the ready is serviced back at
+///    the requester;
+/// 3. where the responses carry the data (a block read), the DMA engine
+///    follows them with a status packet, and the transaction completes when
+///    the responses and the status are all serviced (where the requests
+///    carry it, the response is the status).
+///
+/// Ready and status packets are responses of `status_class`, which must
+/// differ from the response class of every kind that has responses (that
+/// is how a requester tells them from the data).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Handshake {
+    pub setup_len: u16,
+    pub setup_class: u8,
+    pub status_len: u16,
+    pub status_class: u8,
+}
+
 /// How agents' client sides issue and answer transactions. The default is
 /// the SCI node's: one interface choice by route, a server that answers,
 /// no window.
@@ -201,11 +226,21 @@ pub struct ClientRules {
     /// Measure the channel latency (from sending a packet that carries
     /// data until its accepting echo is back: seed 002 Figure 6).
     pub channel_latency: bool,
+    /// With the DMA responder: the handshake of transactions with responses (`None`: none).
+    pub handshake: Option<Handshake>,
+    /// With the DMA responder: transfers an agent's DMA engine holds at once
+    /// (from the acceptance of a transaction's first packet at the responder
+    /// until its last response is put out); a request that would open one
+    /// more is busied. 0: no bound.
+    pub dma_queue: u32,
+    /// Input queue service time per symbol of the packet, added to the
+    /// class's `Params::iqst` (a client port that moves a packet's bytes).
+    pub service_per_symbol: Time,
 }
 
 impl Default for ClientRules {
     fn default() -> Self {
-        ClientRules { responder: Responder::Server, ring_choice: RingChoice::Routes, window: WindowPolicy::Unlimited, transactions_per_stream: 0, channel_latency: false }
+        ClientRules { responder: Responder::Server, ring_choice: RingChoice::Routes, window: WindowPolicy::Unlimited, transactions_per_stream: 0, channel_latency: false, handshake: None, dma_queue: 0, service_per_symbol: 0 }
     }
 }
 

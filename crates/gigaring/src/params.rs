@@ -4,7 +4,7 @@
 
 use crate::keys::{Settings, Transaction};
 use ringlet_engine::time::ns_to_time;
-use ringlet_fabric::params::{ClientRules, Classes, Params, Responder, RingChoice, Shape, Sources, WindowPolicy, MAX_CLASSES};
+use ringlet_fabric::params::{ClientRules, Classes, Handshake, Params, Responder, RingChoice, Shape, Sources, WindowPolicy, MAX_CLASSES};
 
 /// Bytes per symbol (32-bit symbols).
 pub const SYMBOL_BYTES: u32 = 4;
@@ -57,7 +57,9 @@ pub fn block(k: &Settings, words: u32, read: bool) -> Shape {
     if read {
         common
     } else {
-        Shape { request_len: full, request_class: WRITE_REQUEST, response_len: bare, response_class: WRITE_RESPONSE, responses: 1, data_in_response: false, requests: packets, ..common }
+        // Under a handshake the write response is the transfer's status.
+        let status = if k.dma_setup_words > 0 { packet_len(k, k.dma_status_words) } else { bare };
+        Shape { request_len: full, request_class: WRITE_REQUEST, response_len: status, response_class: WRITE_RESPONSE, responses: 1, data_in_response: false, requests: packets, ..common }
     }
 }
 
@@ -76,6 +78,13 @@ pub fn message(k: &Settings, words: u32) -> Shape {
         last_len: 0,
         load_bytes: words * 8,
     }
+}
+
+/// The DMA handshake (`gigaring.dma_setup_words`, `dma_status_words`; none
+/// if no set-up words): the master's set-up message and the slave's ready
+/// and status messages are peer messages, on the write-request channel.
+pub fn handshake(k: &Settings) -> Option<Handshake> {
+    (k.dma_setup_words > 0).then(|| Handshake { setup_len: packet_len(k, k.dma_setup_words), setup_class: WRITE_REQUEST, status_len: packet_len(k, k.dma_status_words), status_class: WRITE_REQUEST })
 }
 
 /// The kinds of transaction masters issue, and each one's share of the load.
@@ -97,16 +106,12 @@ pub fn kinds(k: &Settings) -> (Vec<Shape>, Vec<f64>) {
 pub fn params(k: &Settings) -> Params {
     let (shapes, shares) = kinds(k);
     let separator = k.idle_symbols;
-    let longest = shapes.iter().map(|s| s.request_len.max(s.response_len)).max().unwrap_or(1);
-    // A receive server holds a packet for its bytes at the client port's rate.
-    let port_ns = |symbols: u16| (symbols as u32 * SYMBOL_BYTES) as f64 * 1e3 / k.client_port_mbps;
-    let full = packet_len(k, PACKET_WORDS);
-    let bare = packet_len(k, 0);
+    let handshake_len = handshake(k).map_or(0, |h| h.setup_len.max(h.status_len));
+    let longest = shapes.iter().map(|s| s.request_len.max(s.response_len)).max().unwrap_or(1).max(handshake_len);
+    // A receive server holds a packet for its bytes at the client port's
+    // rate (per symbol), and a ReadBlk request for the slave's access too.
     let mut iqst = [0; MAX_CLASSES];
-    iqst[READ_REQUEST as usize] = ns_to_time(port_ns(bare) + k.slave_access_ns);
-    iqst[READ_RESPONSE as usize] = ns_to_time(port_ns(full));
-    iqst[WRITE_REQUEST as usize] = ns_to_time(port_ns(full));
-    iqst[WRITE_RESPONSE as usize] = ns_to_time(port_ns(bare));
+    iqst[READ_REQUEST as usize] = ns_to_time(k.slave_access_ns);
     Params {
         cycle: ns_to_time(1e3 / k.clock_mhz),
         separator,
@@ -126,6 +131,9 @@ pub fn params(k: &Settings) -> Params {
             window: if k.congestion_control { WindowPolicy::Adaptive { min: k.window_min, max: k.window_max } } else { WindowPolicy::Unlimited },
             transactions_per_stream: k.transfers_per_stream,
             channel_latency: true,
+            handshake: handshake(k),
+            dma_queue: k.dma_queue,
+            service_per_symbol: ns_to_time(SYMBOL_BYTES as f64 * 1e3 / k.client_port_mbps),
         },
     }
 }

@@ -1,10 +1,10 @@
 //! Exact timings on two- and four-node GigaRing channels, with the
 //! family's defaults: 32-bit symbols at 150 MHz (20/3 ns), 224 ns through a
-//! node chip, 0 m wires, send packets of a 4-symbol header, 14 symbols of
+//! node chip, 0 m wires, send packets of a 4-symbol header, 12 symbols of
 //! framing, 2 symbols per 64-bit word and a 1-symbol checksum (a 32-word
-//! packet: 83 symbols, a bare one 19), one idle after every packet,
+//! packet: 81 symbols, a bare one 17), one idle after every packet,
 //! 2-symbol echoes, a client port of 1200 MB/s shared by both rings'
-//! receive buffers (276 2/3 ns for a 332-byte packet).
+//! receive buffers (270 ns for a 324-byte packet).
 //!
 //! Interfaces: ring 0 runs node 0 -> 1 -> ... in order, interfaces 0..N-1
 //! (interface k is node k's); ring 1 runs the other way, interfaces N..2N-1
@@ -20,9 +20,9 @@ use ringlet_gigaring::arbitration::Arbitration;
 /// One symbol, ticks (20/3 ns).
 const SYMBOL: Time = 20_000;
 /// A 32-word packet with its idles on the link.
-const SLOT: Time = (83 + 1) * SYMBOL;
-/// The client port's time for a 32-word packet (332 bytes at 1200 MB/s), ticks.
-const PORT: Time = 830_000;
+const SLOT: Time = (81 + 1) * SYMBOL;
+/// The client port's time for a 32-word packet (324 bytes at 1200 MB/s), ticks.
+const PORT: Time = 810_000;
 
 /// `ns` plus `symbols` symbol times.
 fn at(ns: f64, symbols: u64) -> Time {
@@ -50,7 +50,7 @@ fn lengths(f: &Fabric<Arbitration>, iface: u16, kind: PacketKind) -> Vec<u16> {
 /// balancing). Each head is at node 1 after 224 ns, which puts the echo in
 /// its place; the echo is back after another 224 ns and its 2 symbols:
 /// the channel latency, 461 1/3 ns. The packets are fully in after their
-/// 83 symbols; the shared client port takes one, then the other.
+/// 81 symbols; the shared client port takes one, then the other.
 #[test]
 fn a_message_and_its_echo_on_each_ring() {
     let mut f = channel(2, "message", 32, &[]);
@@ -61,13 +61,13 @@ fn a_message_and_its_echo_on_each_ring() {
     assert_eq!(times(&f, 3, Transmit { own: true }, Request, 0), vec![0]);
     for target in [1, 2] {
         assert_eq!(times(&f, target, Accepted, Request, 0), vec![ns_to_time(224.0)]);
-        assert_eq!(times(&f, target, Received, Request, 0), vec![at(224.0, 83)]);
+        assert_eq!(times(&f, target, Received, Request, 0), vec![at(224.0, 81)]);
         assert_eq!(times(&f, target, Transmit { own: false }, Echo, 1), vec![ns_to_time(224.0)]);
     }
     assert_eq!(times(&f, 0, EchoBack { busy: false }, Echo, 1), vec![at(448.0, 2)]);
     assert_eq!(times(&f, 3, EchoBack { busy: false }, Echo, 1), vec![at(448.0, 2)]);
-    assert_eq!(times(&f, 1, Serviced, Request, 0), vec![at(224.0, 83) + PORT]);
-    assert_eq!(times(&f, 2, Serviced, Request, 0), vec![at(224.0, 83) + 2 * PORT]);
+    assert_eq!(times(&f, 1, Serviced, Request, 0), vec![at(224.0, 81) + PORT]);
+    assert_eq!(times(&f, 2, Serviced, Request, 0), vec![at(224.0, 81) + 2 * PORT]);
     let r = f.report();
     assert_eq!(r.transactions, 2);
     let client = r.client.as_ref().expect("channel figures");
@@ -98,7 +98,7 @@ fn the_nearest_ring_when_not_balancing() {
     assert_eq!(times(&f, 6, Accepted, Request, 0), vec![ns_to_time(3.0 * 224.0)]);
 }
 
-/// A receive buffer of one packet and a slow client port (100 MB/s: 3320
+/// A receive buffer of one packet and a slow client port (100 MB/s: 3240
 /// ns per packet): the second message, sent when the first's slot ends, is
 /// busied; its busy echo is back 461 1/3 ns after it left, before the slot
 /// ends, so it goes again slot after slot until it reaches node 1 after
@@ -114,8 +114,8 @@ fn a_busied_packet_is_sent_again() {
     let busied = times(&f, 1, Busied, Request, 0);
     assert_eq!(busied, sent[1..7].iter().map(|&t| t + ns_to_time(224.0)).collect::<Vec<_>>());
     assert_eq!(times(&f, 0, EchoBack { busy: true }, Echo, 1), sent[1..7].iter().map(|&t| t + at(448.0, 2)).collect::<Vec<_>>());
-    // The first is serviced 3320 ns after its tail is in; the copy that reaches node 1 after that is accepted.
-    let first_done = at(224.0 + 3320.0, 83);
+    // The first is serviced 3240 ns after its tail is in; the copy that reaches node 1 after that is accepted.
+    let first_done = at(224.0 + 3240.0, 81);
     assert_eq!(times(&f, 1, Serviced, Request, 0)[0], first_done);
     assert!(sent[6] + ns_to_time(224.0) < first_done && sent[7] + ns_to_time(224.0) > first_done);
     assert_eq!(times(&f, 1, Accepted, Request, 0), vec![ns_to_time(224.0), sent[7] + ns_to_time(224.0)]);
@@ -123,22 +123,22 @@ fn a_busied_packet_is_sent_again() {
     assert_eq!((r.transactions, r.retries), (2, 6));
 }
 
-/// A ReadBlk of 80 words: one 19-symbol request; the slave's DMA engine
-/// answers with 32 + 32 + 16 words in packets of 83, 83 and 51 symbols,
+/// A ReadBlk of 80 words: one 17-symbol request; the slave's DMA engine
+/// answers with 32 + 32 + 16 words in packets of 81, 81 and 49 symbols,
 /// spread over both rings; the block completes when the last is serviced.
 #[test]
 fn a_read_block_is_split_into_packets() {
-    let mut f = channel(2, "readblk", 80, &[]);
+    let mut f = channel(2, "readblk", 80, &["gigaring.dma_setup_words=0"]);
     f.inject(0, 1, 0, 0);
     f.run_until(ns_to_time(5000.0));
-    assert_eq!(lengths(&f, 0, Request), vec![19]);
-    // The request is in at 224 ns + 19 symbols and serviced 76 bytes later at 1200 MB/s.
-    let serviced = at(224.0 + 190.0 / 3.0, 19);
+    assert_eq!(lengths(&f, 0, Request), vec![17]);
+    // The request is in at 224 ns + 17 symbols and serviced 68 bytes later at 1200 MB/s.
+    let serviced = at(224.0 + 170.0 / 3.0, 17);
     assert_eq!(times(&f, 1, Serviced, Request, 0), vec![serviced]);
     let mut lens = lengths(&f, 1, Response);
     lens.extend(lengths(&f, 2, Response));
     lens.sort();
-    assert_eq!(lens, vec![51, 83, 83]);
+    assert_eq!(lens, vec![49, 81, 81]);
     // Ring 1's interface of node 1 (2) is idle: its response leaves at once.
     assert_eq!(times(&f, 2, Transmit { own: true }, Response, 1), vec![serviced]);
     let r = f.report();
@@ -146,21 +146,21 @@ fn a_read_block_is_split_into_packets() {
     assert!((r.throughput_mbps * r.measure_time_ns / 1e3 - 640.0).abs() < 1e-6, "640 bytes delivered");
 }
 
-/// A WriteBlk of 80 words: the block as three request packets (83, 83 and
-/// 51 symbols) on the write-request channel, then one 19-symbol write
+/// A WriteBlk of 80 words: the block as three request packets (81, 81 and
+/// 49 symbols) on the write-request channel, then one 17-symbol write
 /// response once the last is serviced.
 #[test]
 fn a_write_block_sends_its_data_as_requests() {
-    let mut f = channel(2, "writeblk", 80, &[]);
+    let mut f = channel(2, "writeblk", 80, &["gigaring.dma_setup_words=0"]);
     f.inject(0, 1, 0, 0);
     f.run_until(ns_to_time(5000.0));
     let mut lens = lengths(&f, 0, Request);
     lens.extend(lengths(&f, 3, Request));
     lens.sort();
-    assert_eq!(lens, vec![51, 83, 83]);
+    assert_eq!(lens, vec![49, 81, 81]);
     let responses: Vec<_> = f.records().iter().filter(|r| r.what == (Transmit { own: true }) && r.kind == Response).collect();
     assert_eq!(responses.len(), 1);
-    assert_eq!((responses[0].len, responses[0].class), (19, ringlet_gigaring::params::WRITE_RESPONSE));
+    assert_eq!((responses[0].len, responses[0].class), (17, ringlet_gigaring::params::WRITE_RESPONSE));
     let last_request = f.records().iter().filter(|r| r.what == Serviced && r.kind == Request).map(|r| r.time).max().unwrap();
     assert_eq!(responses[0].time, last_request);
     assert_eq!(f.report().transactions, 1);
@@ -204,12 +204,12 @@ fn the_channel_latency_grows_with_the_wire() {
 
 /// Idles are what a node sends when it has nothing else to send, and a
 /// bypass buffer drains by absorbing them: node 0 sends a message to node
-/// 2 every 100 symbol times (an 83-symbol packet, its one separating idle
-/// and 16 idles more); node 1 starts its own message the instant the first
-/// arrives, which puts that one 84 symbol times behind. Each later packet
-/// finds 16 idles fewer in its way (the separator is kept, the rest
-/// absorbed): they leave node 1 68, 52, 36, 20 and 4 symbol times late,
-/// and the seventh on time.
+/// 2 every 100 symbol times (an 81-symbol packet, its one separating idle
+/// and 18 idles more); node 1 starts its own message the instant the first
+/// arrives, which puts that one 82 symbol times behind. Each later packet
+/// finds 18 idles fewer in its way (the separator is kept, the rest
+/// absorbed): they leave node 1 64, 46, 28 and 10 symbol times late, and
+/// the sixth and seventh on time.
 #[test]
 fn a_bypass_buffer_drains_through_the_idles() {
     let mut f = channel(4, "message", 32, &["gigaring.load_balancing=\"shortest\""]);
@@ -219,7 +219,7 @@ fn a_bypass_buffer_drains_through_the_idles() {
     f.inject(1, 2, 0, ns_to_time(224.0));
     f.run_until(ns_to_time(20_000.0));
     assert_eq!(times(&f, 1, Transmit { own: true }, Request, 1), vec![ns_to_time(224.0)]);
-    let late = [84, 68, 52, 36, 20, 4, 0];
+    let late = [82, 64, 46, 28, 10, 0, 0];
     let expected: Vec<Time> = (0..7).map(|k| ns_to_time(224.0) + (k * 100 + late[k as usize]) * SYMBOL).collect();
     assert_eq!(times(&f, 1, Transmit { own: false }, Request, 0), expected);
 }

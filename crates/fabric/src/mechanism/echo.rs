@@ -21,6 +21,24 @@ impl<P: RingProtocol> Fabric<P> {
             self.protos[r].on_echo_field(at, self.sched.now(), echo.traffic_control, &mut self.fx);
             self.flush_effects(r);
         }
+        if echo.busy && self.holds_retry(echo.tag, echo.echo_phase) {
+            // Congestion: the packet waits, keeping its send buffer slot,
+            // while its stream's window goes to the packets of transfers
+            // under way; it goes again when the window has room left
+            // (`release_retries`).
+            let pk = self.slab.at_mut(echo.echo_of);
+            pk.phase = echo.echo_phase;
+            pk.retries = pk.retries.saturating_add(1);
+            let requester = pk.requester();
+            self.counters.retries += 1;
+            self.measure.retried(self.sched.now(), requester, class);
+            let st = &mut self.streams[echo.tag as usize];
+            st.held.push_back((i as u16, echo.echo_of));
+            st.state.held += 1;
+            self.fill_requests(self.ifaces[i].agent as usize);
+            self.release_retries(echo.tag as usize);
+            return self.try_output(i);
+        }
         if echo.busy {
             // The target kept nothing: the sender's copy goes again, ahead of its
             // priority's packets not yet sent, behind those busied before it.
@@ -48,9 +66,16 @@ impl<P: RingProtocol> Fabric<P> {
             }
             let agent = self.ifaces[i].agent as usize;
             if self.tracked {
-                if self.p.is_request_class(class) {
+                let request = self.p.is_request_class(class);
+                if request {
                     self.fill_requests(agent);
-                } else if !self.dma.is_empty() {
+                    // What window the stream's new packets left goes to its held retries.
+                    if echo.tag != crate::client::NO_STREAM && self.streams[echo.tag as usize].state.held > 0 {
+                        self.release_retries(echo.tag as usize);
+                    }
+                }
+                // A handshake's ready and status go out in a request class.
+                if !self.dma.is_empty() && (!request || self.p.client.handshake.is_some()) {
                     self.dma_fill(agent);
                 }
             } else if class == self.p.shape().request_class {
@@ -90,6 +115,38 @@ impl<P: RingProtocol> Fabric<P> {
         }
         if !busy {
             st.outstanding -= 1;
+        }
+    }
+
+    /// Whether a busied request of `stream` waits before going again: under
+    /// adaptive congestion control, unless its target reserved a place for
+    /// it (`phase`: it will be accepted, and holding it would keep the
+    /// place from others). The seed: the mechanism "regulates data
+    /// transfers to minimize retransmission traffic" by limiting
+    /// outstanding requests; a busied request resent at once would keep the
+    /// ring as full of retries as without it (the window would bound only
+    /// new requests), and one that took the window from the packets of
+    /// transfers under way could keep a full DMA engine full for ever.
+    #[inline]
+    fn holds_retry(&self, stream: u32, phase: crate::packet::Phase) -> bool {
+        stream != crate::client::NO_STREAM
+            && matches!(self.p.client.window, crate::params::WindowPolicy::Adaptive { .. })
+            && !matches!(phase, crate::packet::Phase::Retry(_))
+    }
+
+    /// Stream `s`'s held retries go again, oldest first, while its window has room.
+    fn release_retries(&mut self, s: usize) {
+        loop {
+            let st = &self.streams[s].state;
+            if st.held == 0 || st.outstanding - st.held >= st.window {
+                return;
+            }
+            let (i, id) = self.streams[s].held.pop_front().expect("held retries");
+            self.streams[s].state.held -= 1;
+            // (A reconfiguration may have moved it meanwhile: then it is gone from here.)
+            if self.ifaces[i as usize].live && self.ifaces[i as usize].output(self.slab.at(id).class).awaiting.contains(&id) {
+                self.requeue(i as usize, id);
+            }
         }
     }
 

@@ -91,6 +91,8 @@ pub struct Fabric<P: RingProtocol> {
     agent_streams: Vec<Vec<u32>>,
     /// Per agent with a DMA responder: the responses it still has to put out.
     dma: Vec<std::collections::VecDeque<DmaJob>>,
+    /// Per agent with a DMA responder: transfers its engine holds (`ClientRules::dma_queue`).
+    dma_held: Vec<u32>,
     /// Changes of the network to come or past (`reconfigure`), the agents
     /// failed (empty if none can), and what the changes did.
     reconfigurations: Vec<Reconfiguration>,
@@ -216,6 +218,7 @@ impl<P: RingProtocol> Fabric<P> {
             streams,
             hand_streams: sources as u32,
             agent_streams,
+            dma_held: vec![0; dma.len()],
             dma,
             sent_at: Vec::new(),
             reconfigurations: Vec::new(),
@@ -347,7 +350,7 @@ impl<P: RingProtocol> Fabric<P> {
         r.conservation = if self.tracked {
             // Transactions with a slot are in flight (a block partly put out
             // included); the rest of the streams' queues wait.
-            let waiting: u64 = self.streams.iter().map(|s| s.queue.iter().filter(|e| e.sent == 0).count() as u64).sum();
+            let waiting: u64 = self.streams.iter().map(|s| s.queue.iter().filter(|e| e.tag == crate::packet::NO_TAG).count() as u64).sum();
             let in_flight = self.txns.live() - self.lost_tags.len();
             Conservation { generated: self.generated, completed: self.completed, queued: queued + waiting, in_flight: in_flight as u64, lost: self.lost }
         } else {
@@ -393,7 +396,7 @@ impl<P: RingProtocol> Fabric<P> {
         }
         for (s, stream) in self.streams.iter().enumerate() {
             let agent = self.stream_agent(s) as usize;
-            for e in stream.queue.iter().filter(|e| e.sent == 0) {
+            for e in stream.queue.iter().filter(|e| e.tag == crate::packet::NO_TAG) {
                 note(agent, e.born);
             }
         }

@@ -53,8 +53,17 @@ impl<P: RingProtocol> Fabric<P> {
         let (r, at) = self.ifaces[i].place();
         // The packet before this one on the link is in by now.
         self.settle_arrival(i, class);
-        let view = QueueView::of(self.ifaces[i].input(class));
-        let echo = match self.protos[r].admit(at, self.sched.now(), class, id, &pk, view) {
+        let me = self.ifaces[i].agent;
+        let dma_bounded = self.p.client.dma_queue > 0 && pk.kind == PacketKind::Request && pk.dst == me;
+        let admission = if dma_bounded && self.dma_full(me as usize, &pk, false) {
+            // Its responder's DMA engine holds all the transfers it may: busied,
+            // in the phase it came in (the engine reserves nothing).
+            Admission::Busy(pk.phase)
+        } else {
+            let view = QueueView::of(self.ifaces[i].input(class));
+            self.protos[r].admit(at, self.sched.now(), class, id, &pk, view)
+        };
+        let echo = match admission {
             Admission::Accept => self.accept(i, class, id, &pk),
             Admission::Evict => {
                 let q = self.ifaces[i].input_mut(class);
@@ -133,6 +142,11 @@ impl<P: RingProtocol> Fabric<P> {
         } else {
             id
         };
+        let me = self.ifaces[i].agent;
+        if self.p.client.dma_queue > 0 && pk.kind == PacketKind::Request && pk.dst == me {
+            // Taken, not a duplicate: if it opens a transfer, the slot is its from now on.
+            self.dma_full(me as usize, pk, true);
+        }
         let q = self.ifaces[i].input_mut(class);
         q.occupied += 1;
         debug_assert!(q.arriving.is_none(), "the packet before is settled first");
@@ -140,7 +154,7 @@ impl<P: RingProtocol> Fabric<P> {
             // (An idle server has nothing waiting or arriving.)
             q.in_service = Some(id);
             self.decode(i, class, id);
-            let done = if self.ifaces[i].pipelined { self.pipelined_done(i, class, tail, tail) } else { self.service_done_at(i, class, tail) };
+            let done = if self.ifaces[i].pipelined { self.pipelined_done(i, class, tail, tail) } else { self.service_done_at(i, class, tail, pk.len) };
             self.sched.at(done, Event::ServiceDone { iface: i as u16, class: class as u8 }.pack());
         } else {
             q.arriving = Some((id, tail));

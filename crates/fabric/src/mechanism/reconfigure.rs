@@ -229,6 +229,12 @@ impl<P: RingProtocol> Fabric<P> {
             }
         }
         self.lose_transactions_of_failed(now);
+        // Busied packets held for their streams' windows move with the
+        // output queues and go again on the folded ring.
+        for st in &mut self.streams {
+            st.held.clear();
+            st.state.held = 0;
+        }
         // What the retired interfaces held on the ring is gone; what they had to send moves.
         let mut moving: Vec<(u32, bool)> = std::mem::take(&mut self.fold.orphans).into_iter().map(|id| (id, true)).collect();
         for &i in &retired {
@@ -244,7 +250,9 @@ impl<P: RingProtocol> Fabric<P> {
         let mut touched = Vec::new();
         for (id, sent) in moving {
             let pk = *self.slab.at(id);
-            if self.lost_tags.contains(&pk.tag) || self.has_failed(pk.src) {
+            // (One for a failed target whose transaction is not lost had
+            // been accepted there already: its echo went with the ring.)
+            if self.lost_tags.contains(&pk.tag) || self.has_failed(pk.src) || self.has_failed(pk.dst) {
                 self.drop_own(id);
                 // A pending event may still name it (its head on the way to a retired interface).
                 freed.push(id);
@@ -344,6 +352,17 @@ impl<P: RingProtocol> Fabric<P> {
         true
     }
 
+    /// Agent `a` is about to put packets into its send buffers: the moved
+    /// packets waiting for room there go first, in order, wherever room has
+    /// freed (an echo of that class frees it too, `sender_copy_done`).
+    pub(super) fn enter_all_held(&mut self, a: u16) {
+        for class in 0..self.p.classes.len() as u8 {
+            if !self.fold.held[self.held_slot(a, class)].is_empty() {
+                self.enter_held(a, class);
+            }
+        }
+    }
+
     /// Room may have freed in agent `a`'s send buffers of `class`: moved
     /// packets waiting for it go first, in order.
     fn enter_held(&mut self, a: u16, class: u8) {
@@ -369,6 +388,10 @@ impl<P: RingProtocol> Fabric<P> {
             let t = self.txns.get(tag);
             if !self.lost_tags.contains(&tag) && (self.has_failed(t.src) || self.has_failed(t.dst)) {
                 self.lost_tags.insert(tag);
+                if !self.dma.is_empty() && !self.has_failed(t.dst) {
+                    // A live slave's DMA engine drops the transfer of a failed master.
+                    self.free_dma_slot(t.dst as usize, tag);
+                }
                 self.streams[t.stream as usize].state.in_flight -= 1;
                 self.lose(now, t.src, self.p.shapes[t.kind as usize].data_bytes, true);
             }
@@ -518,3 +541,4 @@ impl<P: RingProtocol> Fabric<P> {
         self.fold.held.get(self.held_slot(a, class)).map_or(0, |h| h.len())
     }
 }
+

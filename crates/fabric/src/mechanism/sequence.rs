@@ -6,11 +6,13 @@
 //! Every send packet an agent queues carries a 16-bit number, counted per
 //! (source, target, traffic class). The target keeps, per (source, class),
 //! the highest number it accepted and a 128-bit window of which of the 128
-//! numbers below it it accepted. A packet whose number is marked (or is
-//! older than the window) is a duplicate: echoed as accepted, then dropped.
-//! The window holds every packet a source can have unechoed toward one
-//! target on one class (the send buffers of its interfaces), which the
-//! family checks (`gigaring.send_buffer_packets` at most 64 with a fault).
+//! numbers below it it accepted. A packet whose number is marked is a
+//! duplicate: echoed as accepted, then dropped. The window holds every
+//! packet a source can have sent and not seen echoed toward one target on
+//! one class (its send buffers fill and stop it: the family checks
+//! `gigaring.send_buffer_packets` at most 64 with a fault), so a duplicate
+//! is always within it; a number older than the window is a packet busied
+//! for long while later ones of its flow went through, never accepted: new.
 //!
 //! The tables are kept only where the fabric may change; debug builds also
 //! keep the per-packet truth and check the numbers give the same verdict.
@@ -48,7 +50,7 @@ impl Window {
         }
         let k = self.top.wrapping_sub(n) - 1;
         if k >= WINDOW {
-            return false; // older than the window: taken as accepted long ago
+            return true; // older than the window: busied while later ones went, never accepted
         }
         let bit = 1u128 << k;
         let new = self.bits & bit == 0;
@@ -115,7 +117,7 @@ mod tests {
         assert!(w.accept(0) && w.accept(2) && w.accept(1));
         assert!(!w.accept(1) && !w.accept(2) && !w.accept(0));
         assert!(w.accept(200));
-        assert!(!w.accept(3), "128 or more below the highest: older than the window");
+        assert!(w.accept(3), "128 or more below the highest: a packet busied for long, new");
         assert!(w.accept(199) && !w.accept(199));
         let mut w = Window::default();
         assert!(w.accept(65534) && w.accept(65535) && w.accept(0) && w.accept(1));

@@ -4,7 +4,7 @@
 //! switch on the way, the packet itself, sent on toward its destination.
 
 use super::Fabric;
-use crate::client::{DmaJob, Txn, NO_STREAM};
+use crate::client::{stage, DmaJob, Txn, NO_STREAM};
 use crate::event::Event;
 use crate::packet::{Packet, PacketKind, Phase, NO_TAG};
 use crate::protocol::{EchoAt, QueueView, RingProtocol};
@@ -48,7 +48,8 @@ impl<P: RingProtocol> Fabric<P> {
             // Its tail came in at `queued_at` (`accept`).
             self.pipelined_done(i, class, start, self.slab.at(id).queued_at)
         } else {
-            self.service_done_at(i, class, start)
+            let len = self.slab.at(id).len;
+            self.service_done_at(i, class, start, len)
         };
         self.sched.at(done, Event::ServiceDone { iface: i as u16, class: class as u8 }.pack());
     }
@@ -68,18 +69,21 @@ impl<P: RingProtocol> Fabric<P> {
         done
     }
 
-    /// When a service of the input queue of `class` at `i` that can start
-    /// at `start` is done: its service time later, or, where the agent's
+    /// When a service of the input queue of `class` at `i` of a packet of
+    /// `len` symbols that can start at `start` is done: its service time
+    /// (the class's, and the packet's symbols' where the client moves them,
+    /// `ClientRules::service_per_symbol`) later, or, where the agent's
     /// queues share one server, once that server has also finished the
     /// services that started before (which it then holds for this one).
     #[inline(always)]
-    pub(super) fn service_done_at(&mut self, i: usize, class: usize, start: Time) -> Time {
+    pub(super) fn service_done_at(&mut self, i: usize, class: usize, start: Time, len: u16) -> Time {
         let n = &self.ifaces[i];
+        let took = n.service_time(class) + len as Time * self.p.client.service_per_symbol;
         if !n.shared_server {
-            return start + n.service_time(class);
+            return start + took;
         }
         let a = n.agent as usize;
-        let done = start.max(self.port_free[a]) + n.service_time(class);
+        let done = start.max(self.port_free[a]) + took;
         self.port_free[a] = done;
         done
     }
@@ -174,7 +178,7 @@ impl<P: RingProtocol> Fabric<P> {
             let (o, to) = self.route_to(me, pk.src);
             let mut resp = Packet::new(PacketKind::Response, shape.response_class, me, pk.src, pk.priority, shape.response_len, now).on(o as u16, to);
             if shape.responses > 1 {
-                resp.tag = self.txns.put(Txn { born: now, src: pk.src, dst: me, kind: 0, stream: NO_STREAM, requests_left: 0, responses_left: shape.responses });
+                resp.tag = self.txns.put(Txn { born: now, src: pk.src, dst: me, kind: 0, stream: NO_STREAM, requests_left: 0, responses_left: shape.responses, stage: crate::client::stage::TRANSFER, dma_held: false, priority: pk.priority });
             }
             for _ in 0..shape.responses {
                 let r = self.slab.alloc(resp);
@@ -209,6 +213,9 @@ impl<P: RingProtocol> Fabric<P> {
         let mut t = self.txns.get(pk.tag);
         let shape = self.p.shapes[t.kind as usize];
         let response = pk.kind == PacketKind::Response;
+        if self.handshakes(&shape) && self.handshake_in(me as usize, pk, &mut t) {
+            return;
+        }
         let (left, n) = if response { (&mut t.responses_left, shape.responses) } else { (&mut t.requests_left, shape.requests) };
         let k = n - *left;
         *left -= 1;
@@ -223,18 +230,57 @@ impl<P: RingProtocol> Fabric<P> {
             return;
         }
         if !response && shape.has_response() {
-            let job = DmaJob { dst: pk.src, priority: pk.priority, kind: t.kind, tag: pk.tag, sent: 0 };
+            let job = DmaJob { ready: false, dst: pk.src, priority: pk.priority, kind: t.kind, tag: pk.tag, sent: 0 };
             self.dma[me as usize].push_back(job);
             return self.dma_fill(me as usize);
         }
-        self.txns.release(pk.tag);
+        if !self.awaits_status(&t, &shape) {
+            self.txn_complete(pk.tag, &t, pk.priority, requester);
+        }
+    }
+
+    /// Transaction `t` (slot `tag`) of `requester` is complete: its slot
+    /// freed, its latency counted, its stream may issue another.
+    fn txn_complete(&mut self, tag: u32, t: &Txn, priority: u16, requester: u16) {
+        let now = self.sched.now();
+        self.txns.release(tag);
         self.measure.transaction_latency(now, now - t.born);
-        self.complete(pk.priority, requester);
+        self.complete(priority, requester);
         let st = &mut self.streams[t.stream as usize].state;
         st.in_flight -= 1;
         if self.p.client.transactions_per_stream > 0 {
             self.fill_requests(requester as usize);
         }
+    }
+
+    /// Send packet `pk` of transaction `t`, which has a handshake, serviced
+    /// at its destination `me`: if it is the set-up, the ready or the status
+    /// (`params::Handshake`), what it does is done here and it returns true.
+    fn handshake_in(&mut self, me: usize, pk: &Packet, t: &mut Txn) -> bool {
+        let response = pk.kind == PacketKind::Response;
+        if t.stage == stage::SETUP {
+            if !response {
+                // The set-up: the responder's DMA engine answers with the ready.
+                self.setup_in(me, pk, t.kind);
+            } else {
+                // The ready: the requests may go.
+                t.stage = stage::TRANSFER;
+                self.txns.set(pk.tag, *t);
+                self.ready_in(pk.tag, t);
+            }
+            return true;
+        }
+        let status = self.p.client.handshake.map(|h| h.status_class);
+        if !response || status != Some(pk.class) {
+            return false;
+        }
+        // The status: the transaction completes if its data is all in.
+        t.stage = stage::STATUS_IN;
+        self.txns.set(pk.tag, *t);
+        if t.responses_left == 0 {
+            self.txn_complete(pk.tag, t, pk.priority, pk.dst);
+        }
+        true
     }
 
     /// A bridge or switch has serviced `pk`, for another agent: it goes on,

@@ -4,7 +4,7 @@
 //! where streams are limited, while the stream's window allows).
 
 use super::Fabric;
-use crate::client::{AppEntry, Txn, NO_STREAM};
+use crate::client::{stage, AppEntry, Txn, NO_STREAM};
 use crate::event::Event;
 use crate::packet::{Packet, PacketKind, NO_TAG};
 use crate::params::WindowPolicy;
@@ -83,6 +83,9 @@ impl<P: RingProtocol> Fabric<P> {
     /// queues while the one each goes to has room.
     #[inline(always)]
     pub(super) fn fill_requests(&mut self, agent: usize) {
+        if !self.failed.is_empty() {
+            self.enter_all_held(agent as u16);
+        }
         if self.tracked {
             return self.fill_streams(agent);
         }
@@ -139,19 +142,31 @@ impl<P: RingProtocol> Fabric<P> {
     }
 
     /// Puts stream `s`'s next request packet into an output queue, if its
-    /// window, its transactions in flight and the queue allow; returns whether it did.
+    /// window, its transactions in flight and the queue allow; returns
+    /// whether it did. Under a handshake, blocks whose ready is back go
+    /// first; a new transaction sends its set-up and leaves the queue to
+    /// wait for its ready (`ready_in`), so the next one's set-up may follow.
     fn issue_one(&mut self, agent: usize, s: usize) -> bool {
-        let Some(&e) = self.streams[s].queue.front() else { return false };
+        let from_ready = !self.streams[s].ready.is_empty();
+        let e = if from_ready { self.streams[s].ready[0] } else {
+            let Some(&e) = self.streams[s].queue.front() else { return false };
+            e
+        };
         let shape = self.p.shapes[e.kind as usize];
         let st = &self.streams[s].state;
         let limit = self.p.client.transactions_per_stream;
-        if e.sent == 0 && limit > 0 && st.in_flight >= limit {
+        if e.tag == NO_TAG && limit > 0 && st.in_flight >= limit {
             return false;
         }
-        if matches!(self.p.client.window, WindowPolicy::Adaptive { .. }) && st.outstanding >= st.window {
+        // (Held retries wait for what the window leaves: they do not hold it.)
+        if matches!(self.p.client.window, WindowPolicy::Adaptive { .. }) && st.outstanding - st.held >= st.window {
             return false;
         }
-        let class = shape.request_class;
+        let setup = self.p.client.handshake.filter(|_| shape.has_response() && e.tag == NO_TAG);
+        let (class, len) = match setup {
+            Some(h) => (h.setup_class, h.setup_len),
+            None => (shape.request_class, shape.len_of(false, e.sent)),
+        };
         let (i, to) = self.route_packet(agent as u16, e.dst, class);
         if !self.ifaces[i].output(class).has_room() {
             return false;
@@ -159,25 +174,43 @@ impl<P: RingProtocol> Fabric<P> {
         let now = self.sched.now();
         let tag = if e.tag == NO_TAG {
             self.streams[s].state.in_flight += 1;
-            self.txns.put(Txn { born: e.born, src: agent as u16, dst: e.dst, kind: e.kind, stream: s as u32, requests_left: shape.requests, responses_left: shape.responses })
+            let stage = if setup.is_some() { stage::SETUP } else { stage::TRANSFER };
+            self.txns.put(Txn { born: e.born, src: agent as u16, dst: e.dst, kind: e.kind, stream: s as u32, requests_left: shape.requests, responses_left: shape.responses, stage, dma_held: false, priority: e.priority })
         } else {
             e.tag
         };
-        let mut pk = Packet::new(PacketKind::Request, class, agent as u16, e.dst, e.priority, shape.len_of(false, e.sent), e.born).on(i as u16, to);
+        let mut pk = Packet::new(PacketKind::Request, class, agent as u16, e.dst, e.priority, len, e.born).on(i as u16, to);
         pk.queued_at = now;
         pk.tag = tag;
         pk.echo_of = s as u32;
         let id = self.slab.alloc(pk);
         self.queue_own(i, class, e.priority, id);
         self.streams[s].state.outstanding += 1;
-        let head = self.streams[s].queue.front_mut().expect("not empty");
-        head.sent += 1;
+        let stream = &mut self.streams[s];
+        let head = if from_ready { &mut stream.ready[0] } else { stream.queue.front_mut().expect("not empty") };
         head.tag = tag;
-        if head.sent == shape.requests {
-            self.streams[s].queue.pop_front();
+        if setup.is_none() {
+            head.sent += 1;
+        }
+        if setup.is_some() || head.sent == shape.requests {
+            if from_ready {
+                stream.ready.pop_front();
+            } else {
+                stream.queue.pop_front();
+            }
             self.apps[agent].waiting -= 1;
         }
         true
+    }
+
+    /// The ready of transaction `tag` (`t`) is back at its requester: its
+    /// requests join its stream's blocks to send.
+    pub(super) fn ready_in(&mut self, tag: u32, t: &Txn) {
+        let mut e = AppEntry::new(t.born, t.dst, t.priority, t.kind, t.stream);
+        e.tag = tag;
+        self.streams[t.stream as usize].ready.push_back(e);
+        self.apps[t.src as usize].waiting += 1;
+        self.fill_requests(t.src as usize);
     }
 
     /// The stream of agent `a`'s hand-injected transactions.

@@ -1,0 +1,146 @@
+//! Exact timings of the DMA protocol on a hand-built two-node channel: the
+//! family's defaults (see `channel_timing.rs`), 32-bit symbols at 150 MHz
+//! (20/3 ns), 224 ns through a node chip, 2-symbol echoes, but packets
+//! without GigaRing's framing and with 14 idles after each (the framing is
+//! calibrated, and the protocol's timings read more simply in SCI's own
+//! packet sizes; `channel_timing.rs` checks the defaults'). The client port moves 4 bytes per symbol at
+//! 1200 MB/s: a packet of L symbols holds it L x 10/3 ns, half a symbol
+//! time per symbol. A set-up message carries 2 words (4 + 4 + 1 = 9
+//! symbols), a ready or status message 1 word (7 symbols), a ReadBlk
+//! request none (5 symbols), a 32-word data packet 69.
+//!
+//! Interfaces: ring 0 is node 0's interface 0 -> node 1's interface 1;
+//! ring 1 is node 1's interface 2 -> node 0's interface 3.
+
+use ringlet_engine::time::ns_to_time;
+use ringlet_engine::Time;
+use ringlet_fabric::packet::PacketKind::{self, Echo, Request, Response};
+use ringlet_fabric::trace::TraceKind::{self, *};
+use ringlet_fabric::Fabric;
+use ringlet_gigaring::arbitration::Arbitration;
+use ringlet_gigaring::params::{READ_REQUEST, READ_RESPONSE, WRITE_REQUEST};
+
+/// One symbol, ticks (20/3 ns).
+const SYMBOL: Time = 20_000;
+
+/// `ns` plus `half` half-symbol times.
+fn at(ns: f64, half: u64) -> Time {
+    ns_to_time(ns) + half * SYMBOL / 2
+}
+
+fn channel(transaction: &str, words: u32, extra: &[&str]) -> Fabric<Arbitration> {
+    let text = format!("[network]\nkind = \"gigaring\"\nnodes = 2\n[traffic]\nload_mbps_per_node = 0\ntransaction = \"{transaction}\"\nblock_words = {words}\n[run]\nwarmup_ns = 0\n");
+    let fixed = ["gigaring.framing_symbols=0", "gigaring.idle_symbols_between_packets=14"];
+    let overrides: Vec<_> = fixed.iter().chain(extra).map(|e| ringlet_scenario::parse_override(e).expect("KEY=VALUE")).collect();
+    ringlet_gigaring::hand_built(&ringlet_gigaring::load_str(&text, &overrides).unwrap()).unwrap()
+}
+
+/// Times of the records of `what` at interface `iface` for packets of `kind` and `class`.
+fn times(f: &Fabric<Arbitration>, iface: u16, what: TraceKind, kind: PacketKind, class: u8) -> Vec<Time> {
+    f.records().iter().filter(|r| r.iface == iface && r.what == what && r.kind == kind && r.class == class).map(|r| r.time).collect()
+}
+
+/// A ReadBlk of 32 words opens with the handshake. Times in half-symbol
+/// steps after multiples of the 224 ns node latency:
+/// - node 0 sends the set-up at 0; its head is at node 1 at 224 ns, its
+///   9 symbols in 9 later, and the client port holds it 4.5 symbols more:
+///   serviced at 224 ns + 13.5 symbols. Its echo took the set-up's place at
+///   224 ns and holds node 1's ring-0 link for 2 + 14 symbols, so the ready
+///   (7 symbols) leaves at 224 ns + 16;
+/// - the ready is at node 0 at 448 ns + 16, in 7 later, serviced 3.5 after
+///   that (448 ns + 26.5); its echo holds node 0's link until 448 ns + 32,
+///   when the ReadBlk request (5 symbols) leaves;
+/// - the request is at node 1 at 672 ns + 32, serviced after 5 + 2.5 (672
+///   ns + 39.5); the data packet leaves when the request's echo is gone
+///   (672 ns + 48), the status 69 + 14 symbols after it;
+/// - the data is at node 0 at 896 ns + 48, in 69 later, serviced 34.5 after
+///   (896 ns + 151.5); the status, in at 896 ns + 138, waits for the port
+///   and is serviced 3.5 after the data (896 ns + 155): the block is done.
+#[test]
+fn a_read_block_opens_with_a_handshake_and_ends_with_a_status() {
+    let mut f = channel("readblk", 32, &[]);
+    f.inject(0, 1, 0, 0);
+    f.run_until(ns_to_time(5000.0));
+    // Ring 0 carries all of it (ties go to ring 0); messages on the write-request channel.
+    assert_eq!(times(&f, 0, Transmit { own: true }, Request, WRITE_REQUEST), vec![0]);
+    assert_eq!(times(&f, 1, Serviced, Request, WRITE_REQUEST), vec![at(224.0, 27)]);
+    let ready_and_status = times(&f, 1, Transmit { own: true }, Response, WRITE_REQUEST);
+    assert_eq!(ready_and_status, vec![at(224.0, 32), at(672.0, 96 + 166)]);
+    assert_eq!(times(&f, 0, Serviced, Response, WRITE_REQUEST), vec![at(448.0, 53), at(896.0, 310)]);
+    assert_eq!(times(&f, 0, Transmit { own: true }, Request, READ_REQUEST), vec![at(448.0, 64)]);
+    assert_eq!(times(&f, 1, Serviced, Request, READ_REQUEST), vec![at(672.0, 79)]);
+    assert_eq!(times(&f, 1, Transmit { own: true }, Response, READ_RESPONSE), vec![at(672.0, 96)]);
+    assert_eq!(times(&f, 0, Serviced, Response, READ_RESPONSE), vec![at(896.0, 303)]);
+    let r = f.report();
+    assert_eq!(r.transactions, 1);
+    let done = at(896.0, 310) as f64 / 3000.0;
+    let client = r.client.as_ref().expect("channel figures");
+    assert!((client.transaction_latency_ns_mean - done).abs() < 1e-6, "{} against {done}", client.transaction_latency_ns_mean);
+    // Ring 1 carries nothing.
+    assert!(f.records().iter().all(|r| r.iface < 2));
+}
+
+/// A DMA engine that holds one transfer (`dma_queue_transfers = 1`, no
+/// handshake, both requests on ring 0), 600 ns of slave access: the first
+/// ReadBlk request is at node 1 at 224 ns and serviced at 824 ns + 7.5
+/// symbols (5 in, 2.5 port), when its data packet goes into a send buffer
+/// and the slot frees. The second, sent a 5 + 14-symbol slot after the
+/// first, is at node 1 at 224 ns + 19 symbols: busied. Its busy echo is
+/// back at 448 ns + 21 and it goes again at once; at node 1 at 672 ns + 21
+/// (812 ns), still before the slot frees (874 ns): busied again; sent again
+/// at 896 ns + 23, it is at node 1 at 1120 ns + 23 (1273 ns) and accepted.
+#[test]
+fn a_request_is_busied_at_a_full_dma_queue_until_a_transfer_is_done() {
+    let mut f = channel("readblk", 32, &["gigaring.dma_setup_words=0", "gigaring.dma_queue_transfers=1", "gigaring.load_balancing=\"shortest\"", "gigaring.slave_access_ns=600"]);
+    f.inject(0, 1, 0, 0);
+    f.inject(0, 1, 0, 0);
+    f.run_until(ns_to_time(10_000.0));
+    assert_eq!(times(&f, 0, Transmit { own: true }, Request, READ_REQUEST), vec![0, at(0.0, 38), at(448.0, 42), at(896.0, 46)]);
+    assert_eq!(times(&f, 1, Busied, Request, READ_REQUEST), vec![at(224.0, 38), at(672.0, 42)]);
+    assert_eq!(times(&f, 0, EchoBack { busy: true }, Echo, READ_REQUEST), vec![at(448.0, 42), at(896.0, 46)]);
+    assert_eq!(times(&f, 1, Accepted, Request, READ_REQUEST), vec![at(224.0, 0), at(1120.0, 46)]);
+    assert_eq!(times(&f, 1, Serviced, Request, READ_REQUEST)[0], at(824.0, 15));
+    let r = f.report();
+    assert_eq!((r.transactions, r.retries), (2, 2));
+    // With room for two transfers the second is accepted at once.
+    let mut f = channel("readblk", 32, &["gigaring.dma_setup_words=0", "gigaring.dma_queue_transfers=2", "gigaring.load_balancing=\"shortest\"", "gigaring.slave_access_ns=600"]);
+    f.inject(0, 1, 0, 0);
+    f.inject(0, 1, 0, 0);
+    f.run_until(ns_to_time(10_000.0));
+    assert_eq!(times(&f, 1, Accepted, Request, READ_REQUEST), vec![at(224.0, 0), at(224.0, 38)]);
+    assert_eq!(f.report().retries, 0);
+}
+
+/// The client port holds a packet for its own bytes at 1200 MB/s: a
+/// message of w words (4 + 2w + 1 symbols) is serviced (4 + 2w + 1) x 10/3
+/// ns after its tail is in, half a symbol time per symbol: 3.5 symbols for
+/// 1 word, 10.5 for 8, 34.5 (230 ns) for 32.
+#[test]
+fn the_client_port_holds_a_packet_for_its_length() {
+    for words in [1u64, 8, 32] {
+        let len = 4 + 2 * words + 1;
+        let mut f = channel("message", words as u32, &[]);
+        f.inject(0, 1, 0, 0);
+        f.run_until(ns_to_time(5000.0));
+        assert_eq!(times(&f, 1, Received, Request, WRITE_REQUEST), vec![at(224.0, 2 * len)], "{words} words");
+        assert_eq!(times(&f, 1, Serviced, Request, WRITE_REQUEST), vec![at(224.0, 3 * len)], "{words} words");
+    }
+}
+
+/// With the handshake the DMA engine's ready is a promise: a transfer
+/// opens with its set-up, which is what a full engine busies, and the
+/// block's own requests are never busied for want of a slot. Four ReadBlks
+/// at once to an engine that holds one transfer: set-ups are busied, read
+/// requests never, and all four complete.
+#[test]
+fn a_full_dma_engine_busies_set_ups_not_the_blocks_requests() {
+    let mut f = channel("readblk", 32, &["gigaring.dma_queue_transfers=1", "gigaring.slave_access_ns=600"]);
+    for _ in 0..4 {
+        f.inject(0, 1, 0, 0);
+    }
+    f.run_until(ns_to_time(50_000.0));
+    let busied = |class: u8| f.records().iter().filter(|r| r.what == Busied && r.class == class).count();
+    assert!(busied(WRITE_REQUEST) > 0, "the engine was full");
+    assert_eq!(busied(READ_REQUEST), 0);
+    assert_eq!(f.report().transactions, 4);
+}
