@@ -73,9 +73,10 @@ def test_run_json_has_the_gigaring_keys(cli):
     by_vc = {v["name"]: v["throughput_mbps"] for v in r["per_vc"]}
     assert by_vc["read-response"] == pytest.approx(r["throughput_mbps"], rel=1e-9)
     assert by_vc["read-request"] == by_vc["write-request"] == by_vc["write-response"] == 0
-    # Both rings carry node 1's data (per-packet load balancing), about equally.
+    # Both rings carry node 1's data (per-packet load balancing), about equally: within 10%
+    # with 64-word blocks (two data packets and the DMA handshake's ready and status each).
     send = [g["send_utilization_mean"] for g in r["per_ringlet"]]
-    assert min(send) > 0.3 and abs(send[0] - send[1]) < 0.05 * max(send)
+    assert min(send) > 0.3 and abs(send[0] - send[1]) < 0.1 * max(send)
     # A data packet's echo comes back after its send: the channel latency is positive and below a
     # whole block's transaction latency (two packets of 32 words and the request).
     assert 0 < r["channel_latency_ns_mean"] <= r["channel_latency_ns_p99"]

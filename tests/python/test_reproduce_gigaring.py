@@ -36,7 +36,8 @@ CALIBRATED = {"half-duplex-peak", "unloaded-latency-0m"}
 FINDINGS = {"saturates-at-a-kiloword", "overhead-dominates-small-blocks", "overhead-diminishes",
             "full-duplex-saturates", "direction-below-half-duplex", "rings-balanced",
             "equal-shares-one-ring", "equal-shares-both-rings", "per-request-starves", "equal-shares-12",
-            "equal-shares-12-both-rings", "fairness-at-least-0.95"}
+            "equal-shares-12-both-rings", "fairness-at-least-0.95", "cc-halves-readblk-retries",
+            "cc-halves-writeblk-retries", "cc-keeps-mixed-going"}
 
 
 def test_gigaring_study_parses_and_validates():
@@ -61,8 +62,8 @@ def test_gigaring_study_parses_and_validates():
     for fig in study.figures:
         if fig.data is None:
             assert points(study.scenario(fig), fig.grid)
-    # Budget: well under a minute on 2 cores (a point takes milliseconds to a tenth of a second).
-    assert len(plan(study, study.figures).work) <= 100
+    # Budget: well under a minute on 2 cores (a point takes milliseconds to a second).
+    assert len(plan(study, study.figures).work) <= 150
 
 
 @pytest.fixture(scope="module")

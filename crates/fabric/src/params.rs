@@ -236,11 +236,15 @@ pub struct ClientRules {
     /// Input queue service time per symbol of the packet, added to the
     /// class's `Params::iqst` (a client port that moves a packet's bytes).
     pub service_per_symbol: Time,
+    /// A target echoes a send packet once its checksum is in (its tail),
+    /// rather than as soon as its header is decoded (IEEE 1596's echo in
+    /// the stripped packet's place).
+    pub echo_at_tail: bool,
 }
 
 impl Default for ClientRules {
     fn default() -> Self {
-        ClientRules { responder: Responder::Server, ring_choice: RingChoice::Routes, window: WindowPolicy::Unlimited, transactions_per_stream: 0, channel_latency: false, handshake: None, dma_queue: 0, service_per_symbol: 0 }
+        ClientRules { responder: Responder::Server, ring_choice: RingChoice::Routes, window: WindowPolicy::Unlimited, transactions_per_stream: 0, channel_latency: false, handshake: None, dma_queue: 0, service_per_symbol: 0, echo_at_tail: false }
     }
 }
 

@@ -223,3 +223,18 @@ fn a_bypass_buffer_drains_through_the_idles() {
     let expected: Vec<Time> = (0..7).map(|k| ns_to_time(224.0) + (k * 100 + late[k as usize]) * SYMBOL).collect();
     assert_eq!(times(&f, 1, Transmit { own: false }, Request, 0), expected);
 }
+
+/// With `echo_after = "checksum"` the target echoes once the packet's 81
+/// symbols are in, not at its header: the echo leaves node 1 at 224 ns +
+/// 81 symbols and is back at 448 ns + 83, so the unloaded channel latency
+/// grows by the packet's length (540 ns), past seed 002's whole 462 ns.
+#[test]
+fn an_echo_after_the_checksum_waits_for_the_packet() {
+    let mut f = channel(2, "message", 32, &["gigaring.echo_after=\"checksum\"", "gigaring.load_balancing=\"shortest\""]);
+    f.inject(0, 1, 0, 0);
+    f.run_until(ns_to_time(5000.0));
+    assert_eq!(times(&f, 1, Transmit { own: false }, Echo, 1), vec![at(224.0, 81)]);
+    assert_eq!(times(&f, 0, EchoBack { busy: false }, Echo, 1), vec![at(448.0, 83)]);
+    let latency = f.report().client.unwrap().channel_latency_ns_mean;
+    assert!((latency - (448.0 + 83.0 * 20.0 / 3.0)).abs() < 1e-6, "{latency}");
+}

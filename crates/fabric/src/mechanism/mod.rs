@@ -517,7 +517,8 @@ impl<P: RingProtocol> Fabric<P> {
     /// Where agent `a` puts a packet of `class` for `dst`: as `route_to`,
     /// or with [`RingChoice::Balance`] on the interface whose output queue
     /// of that class holds the fewest packets, to send or awaiting their echo (ties to fewer hops, then
-    /// the lower ringlet), with `Nearest` on the one of fewest hops.
+    /// to fewer packets in its output queues of every class, then the lower
+    /// ringlet), with `Nearest` on the one of fewest hops.
     ///
     /// [`RingChoice::Balance`]: crate::params::RingChoice::Balance
     #[inline(always)]
@@ -525,7 +526,7 @@ impl<P: RingProtocol> Fabric<P> {
         if self.p.client.ring_choice == crate::params::RingChoice::Routes || self.apps[a as usize].iface != NO_IFACE {
             return self.route_to(a, dst);
         }
-        let mut best: Option<((usize, u16, u16), usize, u16)> = None;
+        let mut best: Option<((usize, u16, usize, u16), usize, u16)> = None;
         for &i in &self.topo.agent(a).ifaces {
             if !self.ifaces[i as usize].live {
                 continue;
@@ -539,8 +540,12 @@ impl<P: RingProtocol> Fabric<P> {
             let hops = (self.topo.position(to) + len - self.topo.position(i)) % len;
             // Its send buffer's occupancy: packets to send and sent ones awaiting their echo.
             let q = self.ifaces[i as usize].output(class);
-            let load = if self.p.client.ring_choice == crate::params::RingChoice::Balance { q.to_send.len() + q.awaiting.len() } else { 0 };
-            let key = (load, hops, r);
+            let balance = self.p.client.ring_choice == crate::params::RingChoice::Balance;
+            let load = if balance { q.to_send.len() + q.awaiting.len() } else { 0 };
+            // Ties to the one whose send buffers of every class hold fewer (a
+            // handshake's messages would otherwise all take the lower ringlet).
+            let all: usize = if balance { (0..self.p.classes.len() as u8).map(|c| { let o = self.ifaces[i as usize].output(c); o.to_send.len() + o.awaiting.len() }).sum() } else { 0 };
+            let key = (load, hops, all, r);
             if best.is_none_or(|(k, _, _)| key < k) {
                 best = Some((key, i as usize, to));
             }

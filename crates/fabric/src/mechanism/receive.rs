@@ -98,7 +98,13 @@ impl<P: RingProtocol> Fabric<P> {
         };
         // The echo takes the stripped packet's place: ahead of packets that arrive after it.
         if let Some(e) = echo {
-            self.insert_in_stream(i, e);
+            if self.p.client.echo_at_tail {
+                // Ready to leave once the checksum is in: what arrives next waits behind it.
+                let tail = self.sched.now() + pk.len as Time * self.p.cycle;
+                self.insert_in_stream_ready(i, e, tail);
+            } else {
+                self.insert_in_stream(i, e);
+            }
         }
         self.input_changed(i, class);
     }
