@@ -526,7 +526,9 @@ impl<P: RingProtocol> Fabric<P> {
         if self.p.client.ring_choice == crate::params::RingChoice::Routes || self.apps[a as usize].iface != NO_IFACE {
             return self.route_to(a, dst);
         }
-        let mut best: Option<((usize, u16, usize, u16), usize, u16)> = None;
+        // (Its load of the class, hops, load of every class, ringlet): the smallest wins.
+        type Key = (usize, u16, usize, u16);
+        let mut best: Option<(Key, usize, u16)> = None;
         for &i in &self.topo.agent(a).ifaces {
             if !self.ifaces[i as usize].live {
                 continue;
