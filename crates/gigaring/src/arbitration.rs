@@ -64,9 +64,7 @@ pub struct Arbitration {
     downstream: Vec<u8>,
     /// Per node: it inserts idles (sends no own packet) until then.
     hold_until: Vec<Time>,
-    /// Requests set in passing packets; requests heard back by sources; own packets held for them.
-    requests_set: u64,
-    requests_heard: u64,
+    /// Own packets held for the idles (decisions that found the node holding).
     holds: u64,
 }
 
@@ -86,15 +84,8 @@ impl Arbitration {
             upstream: vec![0; nodes],
             downstream: vec![0; nodes],
             hold_until: vec![0; nodes],
-            requests_set: 0,
-            requests_heard: 0,
             holds: 0,
         }
-    }
-
-    /// Whether the node at `at` asks to share (for tests).
-    pub fn wants(&self, at: usize) -> bool {
-        self.wants[at]
     }
 
     /// The nodes the node at `at` counts as contending for the ring with
@@ -154,12 +145,11 @@ impl RingProtocol for Arbitration {
         if self.wants[at] {
             // One more node asks to share (a count, the patent's hierarchy of request bits in its simplest form).
             *field = (*field & SOURCE_WAITS) | ((*field & COUNT) + REQUEST_TO_SHARE).min(COUNT);
-            self.requests_set += 1;
         }
     }
 
     fn own_field(&mut self, at: usize) -> u8 {
-        if self.law == SharingLaw::EqualShare && self.backlogged[at] {
+        if self.sharing && self.law == SharingLaw::EqualShare && self.backlogged[at] {
             SOURCE_WAITS
         } else {
             0
@@ -168,14 +158,12 @@ impl RingProtocol for Arbitration {
 
     fn on_echo_field(&mut self, at: usize, now: Time, field: u8, _fx: &mut Effects) {
         let requests = field & COUNT;
-        self.requests_heard += requests as u64;
         match self.law {
             SharingLaw::EqualShare => self.downstream[at] = requests,
-            SharingLaw::PerRequest if requests != 0 => {
+            SharingLaw::PerRequest => {
                 // Idles scaled by the number of requests: a packet slot for each node that waits.
                 self.hold_until[at] = self.hold_until[at].max(now) + self.per_request * requests as Time;
             }
-            SharingLaw::PerRequest => {}
         }
     }
 
@@ -184,6 +172,87 @@ impl RingProtocol for Arbitration {
     }
 
     fn counters(&self) -> ProtoCounters {
-        ProtoCounters { reservations: self.queues.reservations, flow_holds: self.holds, control_symbols: 0, inheritances: 0, ..ProtoCounters::default() }
+        ProtoCounters { reservations: self.queues.reservations, flow_holds: self.holds, ..ProtoCounters::default() }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ringlet_fabric::packet::PacketKind;
+
+    const CYCLE: Time = 20_000;
+
+    /// A 32-word message of 81 symbols (one idle after it: 82 symbol times).
+    fn packet() -> Packet {
+        Packet::new(PacketKind::Request, 2, 0, 1, 0, 81, 0)
+    }
+
+    fn ring(law: SharingLaw) -> Arbitration {
+        Arbitration::new(4, true, law, true, 100 * CYCLE, CYCLE, 1)
+    }
+
+    /// A source counts three requests from its last echo, two contenders
+    /// upstream (a passing packet's source that waits and one node that
+    /// asked) and itself: six, so after its own packet it holds for five
+    /// more packets' worth of idles; the count upstream starts afresh.
+    #[test]
+    fn equal_share_holds_a_source_for_its_contenders() {
+        let mut a = ring(SharingLaw::EqualShare);
+        let mut fx = Effects::default();
+        a.on_echo_field(0, 0, 3, &mut fx);
+        let mut passing = SOURCE_WAITS | 1;
+        a.mark_passing(0, 0, &mut passing);
+        assert_eq!(passing, SOURCE_WAITS | 1, "a node that does not wait leaves the field");
+        let mut smaller = 1;
+        a.mark_passing(0, 0, &mut smaller);
+        assert_eq!(a.contenders(0), 6);
+        a.on_sent(0, 1000, 0, &packet(), Some(0), &mut fx);
+        assert_eq!(a.contenders(0), 4, "upstream counted afresh after an own packet");
+        let until = 1000 + 6 * 82 * CYCLE;
+        assert_eq!(a.may_send(0, until - 1, 0, &packet(), &mut fx), Permit::Hold { wake_at: Some(until) });
+        assert_eq!(a.may_send(0, until, 0, &packet(), &mut fx), Permit::Go);
+        assert_eq!(a.counters().flow_holds, 1);
+        // Held by its idles it asks to share: passing packets count it.
+        let mut field = SOURCE_WAITS | 2;
+        a.may_send(0, 1000, 0, &packet(), &mut fx);
+        a.mark_passing(0, 1000, &mut field);
+        assert_eq!(field, SOURCE_WAITS | 3);
+        let mut full = COUNT;
+        a.mark_passing(0, 1000, &mut full);
+        assert_eq!(full, COUNT, "the count saturates");
+    }
+
+    /// A source marks its own packets when it has more to send, only under
+    /// the equal-share law with the sharing on.
+    #[test]
+    fn a_source_says_it_waits_when_it_has_more() {
+        let mut fx = Effects::default();
+        let mut a = ring(SharingLaw::EqualShare);
+        a.on_sent(1, 0, 0, &packet(), Some(0), &mut fx);
+        assert_eq!(a.own_field(1), SOURCE_WAITS);
+        a.on_sent(1, 0, 0, &packet(), None, &mut fx);
+        assert_eq!(a.own_field(1), 0);
+        let mut b = ring(SharingLaw::PerRequest);
+        b.on_sent(1, 0, 0, &packet(), Some(0), &mut fx);
+        assert_eq!(b.own_field(1), 0);
+        let mut c = Arbitration::new(4, false, SharingLaw::EqualShare, true, 0, CYCLE, 1);
+        c.on_sent(1, 0, 0, &packet(), Some(0), &mut fx);
+        assert_eq!(c.own_field(1), 0);
+    }
+
+    /// Per request: each echo's requests add a slot of idles to the hold,
+    /// from the later of now and the hold already due.
+    #[test]
+    fn per_request_holds_a_slot_per_request() {
+        let mut fx = Effects::default();
+        let mut a = ring(SharingLaw::PerRequest);
+        a.on_echo_field(2, 500, SOURCE_WAITS | 2, &mut fx);
+        a.on_echo_field(2, 600, 1, &mut fx);
+        let until = 500 + 300 * CYCLE;
+        assert_eq!(a.may_send(2, until - 1, 0, &packet(), &mut fx), Permit::Hold { wake_at: Some(until) });
+        assert_eq!(a.may_send(2, until, 0, &packet(), &mut fx), Permit::Go);
+        a.on_sent(2, until, 0, &packet(), Some(0), &mut fx);
+        assert_eq!(a.may_send(2, until + 1, 0, &packet(), &mut fx), Permit::Go, "no hold of its own after a packet");
     }
 }

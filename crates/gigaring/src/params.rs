@@ -38,7 +38,8 @@ pub fn block(k: &Settings, words: u32, read: bool) -> Shape {
     let packets = words.div_ceil(PACKET_WORDS) as u16;
     let last = words - PACKET_WORDS * (packets as u32 - 1);
     let full = packet_len(k, words.min(PACKET_WORDS));
-    let last_len = if packets > 1 && last < PACKET_WORDS { packet_len(k, last) } else { 0 };
+    // (The full packet's length when the block is one packet, or whole packets.)
+    let last_len = packet_len(k, last);
     let bare = packet_len(k, 0);
     let data_bytes = words * 8;
     let common = Shape {

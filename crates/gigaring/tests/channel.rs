@@ -94,6 +94,21 @@ fn every_sender_gets_an_equal_share_whichever_node_is_hot() {
     }
 }
 
+/// Without bandwidth sharing the node farthest upstream of the hot node
+/// takes nearly the whole ring (its packets never wait, the others find no
+/// gap) and no node is held; with it every sender's own idles hold it.
+#[test]
+fn without_sharing_the_farthest_upstream_takes_the_ring() {
+    // Nodes 0-7 send to node 8, which only answers.
+    let text = "[network]\nkind = \"gigaring\"\nnodes = 9\n[gigaring]\nrings = 1\ntransfers_per_stream = 0\nbandwidth_sharing = false\n[traffic]\ntransaction = \"message\"\nblock_words = 32\nmasters = 8\nload_mbps_per_node = 2000\n[run]\nmeasure_transactions = 10000\n";
+    let off = run(text, &[]);
+    let senders: f64 = off.per_node[..8].iter().map(|n| n.throughput_mbps).sum();
+    assert!(off.per_node[0].throughput_mbps > 0.9 * senders, "{:?}", off.per_node.iter().map(|n| n.throughput_mbps).collect::<Vec<_>>());
+    assert_eq!(off.counters.flow_holds, 0);
+    let on = run(text, &["gigaring.bandwidth_sharing=true".into()]);
+    assert!(on.counters.flow_holds > 1000, "{}", on.counters.flow_holds);
+}
+
 /// The law it replaces, one slot of idles per request heard, starves the
 /// senders next to the hot node: the fractions the upstream sources give
 /// up add up to more than the ring, and the gaps go to the first waiter
@@ -144,4 +159,16 @@ fn congestion_control_halves_retransmissions_at_a_congested_slave() {
     // every transfer completes.
     let r = run(text, &["traffic.transaction=\"writeblk\"".into(), "gigaring.dma_queue_transfers=2".into()]);
     assert_eq!(r.transactions, 1500, "{:?}", r.conservation);
+}
+
+/// Queue reservation acts at a slave whose client port is the bottleneck
+/// (nine masters writing to a port of 400 MB/s): a packet busied twice gets
+/// a reserved place (IEEE 1596's A/B allocation), and none without it.
+#[test]
+fn queue_reservation_reserves_at_a_congested_port() {
+    let text = "[network]\nkind = \"gigaring\"\nnodes = 10\n[gigaring]\nclient_port_mbps = 400\ndma_queue_transfers = 0\n[traffic]\ntransaction = \"writeblk\"\nblock_words = 256\nmasters = 9\nload_mbps_per_node = 200\n[run]\nmeasure_transactions = 500\n";
+    let on = run(text, &[]);
+    assert!(on.counters.reservations > 0 && on.counters.busy_requests_reserved > 0, "{:?}", on.counters);
+    let off = run(text, &["gigaring.queue_reservation=false".into()]);
+    assert_eq!((off.counters.reservations, off.counters.busy_requests_reserved), (0, 0));
 }

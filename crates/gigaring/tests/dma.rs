@@ -150,3 +150,15 @@ fn a_full_dma_engine_busies_set_ups_not_the_blocks_requests() {
     assert_eq!(busied(READ_REQUEST), 0);
     assert_eq!(f.report().transactions, 4);
 }
+
+/// Under the handshake a WriteBlk's one response is its status (a 1-word
+/// message: 4 + 2 + 1 = 7 symbols here), not a bare write response (5).
+#[test]
+fn a_write_blocks_response_is_its_status() {
+    let mut f = channel("writeblk", 32, &[]);
+    f.inject(0, 1, 0, 0);
+    f.run_until(ns_to_time(5000.0));
+    let lens: Vec<(u8, u16)> = f.records().iter().filter(|r| r.what == (Transmit { own: true }) && r.kind == Response).map(|r| (r.class, r.len)).collect();
+    assert_eq!(lens, vec![(WRITE_REQUEST, 7), (ringlet_gigaring::params::WRITE_RESPONSE, 7)], "the ready, then the status");
+    assert_eq!(f.report().transactions, 1);
+}
