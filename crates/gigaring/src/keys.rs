@@ -78,7 +78,7 @@ pub const PARAMS: &[Param] = &[
     // [traffic]
     Param { section: "traffic", key: "transaction", kind: Kind::Choice(&["readblk", "writeblk", "message", "mixed"]), default: Default::Str("readblk"),
         doc: "What masters issue: `readblk` (a request; the slave answers with the block in packets of up to 32 words), `writeblk` (the block in request packets; one write response), `message` (one packet of `block_words` words, at most 32; no response), or `mixed`: equal shares of the load as messages of 32 words, ReadBlk and WriteBlk of 64 words, and ReadBlk and WriteBlk of `block_words`." },
-    Param { section: "traffic", key: "block_words", kind: Kind::Int { min: 1, max: 1 << 20 }, default: Default::Int(1024),
+    Param { section: "traffic", key: "block_words", kind: Kind::Int { min: 1, max: MAX_BLOCK_WORDS }, default: Default::Int(1024),
         doc: "Block size of a ReadBlk or WriteBlk (a message's size), 64-bit words." },
     Param { section: "traffic", key: "masters", kind: Kind::Int { min: 0, max: 4096 }, default: Default::Int(0),
         doc: "Nodes 0 to `masters` - 1 issue transactions and the others only answer (seed 002's half duplex: 1 of 2); 0: every node does both (full duplex). `load_mbps_per_node` is the payload each master offers." },
@@ -88,6 +88,11 @@ pub const PARAMS: &[Param] = &[
 /// source's packets unechoed toward one target on one virtual channel (both
 /// rings' send buffers) fit the target's window of sequence numbers.
 pub const MAX_SEND_BUFFER_WITH_FAULT: u32 = ringlet_fabric::mechanism::SEQUENCE_WINDOW as u32 / 2;
+
+/// The largest block (`traffic.block_words`), 64-bit words: 32 768 packets,
+/// within a block's packet count (16 bits).
+pub const MAX_BLOCK_WORDS: i64 = 1 << 20;
+const _: () = assert!(MAX_BLOCK_WORDS as u32 / crate::params::PACKET_WORDS <= u16::MAX as u32);
 
 /// What masters issue.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -217,7 +222,7 @@ impl Settings {
         if self.transaction == Transaction::Message && self.block_words > crate::params::PACKET_WORDS {
             return Err(format!("traffic.block_words: a message carries at most {} words (256 bytes), got {}", crate::params::PACKET_WORDS, self.block_words));
         }
-        if self.masters >= self.nodes && self.masters > 0 {
+        if self.masters >= self.nodes {
             return Err(format!("traffic.masters: expected fewer than network.nodes ({}) so that some node answers, got {} (0: every node is master and slave)", self.nodes, self.masters));
         }
         if self.window_min > self.window_max {
@@ -244,10 +249,6 @@ impl Settings {
             if self.masters == 1 && f.what == Failure::Node(0) {
                 return Err("faults.fail_node: node 0 is the only master (traffic.masters = 1); nothing would be left to measure after it fails".to_string());
             }
-        }
-        let packets = self.block_words.div_ceil(crate::params::PACKET_WORDS);
-        if packets > u16::MAX as u32 {
-            return Err(format!("traffic.block_words: at most {} words (65535 packets), got {}", u16::MAX as u32 * crate::params::PACKET_WORDS, self.block_words));
         }
         Ok(())
     }
