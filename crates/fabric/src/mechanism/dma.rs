@@ -72,6 +72,13 @@ impl<P: RingProtocol> Fabric<P> {
         self.p.client.handshake.is_some() && shape.has_response()
     }
 
+    /// Whether send packet `pk` arriving at agent `me` is a request its
+    /// bounded DMA engine (`ClientRules::dma_queue`) has a say on.
+    #[inline]
+    pub(super) fn dma_bounded(&self, me: u16, pk: &Packet) -> bool {
+        self.p.client.dma_queue > 0 && pk.kind == PacketKind::Request && pk.dst == me
+    }
+
     /// Whether request `pk` arriving at agent `me` would open one more
     /// transfer at its DMA engine when it holds all it may: then it is
     /// busied. A transfer opens with its set-up (the engine's ready is its

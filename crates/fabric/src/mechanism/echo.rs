@@ -21,24 +21,6 @@ impl<P: RingProtocol> Fabric<P> {
             self.protos[r].on_echo_field(at, self.sched.now(), echo.traffic_control, &mut self.fx);
             self.flush_effects(r);
         }
-        if echo.busy && self.holds_retry(echo.tag, echo.echo_phase) {
-            // Congestion: the packet waits, keeping its send buffer slot,
-            // while its stream's window goes to the packets of transfers
-            // under way; it goes again when the window has room left
-            // (`release_retries`).
-            let pk = self.slab.at_mut(echo.echo_of);
-            pk.phase = echo.echo_phase;
-            pk.retries = pk.retries.saturating_add(1);
-            let requester = pk.requester();
-            self.counters.retries += 1;
-            self.measure.retried(self.sched.now(), requester, class);
-            let st = &mut self.streams[echo.tag as usize];
-            st.held.push_back((i as u16, echo.echo_of));
-            st.state.held += 1;
-            self.fill_requests(self.ifaces[i].agent as usize);
-            self.release_retries(echo.tag as usize);
-            return self.try_output(i);
-        }
         if echo.busy {
             // The target kept nothing: the sender's copy goes again, ahead of its
             // priority's packets not yet sent, behind those busied before it.
@@ -48,6 +30,18 @@ impl<P: RingProtocol> Fabric<P> {
             let (eff, requester) = (pk.eff, pk.requester());
             self.counters.retries += 1;
             self.measure.retried(self.sched.now(), requester, class);
+            if self.holds_retry(echo.tag, echo.echo_phase) {
+                // Congestion: the packet waits, keeping its send buffer slot,
+                // while its stream's window goes to the packets of transfers
+                // under way; it goes again when the window has room left
+                // (`release_retries`).
+                let st = &mut self.streams[echo.tag as usize];
+                st.held.push_back((i as u16, echo.echo_of));
+                st.state.held += 1;
+                self.fill_requests(self.ifaces[i].agent as usize);
+                self.release_retries(echo.tag as usize);
+                return self.try_output(i);
+            }
             let holdoff = self.protos[self.ifaces[i].place().0].retry_holdoff();
             if holdoff > 0 {
                 // Still counted in its output queue until it rejoins it.

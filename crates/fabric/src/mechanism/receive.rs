@@ -54,7 +54,7 @@ impl<P: RingProtocol> Fabric<P> {
         // The packet before this one on the link is in by now.
         self.settle_arrival(i, class);
         let me = self.ifaces[i].agent;
-        let dma_bounded = self.p.client.dma_queue > 0 && pk.kind == PacketKind::Request && pk.dst == me;
+        let dma_bounded = self.dma_bounded(me, &pk);
         let admission = if dma_bounded && self.dma_full(me as usize, &pk, false) {
             // Its responder's DMA engine holds all the transfers it may: busied,
             // in the phase it came in (the engine reserves nothing).
@@ -149,7 +149,7 @@ impl<P: RingProtocol> Fabric<P> {
             id
         };
         let me = self.ifaces[i].agent;
-        if self.p.client.dma_queue > 0 && pk.kind == PacketKind::Request && pk.dst == me {
+        if self.dma_bounded(me, pk) {
             // Taken, not a duplicate: if it opens a transfer, the slot is its from now on.
             self.dma_full(me as usize, pk, true);
         }
