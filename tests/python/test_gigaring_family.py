@@ -279,3 +279,21 @@ def test_a_fold_is_reported_before_and_after(cli):
 
 def test_a_run_without_faults_has_no_reconfiguration(half_json):
     assert "reconfiguration" not in half_json
+
+
+def test_a_series_over_time_in_the_python_api():
+    """``run.series_interval_ns`` gives ``Result.per_interval`` on any run, congestion
+    windows included: nine masters at one slave, the windows close from their 16."""
+    s = ringlet.Scenario.load(HALF).with_overrides([
+        "network.nodes=10", "traffic.masters=9", "traffic.block_words=256", "gigaring.dma_queue_transfers=8",
+        "traffic.load_mbps_per_node=200", "run.measure_transactions=300", "run.warmup_ns=0",
+        "run.series_interval_ns=10000"])
+    r = s.run()
+    t = r.per_interval
+    assert list(t.columns[:3]) == ["start_ns", "throughput_mbps", "latency_ns_mean"]
+    assert {"window_mean", "window_decreases", "retransmissions"} <= set(t.columns)
+    assert t["start_ns"].diff().dropna().eq(10000).all()
+    assert t["window_mean"].iloc[0] > 8 and t["window_mean"].iloc[-5:].mean() <= 4
+    assert t["window_decreases"].sum() == r.raw["window_decreases"]
+    assert t["transactions"].sum() == r.raw["transactions"]
+    assert ringlet.Scenario.load(HALF).with_overrides(SMALL).run().per_interval.empty

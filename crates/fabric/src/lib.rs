@@ -32,6 +32,7 @@ pub mod params;
 pub mod protocol;
 pub mod queue;
 pub mod report;
+pub mod series;
 pub mod topology;
 pub mod trace;
 pub mod traffic;

@@ -6,7 +6,8 @@
 
 use crate::dense::Dense;
 use crate::params::Params;
-use crate::report::{NodePriorityReport, ClientFigures, IntervalReport, ReconfigurationReport, VcReport, ClassReport, LinkReport, NodeReport, PortReport, PriorityReport, Report, RingletReport, Summary, SwitchReport};
+use crate::report::{NodePriorityReport, ClientFigures, ReconfigurationReport, VcReport, ClassReport, LinkReport, NodeReport, PortReport, PriorityReport, Report, RingletReport, Summary, SwitchReport};
+use crate::series::{Bin, Series};
 use crate::topology::Topology;
 use ringlet_engine::run::Stop;
 use ringlet_engine::stats::{BatchMeans, CoarseHistogram, LatencyHistogram};
@@ -51,41 +52,13 @@ struct ClientMeasure {
     /// When a failure is due, is detected (the fold), and the folded ring starts.
     fold: Option<(Time, Time, Time)>,
     transaction_sum_ps: f64,
-    /// With a fault: the run interval by interval (`Measure::keep_series`).
-    series: Option<Series>,
-}
-
-/// What each interval of a run with a fault carried, from the end of the warm-up.
-struct Series {
-    every: Time,
-    bins: Vec<Bin>,
-}
-
-#[derive(Clone, Copy, Default)]
-struct Bin {
-    bytes: u64,
-    txns: u64,
-    /// ps.
-    latency_sum: f64,
-    resent: u64,
-    duplicates: u64,
-    lost: u64,
-}
-
-impl Series {
-    /// The interval of `now` (at or after the warm-up's end `from`).
-    fn bin(&mut self, now: Time, from: Time) -> &mut Bin {
-        let k = ((now - from) / self.every) as usize;
-        if k >= self.bins.len() {
-            self.bins.resize(k + 1, Bin::default());
-        }
-        &mut self.bins[k]
-    }
 }
 
 pub struct Measure {
     pub warmup_end: Time,
     client: Option<ClientMeasure>,
+    /// The run interval by interval, if kept (`Measure::keep_series`).
+    series: Option<Series>,
     target_txns: u64,
     ci_target: Option<f64>,
     batch_txns: u64,
@@ -139,10 +112,11 @@ impl Measure {
         let links = topo.ifaces();
         let buses = topo.agents().iter().any(|a| a.bus.is_some());
         let client = (p.tracks_transactions() || p.client.channel_latency)
-            .then(|| ClientMeasure { channel: CoarseHistogram::coarse(), transaction: CoarseHistogram::coarse(), class_bytes: vec![0; p.classes.len()], changed: None, fold: None, transaction_sum_ps: 0.0, series: None });
+            .then(|| ClientMeasure { channel: CoarseHistogram::coarse(), transaction: CoarseHistogram::coarse(), class_bytes: vec![0; p.classes.len()], changed: None, fold: None, transaction_sum_ps: 0.0 });
         Measure {
             warmup_end: ns_to_time(s.run.warmup_ns),
             client,
+            series: s.run.series_interval_ns.map(|every| Series::new(ns_to_time(every), ns_to_time(s.run.warmup_ns))),
             target_txns: s.run.measure_transactions,
             ci_target: s.run.ci_rel_halfwidth,
             batch_txns: s.run.measure_transactions.div_ceil(batches).max(1),
@@ -206,6 +180,9 @@ impl Measure {
         c.latency_sum += lat_ps;
         self.batch_lat_sum += lat_ps;
         self.batch_lat_n += 1;
+        if self.series.is_some() {
+            self.series_packet(now, lat_ps);
+        }
     }
 
     /// Data payload of agent `requester`'s transaction delivered to its destination.
@@ -218,6 +195,9 @@ impl Measure {
         self.bytes_prio[priority as usize] += bytes as u64;
         self.agents[requester as usize].bytes += bytes as u64;
         self.batch_bytes += bytes as u64;
+        if self.series.is_some() {
+            self.series_data(now, bytes);
+        }
     }
 
     /// A packet that carries data, sent `lat` ago, has its accepting echo back (seed 002's channel latency).
@@ -238,28 +218,64 @@ impl Measure {
         if let Some(c) = self.client.as_mut() {
             c.transaction.record(lat);
             c.transaction_sum_ps += time_to_ps(lat);
-            if let Some(s) = c.series.as_mut() {
-                let b = s.bin(now, self.warmup_end);
-                b.txns += 1;
-                b.latency_sum += time_to_ps(lat);
-            }
+        }
+        if let Some(b) = self.series.as_mut().and_then(|s| s.bin(now)) {
+            b.txn_latencies += 1;
+            b.txn_latency_sum += time_to_ps(lat);
         }
     }
 
-    /// Keeps the run interval by interval, `every` long (a run with a fault).
+    /// Keeps the run interval by interval, `every` long, unless the
+    /// scenario already asks for a series (`run.series_interval_ns`).
     pub fn keep_series(&mut self, every: Time) {
-        if let Some(c) = self.client.as_mut() {
-            c.series = Some(Series { every: every.max(1), bins: Vec::new() });
+        if self.series.is_none() {
+            self.series = Some(Series::new(every, self.warmup_end));
+        }
+    }
+
+    /// With a series: averages `streams` windows, `sum` their sum at the start.
+    pub fn average_windows(&mut self, streams: u32, sum: u64) {
+        if let Some(s) = self.series.as_mut() {
+            s.average_windows(streams, sum);
+        }
+    }
+
+    /// An averaged stream's window went from `old` to `new`.
+    pub fn window_changed(&mut self, now: Time, old: u16, new: u16) {
+        if let Some(s) = self.series.as_mut() {
+            s.window_changed(now, old, new);
+        }
+    }
+
+    // Out of line: a run without a series pays one test per event.
+    #[cold]
+    #[inline(never)]
+    fn series_packet(&mut self, now: Time, lat_ps: f64) {
+        if let Some(b) = self.series_bin(now) {
+            b.packets += 1;
+            b.latency_sum += lat_ps;
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn series_data(&mut self, now: Time, bytes: u32) {
+        if let Some(b) = self.series_bin(now) {
+            b.bytes += bytes as u64;
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn series_transaction(&mut self, now: Time) {
+        if let Some(b) = self.series_bin(now) {
+            b.txns += 1;
         }
     }
 
     /// The interval of `now` in the series, if one is kept and `now` is measured.
     fn series_bin(&mut self, now: Time) -> Option<&mut Bin> {
-        let from = self.warmup_end;
-        match self.client.as_mut().and_then(|c| c.series.as_mut()) {
-            Some(s) if now >= from => Some(s.bin(now, from)),
-            _ => None,
-        }
+        self.series.as_mut().and_then(|s| s.bin(now))
     }
 
     /// A packet was sent again after the fold.
@@ -305,9 +321,6 @@ impl Measure {
         }
         if let Some(c) = self.client.as_mut() {
             c.class_bytes[class as usize] += bytes as u64;
-            if let Some(s) = c.series.as_mut() {
-                s.bin(now, self.warmup_end).bytes += bytes as u64;
-            }
         }
     }
 
@@ -320,6 +333,9 @@ impl Measure {
         self.retries += 1;
         self.agents[requester as usize].retries += 1;
         self.classes[class as usize].retries += 1;
+        if let Some(b) = self.series_bin(now) {
+            b.retries += 1;
+        }
     }
 
     /// A transaction of `agent` carrying `bytes` of data was lost: its application queue was full.
@@ -339,6 +355,9 @@ impl Measure {
         }
         self.txns += 1;
         self.txns_prio[priority as usize] += 1;
+        if self.series.is_some() {
+            self.series_transaction(now);
+        }
         self.agents[requester as usize].txns += 1;
         self.batch_count += 1;
         if self.batch_count == self.batch_txns {
@@ -653,7 +672,7 @@ impl Measure {
                 }
             }),
             per_node_priority,
-            per_interval: self.intervals(end),
+            per_interval: self.series.as_ref().map(|s| s.report(end)).unwrap_or_default(),
             per_vc: self
                 .client
                 .as_ref()
@@ -661,32 +680,6 @@ impl Measure {
                 .unwrap_or_default(),
             ..Report::default()
         }
-    }
-}
-
-impl Measure {
-    /// The series' intervals up to `end` (empty without one), the last one
-    /// cut at `end` (its throughput over the part run).
-    fn intervals(&self, end: Time) -> Vec<IntervalReport> {
-        let Some(s) = self.client.as_ref().and_then(|c| c.series.as_ref()) else { return Vec::new() };
-        let from = self.warmup_end;
-        let n = if end > from { (end - from).div_ceil(s.every) as usize } else { 0 };
-        (0..n.max(s.bins.len()))
-            .map(|k| {
-                let b = s.bins.get(k).copied().unwrap_or_default();
-                let start = from + k as Time * s.every;
-                let len = (start + s.every).min(end.max(start + 1)) - start;
-                IntervalReport {
-                    start_ns: time_to_ns(start),
-                    throughput_mbps: b.bytes as f64 / time_to_s(len) / 1e6,
-                    transactions: b.txns,
-                    transaction_latency_ns_mean: if b.txns > 0 { ps_to_ns_f(b.latency_sum / b.txns as f64) } else { f64::NAN },
-                    resent: b.resent,
-                    duplicates_suppressed: b.duplicates,
-                    lost: b.lost,
-                }
-            })
-            .collect()
     }
 }
 

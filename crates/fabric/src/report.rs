@@ -303,16 +303,24 @@ table! {
 }
 
 table! {
-    /// One interval of the run around a failure (with a fault only): what the channel carried, per `faults.series_interval_ns` from the end of the warm-up.
+    /// One interval of the run (`run.series_interval_ns`, or a fold's default): what the network carried, from the end of the warm-up.
     pub struct IntervalReport {
         /// Start of the interval.
         start_ns: f64 ["ns"],
         /// Data delivered in the interval, per time.
         throughput_mbps: f64 ["MB/s"],
+        /// Mean latency of the packets serviced in the interval, as the summary's `latency_ns_mean` (NaN if none).
+        latency_ns_mean: f64 ["ns"],
         /// Transactions completed in the interval.
         transactions: u64 [""],
-        /// Mean transaction latency of those (NaN if none).
+        /// Mean transaction latency of those where transactions are kept (GigaRing; NaN elsewhere or if none).
         transaction_latency_ns_mean: f64 ["ns"],
+        /// Packets busied and sent again in the interval (retries).
+        retransmissions: u64 [""],
+        /// Mean congestion window of the traffic sources' streams over the interval, request packets (GigaRing with adaptive congestion control; NaN elsewhere).
+        window_mean: f64 ["packets", "window"],
+        /// Times a stream's window closed (halved) in the interval.
+        window_decreases: u64 [""],
         /// Packets sent again at the fold (all in the fold's interval).
         resent: u64 [""],
         /// Duplicates echoed and dropped by their targets.

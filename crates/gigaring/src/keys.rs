@@ -73,8 +73,6 @@ pub const PARAMS: &[Param] = &[
         doc: "From the failure until the nodes next to it know (a loss-of-signal timeout on their inputs) and fold the rings, ns. Meanwhile the others go on sending into the broken rings: what reaches the dead link or node is lost, and sent again after the fold." },
     Param { section: "faults", key: "reinit_circulations", kind: Kind::Int { min: 0, max: 1_000_000 }, default: Default::Int(4),
         doc: "The folded ring's reinitialisation after the fold, in circulations of it (its interfaces times a hop each): no link carries a packet meanwhile, and send buffers fill. 4: a flush, a scrubber selection, node identification and a start-up pass, as an SCI ringlet's reset." },
-    Param { section: "faults", key: "series_interval_ns", kind: Kind::Float { min: 1.0, max: 1e15 }, default: Default::Float(2_000.0),
-        doc: "Interval of the report's `per_interval` table (throughput, transaction latency, packets sent again, duplicates and lost transactions over time around the fold), ns." },
     // [traffic]
     Param { section: "traffic", key: "transaction", kind: Kind::Choice(&["readblk", "writeblk", "message", "mixed"]), default: Default::Str("readblk"),
         doc: "What masters issue: `readblk` (a request; the slave answers with the block in packets of up to 32 words), `writeblk` (the block in request packets; one write response), `message` (one packet of `block_words` words, at most 32; no response), or `mixed`: equal shares of the load as messages of 32 words, ReadBlk and WriteBlk of 64 words, and ReadBlk and WriteBlk of `block_words`." },
@@ -146,7 +144,6 @@ pub struct Fault {
     pub what: Failure,
     pub detection_ns: f64,
     pub reinit_circulations: u32,
-    pub series_interval_ns: f64,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -211,7 +208,6 @@ impl Settings {
                     what,
                     detection_ns: f.float("detection_ns"),
                     reinit_circulations: f.int("reinit_circulations") as u32,
-                    series_interval_ns: f.float("series_interval_ns"),
                 })
             },
         }

@@ -81,10 +81,15 @@ fn fabric(s: &Scenario, hand_built: bool) -> Result<Fabric<Arbitration>, String>
     let mut f = if hand_built { Fabric::hand_built(s, t, p, protocols) } else { Fabric::new(s, t, p, protocols) };
     if let Some(fold) = network::fold(&k, f.topology()) {
         f.reconfigure(fold);
-        f.keep_series(ringlet_engine::time::ns_to_time(k.fault.expect("a fault").series_interval_ns));
+        f.keep_series(ringlet_engine::time::ns_to_time(FOLD_SERIES_INTERVAL_NS));
     }
     Ok(f)
 }
+
+/// The interval of a run with a fault's `per_interval` table when the
+/// scenario sets no `run.series_interval_ns`: five times finer than the
+/// default detection time, so a figure shows the fold's steps.
+pub const FOLD_SERIES_INTERVAL_NS: f64 = 2_000.0;
 
 /// A traced fabric of scenario `s` with no traffic sources, for
 /// hand-injected transactions (`Fabric::inject_kind`; the exact-timing tests).

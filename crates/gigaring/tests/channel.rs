@@ -161,6 +161,31 @@ fn congestion_control_halves_retransmissions_at_a_congested_slave() {
     assert_eq!(r.transactions, 1500, "{:?}", r.conservation);
 }
 
+/// The windows over time (`run.series_interval_ns`): the masters' streams
+/// open at `window_max`, close within the first intervals at a congested
+/// slave and stay nearly shut; every decrease of the run is in an interval.
+#[test]
+fn the_windows_close_over_time_at_a_congested_slave() {
+    let text = "[network]\nkind = \"gigaring\"\nnodes = 10\n[gigaring]\ndma_queue_transfers = 8\n[traffic]\nblock_words = 256\nmasters = 9\nload_mbps_per_node = 200\n[run]\nmeasure_transactions = 1500\nwarmup_ns = 0\nseries_interval_ns = 10000\n";
+    let r = run(text, &[]);
+    let w: Vec<f64> = r.per_interval.iter().map(|b| b.window_mean).collect();
+    assert!(w.len() > 20, "{} intervals", w.len());
+    assert!(w[0] > 8.0 && w[0] <= 16.0, "first interval's mean window {}", w[0]);
+    let late = &w[w.len() / 2..];
+    let late_mean = late.iter().sum::<f64>() / late.len() as f64;
+    assert!(late_mean <= 4.0 && late.iter().all(|&x| x >= 1.0), "later windows {late:?}");
+    let decreases: u64 = r.per_interval.iter().map(|b| b.window_decreases).sum();
+    assert_eq!(decreases, r.client.as_ref().unwrap().window_decreases);
+    let off = run(text, &["gigaring.congestion_control=false".into()]);
+    assert!(off.per_interval.iter().all(|b| b.window_mean.is_nan() && b.window_decreases == 0));
+    // Without congestion control the retries climb; with it they stay low.
+    let retries = |r: &Report| {
+        let late = &r.per_interval[r.per_interval.len() / 2..];
+        late.iter().map(|b| b.retransmissions).sum::<u64>() as f64 / late.len() as f64
+    };
+    assert!(2.0 * retries(&r) <= retries(&off), "{} retries per interval in the later half with congestion control, {} without", retries(&r), retries(&off));
+}
+
 /// Queue reservation acts at a slave whose client port is the bottleneck
 /// (nine masters writing to a port of 400 MB/s): a packet busied twice gets
 /// a reserved place (IEEE 1596's A/B allocation), and none without it.

@@ -333,7 +333,8 @@ fn every_live_transaction_is_serviced_once() {
 #[test]
 fn no_event_acts_on_a_slot_reused_after_the_fold() {
     for (seed, fault, detection) in [(1, "faults.fail_node=2", 0), (2, "faults.fail_node=5", 3000), (3, "faults.fail_link=6", 0), (4, "faults.fail_link=0", 20_000)] {
-        let r = run(EIGHT, &[format!("run.seed={seed}"), fault.into(), format!("faults.detection_ns={detection}"), "traffic.load_mbps_per_node=400".into(), "run.measure_transactions=4000".into()]);
+        // 5 us intervals from the warm-up's end at 5 us: the failure at 60 us on a boundary.
+        let r = run(EIGHT, &[format!("run.seed={seed}"), fault.into(), format!("faults.detection_ns={detection}"), "traffic.load_mbps_per_node=400".into(), "run.measure_transactions=4000".into(), "run.series_interval_ns=5000".into()]);
         let c = &r.conservation;
         assert_eq!(c.generated, c.completed + c.queued + c.in_flight + c.lost, "{fault}: {c:?}");
         let rc = r.reconfiguration.as_ref().unwrap();
@@ -347,7 +348,20 @@ fn no_event_acts_on_a_slot_reused_after_the_fold() {
         assert_eq!(series.iter().map(|b| b.lost).sum::<u64>(), c.lost);
         let fold_bin = series.iter().position(|b| b.resent > 0).unwrap();
         assert!(series[fold_bin].start_ns <= rc.folded_ns && rc.folded_ns < series[fold_bin + 1].start_ns);
+        assert_eq!(series[1].start_ns - series[0].start_ns, 5000.0, "the scenario's interval, not the fold's default");
         assert_eq!(series.iter().map(|b| b.transactions).sum::<u64>(), r.transactions);
+        // The intervals (the failure on a boundary) give the
+        // reconfiguration's mean transaction latencies before and after it.
+        let mean = |before: bool| {
+            let part: Vec<_> = series.iter().filter(|b| (b.start_ns < rc.at_ns) == before && b.transactions > 0).collect();
+            part.iter().map(|b| b.transaction_latency_ns_mean * b.transactions as f64).sum::<f64>() / part.iter().map(|b| b.transactions).sum::<u64>() as f64
+        };
+        for (series_mean, figure) in [(mean(true), rc.transaction_latency_before_ns), (mean(false), rc.transaction_latency_after_ns)] {
+            assert!((series_mean - figure).abs() <= 1e-9 * figure, "{fault}: {series_mean} ns from the intervals, {figure} ns reported");
+        }
+        // Every virtual channel's data adds up to the run's.
+        let vcs: f64 = r.per_vc.iter().map(|v| v.throughput_mbps).sum();
+        assert!((vcs - r.throughput_mbps).abs() <= 1e-9 * r.throughput_mbps, "{fault}: {vcs} MB/s over the virtual channels, {} in all", r.throughput_mbps);
     }
 }
 
@@ -370,4 +384,16 @@ fn an_event_due_for_a_lost_packet_finds_its_slot_unchanged() {
     assert!(!f.records().iter().any(|r| r.what == Accepted && r.src == 3), "lost with node 3");
     let c = f.report().conservation;
     assert_eq!((c.generated, c.completed, c.lost), (5, 4, 1));
+}
+
+/// A run with a fault keeps its series every `FOLD_SERIES_INTERVAL_NS`
+/// unless the scenario says otherwise; a run without one keeps none.
+#[test]
+fn a_fold_keeps_a_series_by_default() {
+    let every = |r: &Report| r.per_interval[1].start_ns - r.per_interval[0].start_ns;
+    let r = run(EIGHT, &["faults.fail_node=2".into(), "run.measure_transactions=500".into()]);
+    assert_eq!((r.per_interval[0].start_ns, every(&r)), (5000.0, ringlet_gigaring::FOLD_SERIES_INTERVAL_NS));
+    let r = run(EIGHT, &["faults.fail_node=2".into(), "run.measure_transactions=500".into(), "run.series_interval_ns=3000".into()]);
+    assert_eq!(every(&r), 3000.0);
+    assert!(run(EIGHT, &["run.measure_transactions=500".into()]).per_interval.is_empty());
 }

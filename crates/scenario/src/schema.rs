@@ -121,6 +121,8 @@ pub const CORE: &[Param] = &[
         doc: "Safety cap on simulated time, ns (a run with no traffic stops here)." },
     Param { section: "run", key: "max_backlog_transactions", kind: Kind::Int { min: 1, max: 1_000_000_000_000 }, default: Default::Int(10_000_000),
         doc: "Safety cap on transactions generated but not completed (mostly waiting in application queues): a load far above what the network carries stops the run here (`stopped_by = \"backlog\"`) instead of filling memory. About 16 bytes each." },
+    Param { section: "run", key: "series_interval_ns", kind: Kind::Float { min: 1.0, max: 1e15 }, default: Default::None,
+        doc: "Keep the run interval by interval, this long from the warm-up's end: the report's `per_interval` table (throughput, latencies, retransmissions, congestion windows, and a fold's packets sent again and lost). Unset: no series, except a GigaRing run with a fault (2000 ns)." },
     Param { section: "run", key: "batches", kind: Kind::Int { min: 4, max: 1024 }, default: Default::Int(32),
         doc: "Batch-means batches the measurement is divided into (95% CIs use them)." },
 ];

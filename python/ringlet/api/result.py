@@ -72,9 +72,10 @@ class Result:
         "per_switch", "One row per switch: its B-Link (bus) utilisation, crossings and data across it; "
                       "empty for a network without switches.")
     per_interval = _table_property(
-        "per_interval", "One row per interval of a run with a fault (``faults.series_interval_ns``): throughput, "
-                        "transactions and their latency, packets sent again, duplicates and losses around the fold; "
-                        "empty without a fault.")
+        "per_interval", "One row per interval of the run (``run.series_interval_ns``; a GigaRing run with a "
+                        "fault keeps one every 2 us unless set): throughput, packet and transaction latency, "
+                        "retransmissions, congestion windows, and a fold's packets sent again, duplicates and "
+                        "losses; empty without a series.")
     per_port = _table_property(
         "per_port", "One row per switch port: data to and from the B-Link, its output link's send utilisation; "
                     "empty for a network without switches.")

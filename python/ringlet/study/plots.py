@@ -17,6 +17,9 @@ from .format import Figure, PlotSpec, Quote, Study, default_x
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
+# Points per line above which it is drawn without markers.
+DENSE_LINE = 60
+
 MARKERS = "osD^vPX*<>hp"
 #: A light backing so a label stays readable where it crosses a line.
 LABEL_BOX = {"boxstyle": "round,pad=0.15", "facecolor": "white", "edgecolor": "none", "alpha": 0.75}
@@ -159,7 +162,9 @@ def render(fig_spec: Figure, frame: "pd.DataFrame", footer: str, default: Any = 
                 continue
             # (One line without series: "ringlet", beside the seed's values; the y label names it.)
             label = plot.label("series", s) if plot.series else "ringlet"
-            ax.plot(line["x"], line["y"], marker=marker_of[s], markersize=4, linewidth=1.4, color=color_of[s],
+            # A dense line (a run over time) reads better without a marker at every point.
+            marker = marker_of[s] if len(line) <= DENSE_LINE else None
+            ax.plot(line["x"], line["y"], marker=marker, markersize=4, linewidth=1.4, color=color_of[s],
                     label=label)
             if plot.reduce and line["ci95"].notna().any():  # few points: show how sure each is
                 ax.errorbar(line["x"], line["y"], yerr=line["ci95"].fillna(0.0), fmt="none", ecolor=color_of[s],

@@ -90,6 +90,7 @@ impl<P: RingProtocol> Fabric<P> {
         }
         let st = &mut self.streams[stream as usize].state;
         if let crate::params::WindowPolicy::Adaptive { min, max } = self.p.client.window {
+            let was = st.window;
             if busy {
                 // Multiplicative decrease on congestion.
                 let halved = (st.window / 2).max(min);
@@ -106,7 +107,12 @@ impl<P: RingProtocol> Fabric<P> {
                     st.accepted_run = 0;
                 }
             }
+            if st.window != was && stream < self.hand_streams {
+                let (now, is) = (self.sched.now(), st.window);
+                self.measure.window_changed(now, was, is);
+            }
         }
+        let st = &mut self.streams[stream as usize].state;
         if !busy {
             st.outstanding -= 1;
         }

@@ -248,11 +248,22 @@ impl<P: RingProtocol> Fabric<P> {
             topo,
             p,
         };
+        f.average_windows();
         for r in 0..f.protos.len() {
             f.protos[r].on_start(&mut f.fx);
             f.flush_effects(r);
         }
         f
+    }
+
+    /// Where windows adapt, the series (if kept) averages the traffic
+    /// sources' streams' windows (the hand-injected streams' stay open
+    /// unless used, and would dilute the mean).
+    fn average_windows(&mut self) {
+        if matches!(self.p.client.window, crate::params::WindowPolicy::Adaptive { .. }) {
+            let sources = &self.streams[..self.hand_streams as usize];
+            self.measure.average_windows(sources.len() as u32, sources.iter().map(|s| s.state.window as u64).sum());
+        }
     }
 
     /// Records what happens in `window` (see [`TraceRecord`]).

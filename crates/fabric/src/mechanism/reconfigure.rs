@@ -133,9 +133,11 @@ impl<P: RingProtocol> Fabric<P> {
 
     /// Keeps the run interval by interval, `every` long, in the report's
     /// `per_interval` (throughput, latency, resent, duplicates and lost
-    /// around a fold).
+    /// around a fold), unless the scenario keeps one already
+    /// (`run.series_interval_ns`).
     pub fn keep_series(&mut self, every: Time) {
         self.measure.keep_series(every);
+        self.average_windows();
     }
 
     /// A step of a reconfiguration is due (see `reconfigure`).
