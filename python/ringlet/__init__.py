@@ -4,6 +4,7 @@
 >>> s = ringlet.Scenario.load("scenarios/sci/base-8node.toml")      # doctest: +SKIP
 >>> r = s.with_(traffic={"load_mbps_per_node": 120}).run()         # doctest: +SKIP
 >>> df = ringlet.sweep(s, {"traffic.load_mbps_per_node": [10, 50]})  # doctest: +SKIP
+>>> c = ringlet.capacity(s, "p99<=2us", out="results/capacity")    # doctest: +SKIP
 >>> table = ringlet.reproduce("sci-rt", "results/sci-rt")           # doctest: +SKIP
 >>> ringlet.report("results/sci-rt", "report.html")                 # doctest: +SKIP
 >>> ringlet.trace(s, "trace.json", to_ns=20_000)                     # doctest: +SKIP
@@ -19,10 +20,12 @@ from .api.errors import ScenarioError
 from .api.result import Result
 from .api.scenario import Scenario
 from .report import report
+from .runs.capacity import Capacity, CapacityError, capacity
 from .runs.sweep import SweepError, sweep
 from .runs.trace import trace
 from .study.reproduce import reproduce
 
 __version__: str = _core.version()
 
-__all__ = ["Scenario", "Result", "sweep", "reproduce", "report", "trace", "ScenarioError", "SweepError", "__version__"]
+__all__ = ["Scenario", "Result", "sweep", "capacity", "reproduce", "report", "trace", "Capacity", "CapacityError",
+           "ScenarioError", "SweepError", "__version__"]

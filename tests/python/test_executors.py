@@ -56,6 +56,15 @@ def test_dask_local_cluster_equals_local_processes(small, local_table):
     pd.testing.assert_frame_equal(table, local_table)
 
 
+def test_a_capacity_search_on_a_dask_cluster_equals_the_local_one(small, tmp_path, cluster):
+    ask = dict(deadline="p99<=3us", range=(20, 160), tolerance=0.1, replications=2)
+    local = ringlet.capacity(small, processes=2, store=tmp_path / "local.sqlite", **ask)
+    remote = ringlet.capacity(small, executor="dask", scheduler=cluster.scheduler_address,
+                              store=tmp_path / "dask.sqlite", **ask)
+    assert remote.to_dict() == local.to_dict() and remote.computed == local.computed > 0
+    assert store_rows(tmp_path / "dask.sqlite") == store_rows(tmp_path / "local.sqlite")
+
+
 def test_cli_joins_an_existing_dask_cluster_and_stores_every_point(tmp_path, cluster):
     out = tmp_path / "dask"
     p = run_cli(sweep_args(out, SHORT_SETS, "--executor", "dask", "--scheduler", cluster.scheduler_address))

@@ -1,4 +1,4 @@
-"""The ``ringlet`` command: run, sweep, results, rerun, reproduce, report, bench, params.
+"""The ``ringlet`` command: run, sweep, capacity, results, rerun, reproduce, report, bench, params.
 
 Any bad input prints one line ``ringlet: error: <message>`` on stderr and
 exits with status 2, with no traceback and no output file written. This
@@ -15,6 +15,7 @@ from ..api.errors import ScenarioError
 from ..runs.executors import ExecutorError
 from ..runs.store import StoreError
 from ..study import StudyError
+from .capacity import cmd_capacity
 from .info import cmd_bench, cmd_params
 from .parser import CliError, build_parser
 from .report import cmd_report
@@ -26,7 +27,7 @@ from .sweep import cmd_sweep
 EXIT_USAGE = 2
 
 COMMANDS = {"run": cmd_run, "sweep": cmd_sweep, "reproduce": cmd_reproduce, "bench": cmd_bench,
-            "params": cmd_params, "report": cmd_report, "trace": cmd_trace, "results": cmd_results, "rerun": cmd_rerun}
+            "params": cmd_params, "report": cmd_report, "capacity": cmd_capacity, "trace": cmd_trace, "results": cmd_results, "rerun": cmd_rerun}
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -34,8 +35,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     try:
         args = build_parser().parse_args(argv)
         if args.command is None:
-            raise CliError("a command is required: run, sweep, results, rerun, reproduce, trace, report, bench "
-                           "or params (see ringlet --help)")
+            raise CliError("a command is required: run, sweep, capacity, results, rerun, reproduce, trace, report, "
+                           "bench or params (see ringlet --help)")
         return COMMANDS[args.command](args)
     except (CliError, ScenarioError, StudyError, StoreError, ExecutorError) as e:
         print(f"ringlet: error: {e}", file=sys.stderr)

@@ -74,6 +74,35 @@ def build_parser() -> argparse.ArgumentParser:
     sweep.add_argument("--replications", type=_replications, default=1, metavar="K",
                        help="independent seed streams per point; the table gets means and 95%% CIs (default 1)")
 
+    cap = sub.add_parser("capacity", help="search the highest load (or any key) at which a deadline holds, e.g. p99<=2us")
+    cap.add_argument("file", metavar="FILE", help="scenario TOML file")
+    cap.add_argument("--deadline", action="append", required=True, metavar="DEADLINE",
+                     help="FIGURE<=NUMBER UNIT: mean, p50, p99, p99.9 or max latency (per priority level), "
+                          "transaction.mean/.p99 and channel.mean/.p99 (GigaRing), loss (MB/s); or fairness>=X. "
+                          "Repeatable or comma-separated: all must hold")
+    cap.add_argument("--priority", type=int, default=None, metavar="K",
+                     help="the priority level the latency deadlines apply to (default: every level)")
+    cap.add_argument("--key", default="traffic.load_mbps_per_node", metavar="KEY",
+                     help="the numeric key searched (default traffic.load_mbps_per_node)")
+    cap.add_argument("--range", default=None, metavar="LO:HI",
+                     help="search between LO and HI (default: from the scenario's value, doubling or halving)")
+    cap.add_argument("--tolerance", default="2%", metavar="PCT",
+                     help="stop when the answer is bracketed within this (default 2%%)")
+    cap.add_argument("--replications", type=_replications, default=5, metavar="K",
+                     help="seeds per point; a point meets a deadline when its 95%% CI's bound does (default 5)")
+    cap.add_argument("--processes", type=_processes, default=None, metavar="N",
+                     help=f"worker processes, at most {MAX_PROCESSES} (default: one per core)")
+    cap.add_argument("--executor", default="local", metavar="NAME",
+                     help="where points run: local (worker processes, the default) or dask (Dask distributed)")
+    cap.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                     help="with --executor dask: a running Dask scheduler (default: start a local cluster)")
+    cap.add_argument("--out", required=True, metavar="DIR",
+                     help="output directory: its results store (a second call runs nothing new), capacity.json, "
+                          "capacity.csv and the figure capacity.png/.svg")
+    cap.add_argument("--json", action="store_true", help="print the answer and the probed points as one JSON object")
+    cap.add_argument("--set", dest="sets", action="append", default=[], metavar="KEY=VALUE",
+                     help="override a scenario key (repeatable)")
+
     results = sub.add_parser("results", help="list a sweep's results store, or export it as CSV or Parquet")
     results.add_argument("dir", metavar="DIR", help="a `ringlet sweep --out` folder (or its results.sqlite)")
     results.add_argument("--csv", metavar="FILE", help="write the store's tidy table as CSV")

@@ -3,7 +3,8 @@
 A folder is read as a **sweep** when it holds ``sweep.csv`` (or
 ``sweep.parquet``), and as a **reproduction** when it holds
 ``validation.csv`` or a figure's ``<id>.csv`` beside its ``<id>.svg`` or
-``<id>.png``; a folder holding both gets both sections. The same inputs give
+``<id>.png``, and as a **capacity search** when it holds ``capacity.json``; a
+folder holding several gets each section. The same inputs give
 the same page, byte for byte (no timestamps).
 """
 
@@ -14,6 +15,7 @@ import os
 from pathlib import Path
 
 from .. import _core, files
+from .capacity import capacity_sections, is_capacity
 from .errors import ReportError
 from .html import Page, escape, render_page
 from .reproduction import is_reproduction, reproduce_sections
@@ -36,11 +38,13 @@ def build(folder: "str | os.PathLike[str]", tolerance_pct: float = DEFAULT_TOLER
         raise ReportError(f"{folder}: directory is not readable")
     sweep = (d / "sweep.csv").is_file() or (d / "sweep.parquet").is_file()
     repro = is_reproduction(d)
-    if not sweep and not repro:
+    search = is_capacity(d)
+    if not sweep and not repro and not search:
         raise ReportError(
-            f"{folder}: holds no sweep results (sweep.csv, sweep.parquet) or reproduce results "
-            f"(validation.csv, <figure>.csv with <figure>.svg)")
-    kinds = " and ".join(k for k, present in (("sweep", sweep), ("reproduction", repro)) if present)
+            f"{folder}: holds no sweep results (sweep.csv, sweep.parquet), reproduce results "
+            f"(validation.csv, <figure>.csv with <figure>.svg) or capacity search (capacity.json)")
+    kinds = " and ".join(k for k, present in (("sweep", sweep), ("reproduction", repro), ("capacity search", search))
+                         if present)
     name = d.resolve().name or str(d)
     page = Page(title=f"ringlet {kinds}: {name}")
     page.intro.append(f"<p>Results in <code>{escape(d)}</code>, written by ringlet; this page by ringlet "
@@ -49,6 +53,8 @@ def build(folder: "str | os.PathLike[str]", tolerance_pct: float = DEFAULT_TOLER
         sweep_sections(d, page)
     if repro:
         reproduce_sections(d, page, tolerance_pct)
+    if search:
+        capacity_sections(d, page)
     return render_page(page), kinds
 
 

@@ -18,7 +18,7 @@ if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
 #: Files in a reproduce folder that are not figures.
-NOT_FIGURES = {"validation", "sweep", "results"}
+NOT_FIGURES = {"validation", "sweep", "results", "capacity"}
 
 SVG_NS = "{http://www.w3.org/2000/svg}"
 DC_NS = "{http://purl.org/dc/elements/1.1/}"
