@@ -197,3 +197,74 @@ def test_the_cli(p2p, tmp_path):
                         (["--tolerance", "x"], "--tolerance"), (["--range", "50:10"], "range: expected")]:
         q = run_cli(["capacity", str(p2p), "--deadline", "max<=1.035us", "--out", str(tmp_path / "x"), *bad])
         assert q.returncode == 2 and needle in q.stderr, (bad, q.stderr)
+
+
+# -- capacity figures in a study -------------------------------------------------------------
+
+STUDY = """
+[study]
+name = "cap"
+title = "capacity figures"
+base = "base.toml"
+
+[[figure]]
+id = "cap"
+title = "Capacity of the channel"
+[figure.grid]
+"traffic.block_words" = [16, 32]
+[figure.capacity]
+deadlines = ["max<=1.035us", "max<=2us"]
+range = [600, 1200]
+tolerance = 0.01
+replications = 1
+[figure.plot]
+x = "deadline_value"
+y = "capacity"
+series = "traffic.block_words"
+
+[[figure.finding]]
+id = "looser-deadline-no-less"
+description = "a looser deadline is met at no lower load"
+left = { stat = "max", column = "capacity", where = { "deadline" = "max<=2us", "traffic.block_words" = 32 } }
+op = ">="
+right = { stat = "max", column = "capacity", where = { "deadline" = "max<=1.035us", "traffic.block_words" = 32 } }
+"""
+
+
+def test_a_study_figure_of_capacity_searches(p2p, tmp_path):
+    import pandas as pd
+
+    study = tmp_path / "study"
+    study.mkdir()
+    (study / "base.toml").write_text(p2p.read_text())
+    (study / "study.toml").write_text(STUDY)
+    out = tmp_path / "out"
+    table = ringlet.reproduce(study, out, jobs=1, progress=False)
+    frame = pd.read_csv(out / "cap.csv")
+    assert list(frame.columns[:2]) == ["point", "traffic.block_words"]
+    assert len(frame) == 4 and set(frame["deadline"]) == {"max<=1.035us", "max<=2us"}
+    exact = frame[(frame["traffic.block_words"] == 32) & (frame["deadline"] == "max<=1.035us")].iloc[0]
+    assert exact["capacity"] <= KNOWN_MBPS < exact["fails_at"]
+    assert (out / "cap.png").is_file()
+    [verdict] = table["verdict"].tolist()
+    assert verdict == "yes"
+    # Asked again: every probe from the store (the same figures).
+    again = ringlet.reproduce(study, out, jobs=1, progress=False)
+    pd.testing.assert_frame_equal(pd.read_csv(out / "cap.csv"), frame)
+    assert again["verdict"].tolist() == ["yes"]
+
+
+@pytest.mark.parametrize("spec,needle", [
+    ('deadlines = ["p98<=1us"]', "unknown figure 'p98'"), ("deadlines = []", "non-empty list"),
+    ('deadlines = ["p99<=1us"]\nrange = [5, 1]', "range must be"),
+    ('deadlines = ["p99<=1us"]\ntolerance = 2', "tolerance must be"),
+    ('deadlines = ["p99<=1us"]\nwhat = 1', "unknown field(s) what")])
+def test_bad_capacity_figures_are_named(tmp_path, p2p, spec, needle):
+    from ringlet.study import StudyError, load_study
+
+    text = STUDY.split("[figure.capacity]")[0] + "[figure.capacity]\n" + spec + "\n[figure.plot]\nx = \"deadline_value\"\ny = \"capacity\"\n"
+    (tmp_path / "base.toml").write_text(p2p.read_text())
+    (tmp_path / "study.toml").write_text(text)
+    with pytest.raises(StudyError) as e:
+        load_study(tmp_path)
+    assert needle in str(e.value) and "cap: capacity" in str(e.value)

@@ -32,7 +32,7 @@ from ..api.scenario import Scenario
 from ..files.targets import check_out_dir
 from .limits import MAX_REPLICATIONS, check_count
 from .store import FILENAME, Store
-from .table import EARLY_STOPS
+from .table import EARLY_STOPS, PROVENANCE_FIELDS
 
 #: Deadline figures: name -> (sweep column, scope, unit kind). ``priority``
 #: figures are read per priority level (each level, or ``priority=K``'s);
@@ -143,6 +143,9 @@ class Probe:
     #: Per deadline (in order): {"deadline", "figure", "ci95", "bound", "holds"}; with several
     #: priority levels and no ``priority``, the worst level's.
     checks: list[dict[str, Any]]
+    #: The first replication's provenance (scenario hash, seed, ringlet version): where the
+    #: results store keeps it.
+    provenance: dict[str, Any] = field(default_factory=dict)
 
     def row(self) -> dict[str, Any]:
         out: dict[str, Any] = {"value": self.value, "meets": self.meets, "stopped_by": self.stopped_by}
@@ -223,6 +226,13 @@ class Capacity:
     probes: list[Probe] = field(default_factory=list)
     #: The number of runs made (the rest came from the results store).
     computed: int = 0
+
+    def decisive(self) -> Optional[Probe]:
+        """The probe the answer rests on: at the capacity, else the lowest value tried."""
+        if not self.probes:
+            return None
+        at = self.capacity if self.capacity is not None else min(p.value for p in self.probes)
+        return next(p for p in self.probes if p.value == at)
 
     def message(self) -> str:
         """One line: the answer, or why there is none."""
@@ -362,7 +372,7 @@ class _Search:
             self.computed += done.outcome.computed
             rows = done.table().to_dict("records")
             ok, stopped, checks = judge(rows, self.deadlines, self.priority)
-            probe = Probe(value, ok, stopped, checks)
+            probe = Probe(value, ok, stopped, checks, {f: rows[0].get(f) for f in PROVENANCE_FIELDS})
             self.probes[value] = probe
             self.order.append(probe)
             if self.progress:

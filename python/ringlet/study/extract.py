@@ -57,6 +57,9 @@ CI_COLUMNS = {c: f"{c}_ci95" for c in NUMERIC_FIELDS if f"{c}_ci95" in NUMERIC_F
 #: what a figure that draws a report table (``table = "per_vc"``) reads. ``name`` is text.
 TABLE_UNITS = {c["name"]: c["unit"] for columns in schema.report_schema()["tables"].values() for c in columns
                if c["name"] != "name"}
+# A capacity figure's table (``format.CAPACITY_TABLE``): values of the searched key, and the
+# deadline's limit, in whatever unit those have.
+TABLE_UNITS.update({"deadline_value": "", "capacity": "", "fails_at": "", "probes": ""})
 
 
 def unit_of(column: str) -> str:

@@ -187,6 +187,28 @@ class Finding:
 
 
 @dataclass(frozen=True)
+class CapacitySpec:
+    """A figure of capacity searches (``[figure.capacity]``): at each grid point and each
+    deadline, the highest ``key`` meeting it (:func:`ringlet.runs.capacity.capacity`)."""
+
+    deadlines: tuple[str, ...]
+    key: str = "traffic.load_mbps_per_node"
+    range: Optional[tuple[float, float]] = None
+    tolerance: float = 0.05
+    priority: Optional[int] = None
+    replications: int = 3
+
+
+#: The table a capacity figure draws (``table = "capacity"`` is implied): one row per grid
+#: point and deadline.
+CAPACITY_TABLE = "capacity"
+#: Its numeric columns: the deadline's limit (ns, MB/s or plain), the capacity found
+#: (NaN when met nowhere), the lowest value found to miss, the points probed.
+CAPACITY_NUMERIC = ("deadline_value", "capacity", "fails_at", "probes")
+CAPACITY_COLUMNS = ("deadline", "verdict", *CAPACITY_NUMERIC)
+
+
+@dataclass(frozen=True)
 class Figure:
     """One figure: its own sweep (``fixed`` + ``grid``), or another figure's data (``data``)."""
 
@@ -202,6 +224,8 @@ class Figure:
     #: A report table of the runs (``per_vc``, ``per_ringlet``, ...) that the figure draws
     #: instead of the sweep table: one row per point and table row.
     table: Optional[str] = None
+    #: Capacity searches instead of a sweep (its table: ``CAPACITY_TABLE``).
+    capacity: Optional[CapacitySpec] = None
 
     @property
     def data_id(self) -> str:
@@ -470,7 +494,43 @@ def _finding(spec: Any, context: str) -> Finding:
     return Finding(fid, _text(spec, "description", context), left, op, right, factor)
 
 
-FIGURE_FIELDS = {"id", "title", "description", "fixed", "grid", "data", "plot", "quote", "finding", "table"}
+FIGURE_FIELDS = {"id", "title", "description", "fixed", "grid", "data", "plot", "quote", "finding", "table",
+                 "capacity"}
+
+
+def _capacity(spec: Any, context: str) -> CapacitySpec:
+    from ..runs.capacity import CapacityError, parse_deadlines
+
+    spec = _table(spec, context)
+    _check_fields(spec, {"deadlines", "key", "range", "tolerance", "priority", "replications"}, context)
+    deadlines = spec.get("deadlines")
+    if not (isinstance(deadlines, list) and deadlines and all(isinstance(d, str) for d in deadlines)):
+        raise StudyError(f"{context}: deadlines must be a non-empty list of strings such as \"p99<=2us\"")
+    for d in deadlines:
+        try:
+            parse_deadlines(d)
+        except CapacityError as e:
+            raise StudyError(f"{context}: {e}") from None
+    key = spec.get("key", "traffic.load_mbps_per_node")
+    try:
+        check_key(key)
+    except ScenarioError as e:
+        raise StudyError(f"{context}: key: {e}") from None
+    rng = spec.get("range")
+    if rng is not None:
+        if not (isinstance(rng, list) and len(rng) == 2 and all(map(is_finite_number, rng)) and 0 <= rng[0] < rng[1]):
+            raise StudyError(f"{context}: range must be [lo, hi], two numbers with 0 <= lo < hi")
+        rng = (float(rng[0]), float(rng[1]))
+    tolerance = spec.get("tolerance", 0.05)
+    if not (is_finite_number(tolerance) and 0 < tolerance < 1):
+        raise StudyError(f"{context}: tolerance must be a fraction between 0 and 1")
+    priority = spec.get("priority")
+    if priority is not None and (isinstance(priority, bool) or not isinstance(priority, int) or priority < 0):
+        raise StudyError(f"{context}: priority must be an integer >= 0")
+    reps = spec.get("replications", 3)
+    if isinstance(reps, bool) or not isinstance(reps, int) or reps < 1:
+        raise StudyError(f"{context}: replications must be an integer >= 1")
+    return CapacitySpec(tuple(deadlines), key, rng, float(tolerance), priority, reps)
 
 def drawable_tables() -> list[str]:
     """Report tables a figure may draw (``table = ...``): every table of the core's report
@@ -509,6 +569,11 @@ def _figure(spec: Any, index: int, where: str) -> Figure:
     table = spec.get("table")
     if table is not None and table not in drawable_tables():
         raise StudyError(f"{context}: table must be one of {', '.join(drawable_tables())}, got {table!r}")
+    capacity = None
+    if "capacity" in spec:
+        if data is not None or table is not None:
+            raise StudyError(f"{context}: a capacity figure runs its own searches: no data or table")
+        capacity, table = _capacity(spec["capacity"], f"{context}: capacity"), CAPACITY_TABLE
     return Figure(
         id=fig_id,
         title=_text(spec, "title", context),
@@ -520,6 +585,7 @@ def _figure(spec: Any, index: int, where: str) -> Figure:
         quotes=quotes,
         findings=findings,
         table=table,
+        capacity=capacity,
     )
 
 
@@ -530,6 +596,9 @@ def _check_columns(fig: Figure, owner: Figure, where: str) -> None:
     plot = fig.plot
     if fig.table is None:
         selectable, numeric, what = keys + ["priority"], list(NUMERIC_FIELDS), "a swept key or priority"
+    elif fig.table == CAPACITY_TABLE:
+        selectable, numeric = keys + list(CAPACITY_COLUMNS), list(CAPACITY_NUMERIC)
+        what = f"a swept key or a column of the capacity table ({', '.join(CAPACITY_COLUMNS)})"
     else:
         columns = schema.names(schema.table(fig.table) or [])
         selectable, what = keys + columns, f"a swept key or a column of {fig.table}"

@@ -17,7 +17,9 @@ to the results store ``results.sqlite`` (see :mod:`ringlet.runs.store`).
 from __future__ import annotations
 
 import json
+import math
 import os
+import sys
 import time
 import warnings
 from dataclasses import dataclass, field
@@ -35,7 +37,7 @@ from ..runs.store import FILENAME, Store
 from ..runs.sweep import execute, plan_runs
 from ..api import schema
 from ..runs.table import PRIORITY_FIELDS, PROVENANCE_FIELDS, columns, frame, optional_present, rows
-from .format import Figure, Study, StudyError, default_x, load_study, max_priorities
+from .format import CAPACITY_COLUMNS, Figure, Study, StudyError, default_x, load_study, max_priorities
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -48,6 +50,9 @@ class Plan:
     work: list[tuple[str, tuple[Override, ...]]] = field(default_factory=list)
     #: data figure id -> [(swept values, index into work)] in grid order
     layout: dict[str, list[tuple[dict[str, Any], int]]] = field(default_factory=dict)
+    #: capacity figure id -> [(swept values, (text, overrides))] in grid order: a search per
+    #: point and deadline, run after ``work`` (its probes are decided as it goes).
+    searches: dict[str, list[tuple[dict[str, Any], tuple[str, tuple[Override, ...]]]]] = field(default_factory=dict)
 
     @property
     def requested(self) -> int:
@@ -127,6 +132,9 @@ def plan(study: Study, figures: Sequence[Figure], quick: bool = False) -> Plan:
             expanded = points(scenario, owner.grid)
         except ScenarioError as e:
             raise StudyError(f"{study.name}: {owner.id}: {e}") from None
+        if owner.capacity is not None:
+            out.searches[owner_id] = [(values, (scenario.text, overrides)) for values, overrides in expanded]
+            continue
         entries = []
         for values, overrides in expanded:
             # Equal canonical TOML (every default filled in, seed included) is the same simulation.
@@ -167,7 +175,9 @@ def _frames(plan_: Plan, study: Study, figures: Sequence[Figure],
             table.extend(rows(i, values, results[k]))
         frames[owner_id] = frame(table, columns(list(study.figure(owner_id).grid), optional_present(table)))
     for fig in figures:
-        if fig.table is not None and fig.frame_key not in frames:
+        if fig.capacity is not None or fig.frame_key in frames:
+            continue
+        if fig.table is not None:
             keys = list(study.figure(fig.data_id).grid)
             frames[fig.frame_key] = table_frame(fig.table, keys, plan_.layout[fig.data_id], results)
     return frames
@@ -183,6 +193,36 @@ def _run_all(work: list[tuple[str, tuple[Override, ...]]], processes: int, repor
     if out.failures:
         raise ScenarioError(out.failures[min(out.failures)])
     return out.results  # type: ignore[return-value]
+
+
+def _search_all(plan_: Plan, study: Study, jobs: int, store: Store, progress: Progress) -> dict[str, "pd.DataFrame"]:
+    """Each capacity figure's table: a search per grid point and deadline, every probe's
+    runs through ``store`` (a repeated reproduction runs nothing new)."""
+    import pandas as pd
+
+    from ..api.scenario import Scenario
+    from ..runs.capacity import capacity, parse_deadlines
+    from ..runs.table import describe
+
+    frames = {}
+    for fig_id, entries in plan_.searches.items():
+        fig = study.figure(fig_id)
+        spec = fig.capacity
+        rows = []
+        for i, (values, (text, overrides)) in enumerate(entries):
+            scenario = Scenario.from_toml(text).with_overrides(overrides)
+            for deadline in spec.deadlines:
+                c = capacity(scenario, deadline, key=spec.key, range=spec.range, tolerance=spec.tolerance,
+                             priority=spec.priority, replications=spec.replications, processes=jobs, store=store)
+                rows.append({"point": i, **values, "deadline": deadline, "verdict": c.verdict,
+                             "deadline_value": parse_deadlines(deadline)[0].limit,
+                             "capacity": math.nan if c.capacity is None else c.capacity,
+                             "fails_at": math.nan if c.fails_at is None else c.fails_at, "probes": len(c.probes),
+                             **c.decisive().provenance})
+                if progress:
+                    print(f"{fig_id}: {describe(values)}: {c.message()}", file=sys.stderr, flush=True)
+        frames[fig.frame_key] = pd.DataFrame(rows, columns=["point", *fig.grid, *CAPACITY_COLUMNS, *PROVENANCE_FIELDS])
+    return frames
 
 
 def _transactions(study: Study, fig: Figure, quick: bool) -> Any:
@@ -243,8 +283,9 @@ def run_study(
     with Store(out / FILENAME) as store:
         texts = _run_all(the_plan.work, jobs, reporter(progress, len(the_plan.work)), store,
                          the_plan.swept_values())
+        searched = _search_all(the_plan, study, jobs, store, progress)
     results = [json.loads(text) for text in texts]
-    frames = _frames(the_plan, study, figures, results)
+    frames = {**_frames(the_plan, study, figures, results), **searched}
     version = _core.version()
 
     drawings = []

@@ -138,7 +138,7 @@ def early_stops(
     import pandas as pd
 
     rows: list[dict[str, Any]] = []
-    for data_id in dict.fromkeys(fig.data_id for fig in figures):
+    for data_id in dict.fromkeys(fig.data_id for fig in figures if fig.capacity is None):
         owner = study.figure(data_id)
         target = study.scenario(owner, quick).get("run.measure_transactions")
         rows += [{"figure": data_id, **point, "target_transactions": target}
