@@ -21,8 +21,10 @@ def _blocks(lang: str) -> list[str]:
 
 @pytest.fixture
 def workdir(tmp_path: Path) -> Path:
-    """A directory with the repository's scenarios/, as the page assumes."""
+    """A directory with the repository's scenarios/ and a results/ folder (which the page's
+    first sweep makes), as the page assumes."""
     (tmp_path / "scenarios").symlink_to(ROOT / "scenarios")
+    (tmp_path / "results").mkdir()
     return tmp_path
 
 
