@@ -387,7 +387,7 @@ def store_view(store: Any, current: str, last: Optional[int] = None) -> Group:
 
 def validation_view(table: "pd.DataFrame") -> Any:
     """A rich summary of the validation table for the terminal: quotes, then findings."""
-    from ..study.validation import is_calibrated, short_number
+    from ..study.validation import is_calibrated, short_number, signed_pct
 
     parts = []
     quotes = table[table["kind"] == "quote"]
@@ -395,7 +395,7 @@ def validation_view(table: "pd.DataFrame") -> Any:
         rows = []
         calibrated = False
         for r in quotes.itertuples():
-            diff = "-" if math.isnan(r.difference_pct) else f"{r.difference_pct:+.1f}%"
+            diff = "-" if math.isnan(r.difference_pct) else signed_pct(r.difference_pct)
             cal = is_calibrated(getattr(r, "calibrated", None))
             calibrated |= cal
             rows.append((r.figure, r.quote_id + (" *" if cal else ""), short_number(r.seed_value_si),
