@@ -51,7 +51,9 @@ WIDE_HELP = ("print each table whole, a row to a line, however wide (default: ta
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``ringlet`` command."""
-    p = _Parser(prog="ringlet", description="Cycle-accurate simulator of SCI (IEEE 1596) interconnects: rings, switches and Banyan networks.")
+    p = _Parser(prog="ringlet", description="Cycle-accurate simulator of SCI-family interconnects: SCI (IEEE 1596) rings "
+                                              "with real-time protocols, SCI switches and Banyan networks, and "
+                                              "Cray's GigaRing channel.")
     p.add_argument("--version", action="version", version=f"ringlet {_core.version()}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
 
