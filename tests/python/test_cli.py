@@ -145,7 +145,7 @@ def test_sweep_writes_csv_and_parquet(cli, small_file, tmp_path):
     assert len(a) == 6
     assert "run.measure_transactions" not in a.columns  # a fixed override is not an axis
     assert sorted(p.name for p in out.iterdir()) == ["results.sqlite", "sweep.csv", "sweep.parquet"]
-    assert "warning" not in p.stdout  # every point measured its transactions
+    assert "warning" not in p.stdout + p.stderr  # every point measured its transactions
 
 
 def test_sweep_warns_of_points_that_stop_early(cli, small_file, tmp_path):
@@ -158,7 +158,8 @@ def test_sweep_warns_of_points_that_stop_early(cli, small_file, tmp_path):
     short = int(table["total_transactions"].iloc[0])
     assert 0 < short < 2000
     assert (f"warning: 1 point(s) stopped before measuring their transactions (time cap or backlog cap; "
-            f"the stopped_by column): point 0 (run.max_sim_time_ns=20000.0): time_cap, {short:,}\n") in p.stdout
+            f"the stopped_by column): point 0 (run.max_sim_time_ns=20000.0): time_cap, {short:,}\n") in p.stderr
+    assert "warning" not in p.stdout
 
 
 def test_sweep_table_is_the_api_table(cli, small_file, tmp_path):

@@ -268,7 +268,7 @@ def test_switch_keys_are_validated():
 
 def test_python_api_result_frames(switch_json):
     r = ringlet.Scenario.load(SWITCH).with_overrides([*QUICK, BELOW]).run()
-    assert r.tables[-2:] == ["per_switch", "per_port"]
+    assert r.tables[-2:] == ("per_switch", "per_port")
     assert list(r.per_switch.columns) == schema.names(schema.table("per_switch"))
     assert list(r.per_port.columns) == schema.names(schema.table("per_port"))
     assert len(r.per_switch) == 1 and len(r.per_port) == 4

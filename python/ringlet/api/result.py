@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Optional
 
 from . import schema
 
@@ -25,10 +25,41 @@ def _table_property(name: str, doc: str) -> property:
     return property(lambda self: self._table(name), doc=doc)
 
 
+#: The report's one-row tables: a dict in the core's JSON, one row in the ``Result`` (a
+#: GigaRing fold's ``reconfiguration``), its columns from the schema's section of that name.
+ONE_ROW_TABLES = ("reconfiguration",)
+
+
+def table_names() -> tuple[str, ...]:
+    """Every table a ``Result`` has as an attribute: the schema's tables, then its one-row tables."""
+    return (*schema.report_schema()["tables"], *ONE_ROW_TABLES)
+
+
+def table_columns(name: str) -> Optional[list[str]]:
+    """The schema's columns of table ``name``; None if there is no such table."""
+    if name in ONE_ROW_TABLES:
+        return schema.names(schema.report_schema().get(name, []))
+    columns = schema.table(name)
+    return None if columns is None else schema.names(columns)
+
+
 class Result:
     """One run's figures, exactly as the Rust core reported them.
 
     ``raw`` is the whole JSON object; the other attributes are views of it.
+
+    **Tables, by one rule.** Every table of the report is an attribute of the
+    same name that gives a pandas DataFrame, one row per entry, the schema's
+    columns first (``ringlet.api.schema.report_schema()``), whatever the
+    network family: ``per_priority``, ``per_node``, ``per_link``,
+    ``per_ringlet``, ``per_class``, ``per_node_priority``, ``per_inversion``,
+    ``per_interval``, ``per_switch``, ``per_port``, ``per_vc``, and
+    ``reconfiguration``, a GigaRing fold's figures (one object in the JSON,
+    a one-row table here). A table the run did not report is an empty frame
+    with the schema's columns (``per_switch`` of a ring, ``reconfiguration``
+    of a run without a fault). ``r.tables`` is the tuple of the names this run
+    reported, in the report's order; ``r.table(name)`` gives the same frame
+    as the attribute.
     """
 
     __slots__ = ("_json", "_raw")
@@ -50,24 +81,29 @@ class Result:
         return {k: v for k, v in self._raw.items() if not isinstance(v, (dict, list))}
 
     def table(self, name: str) -> "pd.DataFrame":
-        """The report table ``name`` (any table of :func:`ringlet.api.schema.table`), one
-        row per entry, the schema's columns first. A table the run did not report
-        has no rows. Raises :class:`KeyError` for a name that is neither a table of
-        the schema nor one in this result."""
-        if schema.table(name) is None and name not in self.tables:
-            known = ", ".join(schema.report_schema()["tables"])
-            raise KeyError(f"{name}: not a report table (the core reports: {known})")
+        """The report table ``name`` (any of :func:`table_names`), one row per entry,
+        the schema's columns first. A table the run did not report has no rows.
+        Raises :class:`KeyError` for a name that is neither a table of the schema
+        nor one in this result."""
+        if table_columns(name) is None and name not in self.tables:
+            raise KeyError(f"{name}: not a report table (the core reports: {', '.join(table_names())})")
         return self._table(name)
 
     def _table(self, name: str) -> "pd.DataFrame":
-        # (Tables the core does not have yet give an empty frame: their properties exist already.)
-        return _frame(self._raw.get(name) or [], schema.names(schema.table(name) or []))
+        value = self._raw.get(name)
+        rows = [value] if isinstance(value, dict) else (value or [])
+        return _frame(rows, table_columns(name) or [])
 
     per_priority = _table_property("per_priority", "One row per priority level.")
     per_link = _table_property("per_link", "One row per link (the link leaving ``from_node``): utilisation.")
     per_node = _table_property("per_node", "One row per node.")
+    per_node_priority = _table_property(
+        "per_node_priority", "One row per node and priority with packets (several priorities only).")
+    per_inversion = _table_property(
+        "per_inversion", "One row per kind (output, input) and pair of priorities of the priority inversions the "
+                         "run counted: the priority that waited, the one that went first, how often, the mean wait.")
     per_ringlet = _table_property("per_ringlet", "One row per ringlet (ring) of the network.")
-    per_class = _table_property("per_class", "One row per traffic class.")
+    per_class = _table_property("per_class", "One row per traffic class (a GigaRing: per virtual channel).")
     per_switch = _table_property(
         "per_switch", "One row per switch: its B-Link (bus) utilisation, crossings and data across it; "
                       "empty for a network without switches.")
@@ -79,14 +115,32 @@ class Result:
     per_port = _table_property(
         "per_port", "One row per switch port: data to and from the B-Link, its output link's send utilisation; "
                     "empty for a network without switches.")
+    per_vc = _table_property(
+        "per_vc", "One row per virtual channel of a GigaRing: the data its packets delivered; empty for "
+                  "another family.")
+    reconfiguration = _table_property(
+        "reconfiguration", "A GigaRing fold (``[faults]``) as a one-row table: when the node failed, when the "
+                           "rings folded, throughput and transaction latency before and after, packets sent "
+                           "again, transactions lost; empty without a fault.")
+
+    def __getattr__(self, name: str) -> Any:
+        # (A table the core reports that has no property above yet: still an attribute.)
+        if name.startswith("per_") and table_columns(name) is not None:
+            return self._table(name)
+        raise AttributeError(f"'Result' object has no attribute {name!r}")
+
+    def __dir__(self) -> list[str]:
+        return sorted({*super().__dir__(), *table_names()})
 
     @property
-    def tables(self) -> list[str]:
+    def tables(self) -> tuple[str, ...]:
         """The names of the report tables this run reported (``per_priority``, ...,
-        ``per_switch`` and ``per_port`` for a network of switches), in the report's order.
-        A list of plain values (``starved_nodes``) is not a table."""
-        return [k for k, v in self._raw.items()
-                if isinstance(v, list) and (schema.table(k) is not None or any(isinstance(r, dict) for r in v))]
+        ``per_switch`` and ``per_port`` for a network of switches, ``per_vc`` and,
+        after a fold, ``reconfiguration`` for a GigaRing), in the report's order;
+        each is an attribute. A list of plain values (``starved_nodes``) is not a table."""
+        return tuple(k for k, v in self._raw.items()
+                     if (isinstance(v, list) and (schema.table(k) is not None or any(isinstance(r, dict) for r in v)))
+                     or (k in ONE_ROW_TABLES and isinstance(v, dict)))
 
     @property
     def starved_nodes(self) -> list[int]:

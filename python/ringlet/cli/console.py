@@ -17,6 +17,31 @@ def console(stderr: bool = False) -> Any:
     return Console(stderr=stderr, highlight=False)
 
 
+def _fit_tables(renderable: Any) -> list[Any]:
+    """The :class:`~ringlet.cli.fit.FitTable` objects in ``renderable`` (a group, nested)."""
+    from .fit import FitTable
+
+    if isinstance(renderable, FitTable):
+        return [renderable]
+    return [t for child in getattr(renderable, "renderables", []) for t in _fit_tables(child)]
+
+
+def show(renderable: Any, wide: bool = False, stderr: bool = False) -> None:
+    """Prints ``renderable``, its tables laid out to fit the console's width
+    (a terminal's, else ``COLUMNS``, else 80); ``wide``: on a console as wide as
+    its widest table, each table whole, a row to a line."""
+    out = console(stderr)
+    if wide:
+        from rich.measure import Measurement
+
+        from .fit import UNLIMITED
+
+        options = out.options.update_width(UNLIMITED)
+        widths = [Measurement.get(out, options, t).maximum for t in _fit_tables(renderable)]
+        out.width = max([out.width, *widths])
+    out.print(renderable)
+
+
 def wrote(path: Path, what: str) -> None:
     """Says ``wrote PATH`` and ``what``; on stderr when ``path`` is /dev/stdout
     or a pipe, where the note would join the data."""

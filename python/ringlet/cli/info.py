@@ -9,7 +9,7 @@ import re
 import sys
 
 from .. import _core
-from .console import console
+from .console import show
 from .parser import CliError
 
 
@@ -23,7 +23,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     else:
         from .render import bench_view
 
-        console().print(bench_view(json.loads(text)))
+        show(bench_view(json.loads(text)), wide=args.wide)
     return 0
 
 
@@ -63,7 +63,7 @@ def cmd_params(args: argparse.Namespace) -> int:
     if args.markdown:
         sys.stdout.write(text)
     else:
-        from rich.markdown import Markdown
+        from .render import markdown_view
 
-        console().print(Markdown(text))
+        show(markdown_view(text), wide=args.wide)
     return 0

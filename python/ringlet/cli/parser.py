@@ -45,9 +45,15 @@ def _processes(text: str) -> int:
     return _positive_int(text, MAX_PROCESSES)
 
 
+WIDE_HELP = ("print each table whole, a row to a line, however wide (default: tables fit the terminal, "
+             "or COLUMNS, or 80 columns: abbreviated with a legend or split, never cut)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``ringlet`` command."""
-    p = _Parser(prog="ringlet", description="Cycle-accurate simulator of SCI (IEEE 1596) interconnects: rings, switches and Banyan networks.")
+    p = _Parser(prog="ringlet", description="Cycle-accurate simulator of SCI-family interconnects: SCI (IEEE 1596) rings "
+                                              "with real-time protocols, SCI switches and Banyan networks, and "
+                                              "Cray's GigaRing channel.")
     p.add_argument("--version", action="version", version=f"ringlet {_core.version()}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
 
@@ -56,6 +62,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--json", action="store_true", help="print the result as one JSON object")
     run.add_argument("--set", dest="sets", action="append", default=[], metavar="KEY=VALUE",
                      help="override a scenario key, e.g. traffic.load_mbps_per_node=120 (repeatable)")
+    run.add_argument("--wide", action="store_true", help=WIDE_HELP)
 
     sweep = sub.add_parser("sweep", help="run a grid of points; write sweep.csv and sweep.parquet")
     sweep.add_argument("file", metavar="FILE", help="scenario TOML file")
@@ -111,11 +118,13 @@ def build_parser() -> argparse.ArgumentParser:
                          help="the rows of ringlet version V (default: this version's)")
     results.add_argument("--last", type=_positive_int, default=None, metavar="N",
                          help="list only the N most recent rows of each version (default: all)")
+    results.add_argument("--wide", action="store_true", help=WIDE_HELP)
 
     rerun = sub.add_parser("rerun", help="re-run one stored result from its provenance; check it is bit-identical")
     rerun.add_argument("dir", metavar="DIR", help="a `ringlet sweep --out` folder (or its results.sqlite)")
     rerun.add_argument("id", metavar="ID", type=_positive_int, help="the row id, as `ringlet results DIR` lists it")
     rerun.add_argument("--json", action="store_true", help="print the new result as one JSON object")
+    rerun.add_argument("--wide", action="store_true", help=WIDE_HELP)
 
     repro = sub.add_parser("reproduce", help="run a study's figures; write CSVs, plots and a validation table")
     repro.add_argument("study", nargs="?", metavar="STUDY",
@@ -133,6 +142,7 @@ def build_parser() -> argparse.ArgumentParser:
                             "docs/validation/sci-rt.md (a full run only: not with --quick or --only)")
     repro.add_argument("--list", action="store_true",
                        help="list the shipped studies, or the figures of STUDY, and run nothing")
+    repro.add_argument("--wide", action="store_true", help=WIDE_HELP)
 
     report = sub.add_parser("report", help="write one self-contained HTML page of a sweep's or reproduction's results")
     report.add_argument("dir", metavar="DIR", help="a `ringlet sweep --out` or `ringlet reproduce --out` folder")
@@ -145,6 +155,7 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--repeats", type=_positive_int, default=5, metavar="N",
                        help="runs per workload; figures are medians (default 5)")
     bench.add_argument("--quick", action="store_true", help="short workloads (checks the command, not the speed)")
+    bench.add_argument("--wide", action="store_true", help=WIDE_HELP)
 
     trace = sub.add_parser("trace", help="write one point's packet lifetimes as a Chrome trace (Perfetto, chrome://tracing)")
     trace.add_argument("file", metavar="FILE", help="scenario TOML file")
@@ -163,4 +174,5 @@ def build_parser() -> argparse.ArgumentParser:
     params.add_argument("--kind", default=None, metavar="KIND",
                         help="only the keys of network family KIND (network.kind, e.g. sci-switch) besides those "
                              "every scenario has")
+    params.add_argument("--wide", action="store_true", help=WIDE_HELP)
     return p

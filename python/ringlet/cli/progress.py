@@ -75,6 +75,10 @@ def bench_bar() -> Iterator[BenchProgress]:
         yield update
 
 
+#: Off a terminal (a log file, a pipe), a sweep's or reproduction's progress line every this many seconds.
+LOG_EVERY_S = 10.0
+
+
 def _tally(failed: int, from_store: int) -> str:
     parts = ([f"{from_store} from store"] if from_store else []) + ([f"{failed} failed"] if failed else [])
     return f"({', '.join(parts)})" if parts else ""
@@ -87,8 +91,8 @@ def sweep_bar(total: int, unit: str = "points") -> Iterator[Callable[..., None]]
 
     Yields the ``(done, total, failed=0, from_store=0)`` callback that advances
     it; ``done`` counts every finished run, failed and stored ones included.
-    On a terminal the bar is live; otherwise (a log file, a pipe) one line is
-    printed at the end. If the block fails, no bar is left behind: the error
+    On a terminal the bar is live; otherwise (a log file, a pipe) a line is
+    printed every :data:`LOG_EVERY_S` seconds while runs finish, and one at the end. If the block fails, no bar is left behind: the error
     is all the user sees.
     """
     from rich.console import Console
@@ -99,14 +103,24 @@ def sweep_bar(total: int, unit: str = "points") -> Iterator[Callable[..., None]]
     if not console.is_terminal:
         state = [0, 0, 0]
         start = time.monotonic()
+        last = [start, 0]  # (when the last line was printed, and its count)
 
         def note(done: int, _total: int, failed: int = 0, from_store: int = 0) -> None:
             state[:] = [done, failed, from_store]
+            now = time.monotonic()
+            if last[1] < done < total and now - last[0] >= LOG_EVERY_S:
+                # A line every few seconds, so a long run in a log file is seen to move.
+                last[:] = [now, done]
+                elapsed = datetime.timedelta(seconds=round(now - start))
+                tally = _tally(failed, from_store)
+                console.print(f"sweep {done}/{total} {unit} after {elapsed}" + (f" {tally}" if tally else ""),
+                              soft_wrap=True)
 
         yield note
         elapsed = datetime.timedelta(seconds=round(time.monotonic() - start))
         tally = _tally(state[1], state[2])
-        console.print(f"sweep {state[0]}/{total} {unit} in {elapsed}" + (f" {tally}" if tally else ""))
+        console.print(f"sweep {state[0]}/{total} {unit} in {elapsed}" + (f" {tally}" if tally else ""),
+                      soft_wrap=True)
         return
     bar = Progress(
         TextColumn("sweep"),

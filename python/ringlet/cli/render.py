@@ -4,14 +4,15 @@ reproduction's validation."""
 from __future__ import annotations
 
 import math
+import re
 from typing import TYPE_CHECKING, Any, Mapping, Optional
 
 from rich import box
 from rich.console import Group
-from rich.table import Table
 from rich.text import Text
 
 from ..api import schema
+from .fit import Column, FitTable
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -32,51 +33,57 @@ def _with_ci(value: Any, ci: Any, digits: int = 1) -> str:
 def result_view(r: Mapping[str, Any]) -> Group:
     """The summary and per-priority tables of one run's JSON dict, and lines on
     its links, its nodes' shares, and what explains it."""
-    summary = Table(title="ringlet run", show_header=False, title_justify="left")
-    summary.add_column("figure", style="bold")
-    summary.add_column("value", justify="right")
-    summary.add_column("unit")
-    summary.add_row("throughput", _with_ci(r.get("throughput_mbps"), r.get("throughput_mbps_ci95")), "MB/s (95% CI)")
-    summary.add_row("offered", _num(r.get("offered_mbps")), "MB/s")
+    rows: list[tuple[Any, Any, str]] = []
+
+    def add(label: Any, value: Any, unit: str) -> None:
+        rows.append((label if isinstance(label, Text) else Text(label, style="bold"), value, unit))
+
+    add("throughput", _with_ci(r.get("throughput_mbps"), r.get("throughput_mbps_ci95")), "MB/s (95% CI)")
+    add("offered", _num(r.get("offered_mbps")), "MB/s")
     if "loss_mbps" in r:
         # Lost data: a source's full buffer dropped transactions (switches and Banyans
         # lose at overload; an SCI ring's queues are unbounded, so it shows 0).
         loss, offered = r.get("loss_mbps"), r.get("offered_mbps")
         share = f" ({100 * loss / offered:.1f}% of offered)" if loss and offered else ""
-        summary.add_row(Text("lost", style="bold yellow" if loss else "bold"),
+        add(Text("lost", style="bold yellow" if loss else "bold"),
                         Text(_num(loss) + share, style="bold yellow" if loss else ""), "MB/s")
-    summary.add_row("latency mean", _with_ci(r.get("latency_ns_mean"), r.get("latency_ns_mean_ci95")), "ns (95% CI)")
+    add("latency mean", _with_ci(r.get("latency_ns_mean"), r.get("latency_ns_mean_ci95")), "ns (95% CI)")
     for label, key in (("latency p50", "latency_ns_p50"), ("latency p99", "latency_ns_p99"),
                        ("latency p99.9", "latency_ns_p999"), ("latency max", "latency_ns_max")):
-        summary.add_row(label, _num(r.get(key)), "ns")
+        add(label, _num(r.get(key)), "ns")
     # The figures only some families report (a GigaRing's channel latency, ...), when this run has them.
     for column in schema.optional_summary():
         if column["name"] in r:
             digits = 1 if column["unit"] else 0
-            summary.add_row(_label(column["name"]), _num(r.get(column["name"]), digits), column["unit"])
-    summary.add_row("transactions", _num(r.get("transactions")), "")
-    summary.add_row("retries", _num(r.get("retries")), "")
-    summary.add_row("simulated time", _num(r.get("sim_time_ns"), 0), "ns")
-    summary.add_row("stopped by", str(r.get("stopped_by") or "-"), "")
+            add(_label(column["name"]), _num(r.get(column["name"]), digits), column["unit"])
+    add("transactions", _num(r.get("transactions")), "")
+    add("retries", _num(r.get("retries")), "")
+    add("simulated time", _num(r.get("sim_time_ns"), 0), "ns")
+    add("stopped by", str(r.get("stopped_by") or "-"), "")
+    summary_table = FitTable([Column("figure", justify="left", wrap=True, key=True), Column("value"),
+                              Column("unit", justify="left", wrap=True)], rows,
+                             title="ringlet run", show_header=False, box=box.SQUARE, show_edge=True,
+                             padding=(0, 1))
 
     # (The title is a line of its own: a table's title wraps at the table's width.)
     prio_title = Text("per priority: throughput and offered load in MB/s, latency in ns")
-    prio = Table(box=box.SIMPLE_HEAD, padding=(0, 0, 0, 1), show_edge=False)
-    for col in ("priority", "MB/s", "offered", "txns", "mean", "p50", "p99", "p99.9", "max"):
-        prio.add_column(col, justify="right", no_wrap=True)
     levels = r.get("per_priority", [])
-    for p in levels:
-        prio.add_row(str(p.get("priority")), _num(p.get("throughput_mbps")), _num(p.get("offered_mbps")),
-                     _num(p.get("transactions")),
-                     *(_num(p.get(k), 0) for k in ("latency_ns_mean", "latency_ns_p50", "latency_ns_p99",
-                                                    "latency_ns_p999", "latency_ns_max")))
+    prio = FitTable(
+        [Column("priority", short="prio", key=True), Column("MB/s"), Column("offered"),
+         Column("txns", meaning="transactions"), Column("mean"), Column("p50"), Column("p99"), Column("p99.9"),
+         Column("max")],
+        [(str(p.get("priority")), _num(p.get("throughput_mbps")), _num(p.get("offered_mbps")),
+          _num(p.get("transactions")),
+          *(_num(p.get(k), 0) for k in ("latency_ns_mean", "latency_ns_p50", "latency_ns_p99",
+                                         "latency_ns_p999", "latency_ns_max"))) for p in levels],
+)
     # With several priorities, each one's worst node tail (one priority: the per-node line has it).
     worst = [(p.get("priority"), p.get("node_latency_ns_p99_max"), node) for p in levels
              if (node := p.get("node_latency_ns_p99_max_node")) is not None and node >= 0]
     worst_line = [Text("worst node per priority (the largest p99 of one node's own packets): " + "; ".join(
         f"priority {prio_}: {_num(p99, 0)} ns (node {node})" for prio_, p99, node in worst))] if len(levels) > 1 and worst else []
 
-    parts: list[Any] = [summary, prio_title, prio, *worst_line]
+    parts: list[Any] = [summary_table, prio_title, prio, *worst_line]
     parts += switch_views(r)
     parts += channel_views(r)
     links = r.get("per_link", [])
@@ -225,15 +232,13 @@ def channel_views(r: Mapping[str, Any]) -> list[Any]:
             ))
     classes = {c.get("class"): c for c in r.get("per_class") or []}
     parts.append(Text("per virtual channel: data delivered in MB/s, packets, mean one-way latency in ns"))
-    t = Table(box=box.SIMPLE_HEAD, padding=(0, 0, 0, 1), show_edge=False)
-    for col, justify in (("vc", "right"), ("name", "left"), ("MB/s", "right"), ("packets", "right"),
-                         ("mean", "right"), ("retries", "right")):
-        t.add_column(col, justify=justify, no_wrap=True)
+    rows = []
     for vc in vcs:
         c = classes.get(vc.get("class"), {})
-        t.add_row(str(vc.get("class")), str(vc.get("name")), _num(vc.get("throughput_mbps")), _num(c.get("packets")),
-                  _num(c.get("latency_ns_mean"), 0), _num(c.get("retries")))
-    parts.append(t)
+        rows.append((str(vc.get("class")), str(vc.get("name")), _num(vc.get("throughput_mbps")),
+                     _num(c.get("packets")), _num(c.get("latency_ns_mean"), 0), _num(c.get("retries"))))
+    parts.append(FitTable([Column("vc", key=True), Column("name", justify="left", wrap=True, key=True),
+                           Column("MB/s"), Column("packets"), Column("mean"), Column("retries")], rows))
     return parts
 
 
@@ -274,13 +279,12 @@ def switch_views(r: Mapping[str, Any]) -> list[Any]:
             parts.append(Text(_spread(f"B-Link utilisation over {len(switches):,} switches:",
                                       [s.get("bus_utilization") for s in switches], ".3f")))
         parts.append(Text(title))
-        t = Table(box=box.SIMPLE_HEAD, padding=(0, 0, 0, 1), show_edge=False)
-        for col in ("switch", "ports", "B-Link util", "MB/s", "crossings"):
-            t.add_column(col, justify="right", no_wrap=True)
-        for s in rows:
-            t.add_row(str(s.get("switch")), str(s.get("ports")), _num(s.get("bus_utilization"), 3),
-                      _num(s.get("bus_mbps")), _num(s.get("crossings")))
-        parts.append(t)
+        parts.append(FitTable(
+            [Column("switch", key=True), Column("ports"), Column("B-Link util", short="util",
+                                                                 meaning="B-Link utilisation"),
+             Column("MB/s"), Column("crossings")],
+            [(str(s.get("switch")), str(s.get("ports")), _num(s.get("bus_utilization"), 3),
+              _num(s.get("bus_mbps")), _num(s.get("crossings"))) for s in rows]))
     ports = r.get("per_port") or []
     if ports:
         # (The busiest port: its link's send utilisation, then its traffic across the B-Link.)
@@ -291,13 +295,15 @@ def switch_views(r: Mapping[str, Any]) -> list[Any]:
             parts.append(Text(_spread(f"link send utilisation over {len(ports):,} ports:",
                                       [p.get("send_utilization") for p in ports], ".3f")))
         parts.append(Text(title))
-        t = Table(box=box.SIMPLE_HEAD, padding=(0, 0, 0, 1), show_edge=False)
-        for col in ("switch", "port", "link", "ringlet", "to bus", "from bus", "send util"):
-            t.add_column(col, justify="right", no_wrap=True)
-        for p in rows:
-            t.add_row(str(p.get("switch")), str(p.get("port")), str(p.get("link")), str(p.get("ringlet")),
-                      _num(p.get("to_bus_mbps")), _num(p.get("from_bus_mbps")), _num(p.get("send_utilization"), 3))
-        parts.append(t)
+        parts.append(FitTable(
+            [Column("switch", key=True), Column("port", key=True), Column("link"), Column("ringlet", short="rl",
+                                                                                    meaning="ringlet"),
+             Column("to bus", short="to", meaning="MB/s to the B-Link"),
+             Column("from bus", short="from", meaning="MB/s from the B-Link"),
+             Column("send util", short="send", meaning="link send utilisation")],
+            [(str(p.get("switch")), str(p.get("port")), str(p.get("link")), str(p.get("ringlet")),
+              _num(p.get("to_bus_mbps")), _num(p.get("from_bus_mbps")), _num(p.get("send_utilization"), 3))
+             for p in rows]))
     return parts
 
 
@@ -317,23 +323,21 @@ def _scaled(x: Any, scale: float, digits: int) -> str:
     return _num(None if x is None else x / scale, digits)
 
 
-def bench_view(report: Mapping[str, Any]) -> Table:
+def bench_view(report: Mapping[str, Any]) -> Group:
     """One row per benchmark workload (rates in millions and thousands, so
     the table fits a terminal)."""
     reps = {w.get("repeats") for w in report.get("workloads", [])}
     n = reps.pop() if len(reps) == 1 else None
     runs = "runs" if n is None else f"{n} run" + ("s" if n != 1 else "")
-    t = Table(title=f"ringlet {report.get('ringlet_version')} bench (medians of {runs})", title_justify="left",
-              box=box.SIMPLE_HEAD, padding=(0, 0, 0, 1), show_edge=False, caption_justify="left")  # (fits 80 columns)
-    for col in ("workload", "x loop", "Mhops/s", "range", "sim/wall", "wall s", "MB/s"):
-        t.add_column(col, justify="left" if col == "workload" else "right", no_wrap=True)
-    for w in report.get("workloads", []):
-        t.add_row(str(w.get("workload")), _num(w.get("floor_ratio"), 3), _scaled(w.get("packet_hops_per_s"), 1e6, 2),
-                  hops_range(w), _num(w.get("sim_to_wall"), 4), _num(w.get("wall_s_median"), 3),
-                  _num(w.get("throughput_mbps")))
-    t.caption = ("x loop: Mhops/s over a bare event loop's in the same shape, run after each run "
-                 "(compare this across machines); range: Mhops/s of the slowest and fastest run")
-    return t
+    t = FitTable(
+        [Column("workload", justify="left", wrap=True, key=True), Column("x loop"), Column("Mhops/s"),
+         Column("range"), Column("sim/wall"), Column("wall s"), Column("MB/s")],
+        [(str(w.get("workload")), _num(w.get("floor_ratio"), 3), _scaled(w.get("packet_hops_per_s"), 1e6, 2),
+          hops_range(w), _num(w.get("sim_to_wall"), 4), _num(w.get("wall_s_median"), 3),
+          _num(w.get("throughput_mbps"))) for w in report.get("workloads", [])],
+        title=f"ringlet {report.get('ringlet_version')} bench (medians of {runs})")
+    return Group(t, Text("x loop: Mhops/s over a bare event loop's in the same shape, run after each run "
+                         "(compare this across machines); range: Mhops/s of the slowest and fastest run"))
 
 
 def store_view(store: Any, current: str, last: Optional[int] = None) -> Group:
@@ -366,50 +370,99 @@ def store_view(store: Any, current: str, last: Optional[int] = None) -> Group:
         keys = list(dict.fromkeys(k for r in rows for k in r.values))
         short = [k.rsplit(".", 1)[-1] for k in keys]
         heads = [s if short.count(s) == 1 else k for k, s in zip(keys, short)]
-        t = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, show_edge=False)
-        for col, justify in (("id", "right"), ("scenario hash", "left"), ("seed", "right"), ("rep", "right"),
-                             ("MB/s", "right"), ("latency ns", "right"), *((h, "left") for h in heads)):
-            t.add_column(col, justify=justify, no_wrap=col not in heads, overflow="fold")
+        cells = []
         for r in rows:
             res = json.loads(r.result)
-            t.add_row(str(r.id), r.scenario_hash, str(r.seed), str(r.replication),
-                      _num(res.get("throughput_mbps")), _num(res.get("latency_ns_mean"), 0),
-                      *(str(r.values.get(k, "")) for k in keys))
-        parts.append(t)
+            cells.append((str(r.id), r.scenario_hash, str(r.seed), str(r.replication),
+                          _num(res.get("throughput_mbps")), _num(res.get("latency_ns_mean"), 0),
+                          *(str(r.values.get(k, "")) for k in keys)))
+        parts.append(FitTable(
+            [Column("id", key=True), Column("scenario hash", justify="left", short="hash", meaning="scenario hash"),
+             Column("seed"), Column("rep", meaning="replication"), Column("MB/s"),
+             Column("latency ns", short="lat ns", meaning="latency mean, ns"),
+             *(Column(h, justify="left") for h in heads)],
+            cells, title=title))
     return Group(*parts)
 
 
 def validation_view(table: "pd.DataFrame") -> Any:
     """A rich summary of the validation table for the terminal: quotes, then findings."""
-    from ..study.validation import is_calibrated, short_number
+    from ..study.validation import is_calibrated, short_number, signed_pct
 
     parts = []
     quotes = table[table["kind"] == "quote"]
     if len(quotes):
-        t = Table(title="seed's numbers beside ringlet's (SI units)", title_justify="left",
-                  box=box.SIMPLE_HEAD, show_edge=False)
-        for col, justify in (("figure", "left"), ("quote", "left"), ("seed", "right"),
-                             ("ringlet", "right"), ("unit", "left"), ("difference", "right")):
-            t.add_column(col, justify=justify, no_wrap=True)
+        rows = []
         calibrated = False
         for r in quotes.itertuples():
-            diff = "-" if math.isnan(r.difference_pct) else f"{r.difference_pct:+.1f}%"
+            diff = "-" if math.isnan(r.difference_pct) else signed_pct(r.difference_pct)
             cal = is_calibrated(getattr(r, "calibrated", None))
             calibrated |= cal
-            t.add_row(r.figure, r.quote_id + (" *" if cal else ""), short_number(r.seed_value_si),
-                      short_number(r.ringlet_value), r.unit, diff)
-        parts.append(t)
+            rows.append((r.figure, r.quote_id + (" *" if cal else ""), short_number(r.seed_value_si),
+                         short_number(r.ringlet_value), r.unit, diff))
+        parts.append(FitTable(
+            [Column("figure", justify="left", wrap=True, key=True), Column("quote", justify="left", wrap=True, key=True),
+             Column("seed"), Column("ringlet"), Column("unit", justify="left"),
+             Column("difference", short="diff", meaning="ringlet's difference from the seed")],
+            rows, title="seed's numbers beside ringlet's (SI units)", padding=(0, 1)))
         if calibrated:
             parts.append(Text("* a calibration target: a parameter the seed does not give was chosen to hit "
                               "it, so it agrees by construction and validates nothing"))
     findings = table[table["kind"] == "finding"]
     if len(findings):
-        t = Table(title="findings", title_justify="left", box=box.SIMPLE_HEAD, show_edge=False)
-        for col in ("figure", "finding", "holds"):
-            t.add_column(col, no_wrap=True)
+        rows = []
         for r in findings.itertuples():
-            holds = {"yes": "[green]yes[/]", "no": "[red]no[/]", "within noise": "[yellow]within noise[/]"}.get(
-                r.verdict, "- (no data)")
-            t.add_row(r.figure, r.finding_id, holds)
-        parts.append(t)
+            holds = {"yes": Text("yes", style="green"), "no": Text("no", style="red"),
+                     "within noise": Text("within noise", style="yellow")}.get(r.verdict, "- (no data)")
+            rows.append((r.figure, r.finding_id, holds))
+        parts.append(FitTable([Column("figure", justify="left", wrap=True, key=True),
+                               Column("finding", justify="left", wrap=True), Column("holds", justify="left")],
+                              rows, title="findings", padding=(0, 1)))
+    return Group(*parts)
+
+
+def _markdown_cell(text: str) -> Text:
+    """A Markdown table cell as text: its code spans styled, its escaped pipes plain."""
+    out = Text()
+    for n, piece in enumerate(text.replace("\\|", "|").split("`")):
+        out.append(piece, style="cyan" if n % 2 else "")
+    return out
+
+
+def markdown_view(text: str) -> Group:
+    """Markdown (``ringlet params``' reference) for the terminal: its prose through
+    rich's Markdown, its tables as :class:`FitTable` (the first column the row's
+    name), so they fit the console without cutting a value."""
+    from rich.markdown import Markdown
+
+    parts: list[Any] = []
+    prose: list[str] = []
+    table: list[list[str]] = []
+
+    def cells(line: str) -> list[str]:
+        return [c.strip() for c in re.split(r"(?<!\\)\|", line.strip().strip("|"))]
+
+    def flush() -> None:
+        if prose and "".join(prose).strip():
+            parts.append(Markdown("".join(prose)))
+        prose.clear()
+        if table:
+            head, body = table[0], [row for row in table[1:] if not set("".join(row)) <= set("-: ")]
+            parts.append(Text(""))
+            parts.append(FitTable(
+                [Column(h.replace("`", ""), justify="left", wrap=n > 0, key=n == 0) for n, h in enumerate(head)],
+                [[_markdown_cell(c) for c in row] for row in body], box=box.SIMPLE_HEAVY, padding=(0, 1)))
+            parts.append(Text(""))
+        table.clear()
+
+    for line in text.splitlines(keepends=True):
+        if line.lstrip().startswith("|"):
+            if prose:
+                flush()
+            table.append(cells(line))
+        else:
+            if table:
+                flush()
+            prose.append(line)
+    flush()
     return Group(*parts)

@@ -7,7 +7,7 @@ import argparse
 import time
 from typing import Optional
 
-from .console import console
+from .console import console, show
 from .parser import CliError
 
 
@@ -59,8 +59,8 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     from ..study.validation import early_stops_message
     from .render import validation_view
 
+    show(validation_view(done.validation), wide=args.wide)
     out = console()
-    out.print(validation_view(done.validation))
     if not done.early_stops.empty:
         from rich.markup import escape
 
@@ -72,6 +72,6 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         f"{f' and the generated block of {args.docs}' if args.docs else ''}: "
         f"{done.points_run} distinct points run{note}{' (quick run)' if done.quick else ''}, "
         f"in {time.monotonic() - start:.1f} s",
-        soft_wrap=True,
+        soft_wrap=True,  # (a sentence naming files: whole, not wrapped)
     )
     return 0

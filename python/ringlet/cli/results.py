@@ -11,7 +11,7 @@ from typing import Any
 
 from .. import _core, files
 from ..api.scenario import Scenario
-from .console import console, wrote
+from .console import show, wrote
 from .parser import CliError
 
 
@@ -36,7 +36,7 @@ def cmd_results(args: argparse.Namespace) -> int:
     with _store_at(args.dir) as store:
         version = args.ringlet_version or _core.version()
         if not exports:
-            console().print(store_view(store, _core.version(), last=args.last))
+            show(store_view(store, _core.version(), last=args.last), wide=args.wide)
             return 0
         if args.ringlet_version is not None and version not in (versions := store.versions()):
             held = ", ".join(sorted(versions)) or "none"
@@ -62,7 +62,7 @@ def cmd_rerun(args: argparse.Namespace) -> int:
     else:
         from .render import result_view
 
-        console().print(result_view(result.raw))
+        show(result_view(result.raw), wide=args.wide)
     diffs = compare_results(row.result, result.to_json())
     note = "" if row.ringlet_version == _core.version() else \
         f" (stored by ringlet {row.ringlet_version}, re-run with ringlet {_core.version()})"

@@ -7,7 +7,7 @@ import sys
 
 from ..api.overrides import split_set
 from ..api.scenario import Scenario
-from .console import console, wrote
+from .console import show, wrote
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -18,7 +18,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     else:
         from .render import result_view
 
-        console().print(result_view(result.raw))
+        show(result_view(result.raw), wide=args.wide)
     return 0
 
 

@@ -58,5 +58,5 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     print(f"wrote {csv} and {parquet}: {done.points} points{reps}, {len(table)} rows; {tally}")
     early = early_points(table, done.keys)
     if early:
-        print(f"warning: {early_message(early)}")
+        print(f"warning: {early_message(early)}", file=sys.stderr)
     return 0

@@ -46,6 +46,10 @@ def build(folder: "str | os.PathLike[str]", tolerance_pct: float = DEFAULT_TOLER
     kinds = " and ".join(k for k, present in (("sweep", sweep), ("reproduction", repro), ("capacity search", search))
                          if present)
     name = d.resolve().name or str(d)
+    if repro:  # a reproduction is titled after its study (validation.md's title), not its folder
+        from .reproduction import study_title
+
+        name = study_title(d) or name
     page = Page(title=f"ringlet {kinds}: {name}")
     page.intro.append(f"<p>Results in <code>{escape(d)}</code>, written by ringlet; this page by ringlet "
                       f"{escape(_core.version())}.</p>")

@@ -77,6 +77,11 @@ def _study_info(folder: Path) -> dict[str, str]:
     return info
 
 
+def study_title(folder: Path) -> Optional[str]:
+    """The title of the study reproduced in ``folder`` (from its validation.md), if it says."""
+    return _study_info(folder).get("title")
+
+
 def _shipped_figures(name: Optional[str]) -> dict[str, tuple[str, str]]:
     """Titles and descriptions of a shipped study's figures (for outputs whose SVG has no title)."""
     from ..study import StudyError, available_studies, load_study
@@ -129,7 +134,7 @@ def validation_html(table: "pd.DataFrame", tolerance_pct: float, known: set[str]
     kinds = table["kind"].astype(str)
     quotes = table[kinds == "quote"]
     if len(quotes):
-        from ..study.validation import is_calibrated
+        from ..study.validation import is_calibrated, signed_difference, signed_pct
 
         # Calibration targets (a parameter was chosen to hit them) get a role column, when there are any.
         roles = "calibrated" in quotes.columns and any(is_calibrated(v) for v in quotes["calibrated"])
@@ -141,7 +146,9 @@ def validation_html(table: "pd.DataFrame", tolerance_pct: float, known: set[str]
             unit = "" if is_missing(g(r, "unit")) else str(g(r, "unit"))
             ringlet = (escape(f"{number(g(r, 'ringlet_value'), 4)} {unit}") if not is_missing(g(r, "ringlet_value"))
                        else "– " + escape(g(r, "note") or ""))
-            diff = "–" if is_missing(pct) else escape(f"{float(g(r, 'difference')):+.4g} ({float(pct):+.1f}%)")
+            diff = "–" if is_missing(pct) else escape(
+                f"{signed_difference(float(g(r, 'difference')), float(g(r, 'seed_value_si')))} "
+                f"({signed_pct(float(pct))})")
             seed = "" if is_missing(g(r, "seed_value")) else f"{number(g(r, 'seed_value'), 4)} {g(r, 'seed_unit')}"
             role = []
             if roles:

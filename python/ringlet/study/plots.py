@@ -11,7 +11,7 @@ import io
 from typing import TYPE_CHECKING, Any, Optional, Sequence
 
 from .curves import curve, ordered_values
-from .extract import Pick, filter_rows, same_value
+from .extract import Difference, ExtractError, Pick, filter_rows, same_value
 from .format import Figure, PlotSpec, Quote, Study, default_x
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -87,6 +87,22 @@ def _quote_marks(quote: Quote, plot: PlotSpec) -> Optional[tuple[Pick, Any, Any]
     return pick, single(plot.panel), single(plot.series)
 
 
+def _difference_marks(quote: Quote, plot: PlotSpec) -> Optional[tuple[Pick, Pick]]:
+    """``(at, base)`` if the quote is the difference of the plotted column at two x
+    (``at`` minus ``base``, as drawn), else None: the seed's difference is drawn as
+    a star at ``at``'s x, that far above ringlet's value at ``base``."""
+    diff = quote.value
+    if not isinstance(diff, Difference):
+        return None
+    at, base = diff.first, diff.second
+    for pick in (at, base):
+        if pick.column != plot.y or not same_value(pick.scale, plot.y_scale) or pick.stat in ("max", "min", "mean"):
+            return None
+    if dict(at.where) != dict(base.where):
+        return None
+    return at, base
+
+
 #: (axes, x of a star or None for a dashed line, the seed's value, text, colour)
 SeedLabel = tuple[Any, Optional[float], float, str, Any]
 
@@ -114,14 +130,24 @@ def _place_labels(labels: list[SeedLabel], dpi: float) -> None:
                             textcoords="offset points", ha="left", va="bottom", fontsize=7, color=color,
                             bbox=LABEL_BOX, zorder=1.5)
             else:
+                # Under ringlet's lines (zorder 3), as the star is: its points show through the label.
                 ax.annotate(text, xy=(x, value), xytext=(9, placed - at), textcoords="offset points",
-                            va="bottom", fontsize=7, color=color, bbox=LABEL_BOX)
+                            va="bottom", fontsize=7, color=color, bbox=LABEL_BOX, zorder=2.4)
             top = placed + 9.0
 
 
+def _unit(quote: Quote) -> str:
+    return "µs" if quote.seed_unit == "us" else quote.seed_unit
+
+
+def _star(ax: Any, x: float, value: float, color: Any) -> None:
+    """The seed's value at one point: a hollow star, under ringlet's lines (zorder 3)."""
+    ax.plot([x], [value], marker="*", markersize=11, markerfacecolor="none", markeredgecolor=color,
+            linestyle="none", zorder=2.5)
+
+
 def _seed_text(quote: Quote) -> str:
-    unit = "µs" if quote.seed_unit == "us" else quote.seed_unit
-    text = f"seed {quote.seed_value:g} {unit}"
+    text = f"seed {quote.seed_value:g} {_unit(quote)}"
     if quote.seed_unit != quote.unit:  # show what the line's height is in the axis' unit
         text += f" = {quote.seed_value_si:.4g} {quote.unit}"
     return text
@@ -153,6 +179,8 @@ def render(fig_spec: Figure, frame: "pd.DataFrame", footer: str, default: Any = 
     FigureCanvasAgg(mfig)
     axes = mfig.subplots(1, len(panels), sharey=True, squeeze=False)[0]
     marks = [(q, m) for q in fig_spec.quotes if (m := _quote_marks(q, plot)) is not None]
+    differences = [(q, d) for q in fig_spec.quotes if (d := _difference_marks(q, plot)) is not None]
+    drawn = {"dashed": False, "star": False}  # how the seed's values were drawn, for the legend
 
     labels_to_place: list[SeedLabel] = []  # placed once the y scale is final
     for ax, panel in zip(axes, panels):
@@ -164,8 +192,9 @@ def render(fig_spec: Figure, frame: "pd.DataFrame", footer: str, default: Any = 
             label = plot.label("series", s) if plot.series else "ringlet"
             # A dense line (a run over time) reads better without a marker at every point.
             marker = marker_of[s] if len(line) <= DENSE_LINE else None
+            # (Above the seed's stars: a star at ringlet's own point must not hide it.)
             ax.plot(line["x"], line["y"], marker=marker, markersize=4, linewidth=1.4, color=color_of[s],
-                    label=label)
+                    label=label, zorder=3)
             if plot.reduce and line["ci95"].notna().any():  # few points: show how sure each is
                 ax.errorbar(line["x"], line["y"], yerr=line["ci95"].fillna(0.0), fmt="none", ecolor=color_of[s],
                             elinewidth=0.8, capsize=2)
@@ -174,6 +203,7 @@ def render(fig_spec: Figure, frame: "pd.DataFrame", footer: str, default: Any = 
                 continue
             color = next((color_of[v] for v in series if q_series is not None and same_value(v, q_series)), "0.35")
             ax.axhline(quote.seed_value_si, color=color, linestyle="--", linewidth=1.0, alpha=0.8)
+            drawn["dashed"] = True
             labels_to_place.append((ax, None, quote.seed_value_si, _seed_text(quote), color))
         if plot.mark_default and default is not None:
             ax.axvline(float(default), color="0.2", linestyle=":", linewidth=1.2)
@@ -189,12 +219,28 @@ def render(fig_spec: Figure, frame: "pd.DataFrame", footer: str, default: Any = 
             if pick.stat in ("max", "min", "mean"):
                 # Labelled at the left, where load sweeps start low and the lines leave room.
                 ax.axhline(value, color=color, linestyle="--", linewidth=1.0, alpha=0.8)
+                drawn["dashed"] = True
                 labels_to_place.append((ax, None, value, text, color))
             else:
                 x = pick.target_x(filter_rows(frame, pick.where), plot.x) * plot.x_scale
-                ax.plot([x], [value], marker="*", markersize=11, markerfacecolor="none",
-                        markeredgecolor=color, linestyle="none")
+                _star(ax, x, value, color)
+                drawn["star"] = True
                 labels_to_place.append((ax, x, value, text, color))
+        for quote, (at, base) in differences:
+            where = dict(at.where)
+            if plot.panel is not None and not any(same_value(v, panel) for v in where.get(plot.panel, ())):
+                continue  # (drawn on its own panel only)
+            try:
+                start = base.evaluate(frame, plot.x)
+                x = at.target_x(filter_rows(frame, at.where), plot.x) * plot.x_scale
+                x0 = base.target_x(filter_rows(frame, base.where), plot.x) * plot.x_scale
+            except ExtractError:  # (no data there: the validation table says so)
+                continue
+            value = start + quote.seed_value_si
+            _star(ax, x, value, "0.35")
+            drawn["star"] = True
+            labels_to_place.append((ax, x, value, f"seed {quote.seed_value:+g} {_unit(quote)} over x = {x0:g}",
+                                    "0.35"))
         if plot.panel is not None:
             ax.set_title(plot.label("panel", panel), fontsize=10)
         ax.set_xlabel(plot.xlabel or DEFAULT_LABELS.get(plot.x, plot.x))
@@ -216,10 +262,15 @@ def render(fig_spec: Figure, frame: "pd.DataFrame", footer: str, default: Any = 
         for handle, label in zip(*ax.get_legend_handles_labels()):
             legend.setdefault(label, handle)
     handles, labels = list(legend.values()), list(legend)
-    if marks or lines:
-        handles.append(Line2D([], [], color="0.35", linestyle="--", marker="*", markerfacecolor="none"))
-        labels.append("seed's quoted value")
-    if handles and (plot.series or marks or lines):
+    # The legend shows the seed's values as they are drawn: a dashed line, a star, or each.
+    if drawn["dashed"]:
+        handles.append(Line2D([], [], color="0.35", linestyle="--"))
+        labels.append("seed's quoted value" if not drawn["star"] else "seed's quoted value (a level)")
+    if drawn["star"]:
+        handles.append(Line2D([], [], color="0.35", linestyle="none", marker="*", markersize=9,
+                              markerfacecolor="none"))
+        labels.append("seed's quoted value" if not drawn["dashed"] else "seed's quoted value (a point)")
+    if handles and (plot.series or drawn["dashed"] or drawn["star"]):
         # Outside the axes: inside, it would hide lines or the seed's labels.
         mfig.legend(handles, labels, fontsize=8, title=plot.series_title, title_fontsize=8,
                     loc="outside right center")

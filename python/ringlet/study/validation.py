@@ -160,6 +160,26 @@ def short_number(x: Any, digits: int = 4) -> str:
     return f"{x:.{digits}g}"
 
 
+def signed_difference(difference: float, seed: float, digits: int = 4) -> str:
+    """``difference`` signed, rounded at the precision the seed's value is shown
+    to (``digits`` significant digits of ``seed``): float noise reads as ``+0``,
+    not ``+5.684e-14``."""
+    if math.isnan(difference):
+        return "–"
+    scale = abs(seed) if seed and math.isfinite(seed) else abs(difference)
+    if scale:
+        quantum = 10.0 ** (math.floor(math.log10(scale)) - (digits - 1))
+        difference = round(difference / quantum) * quantum
+    text = f"{difference:+.{digits}g}"
+    return "+0" if float(text) == 0 else text
+
+
+def signed_pct(pct: float) -> str:
+    """A difference in percent to one decimal, ``+0.0%`` for float noise (never ``-0.0%``)."""
+    text = f"{pct:+.1f}"
+    return ("+0.0" if float(text) == 0 else text) + "%"
+
+
 def with_ci(x: Any, ci: Any, unit: str = "") -> str:
     """``x ± ci unit``, the half-width left out when there is none."""
     text = short_number(x)
@@ -220,7 +240,7 @@ def to_markdown(table: "pd.DataFrame", study: Study, quick: bool, version: str, 
                       "|---|---|---|---:|---:|---:|---:|"]
         for r in quotes.to_dict("records"):
             diff = ("–" if math.isnan(r["difference_pct"])
-                    else f"{r['difference']:+.4g} ({r['difference_pct']:+.1f}%)")
+                    else f"{signed_difference(r['difference'], r['seed_value_si'])} ({signed_pct(r['difference_pct'])})")
             ringlet = (with_ci(r["ringlet_value"], r["ringlet_ci95"], r["unit"]) if not r["note"]
                        else f"– ({_cell(r['note'])})")
             role = ("| **calibration** " if is_calibrated(r.get("calibrated")) else "| validation ") if roles else ""
