@@ -162,3 +162,21 @@ fn a_write_blocks_response_is_its_status() {
     assert_eq!(lens, vec![(WRITE_REQUEST, 7), (ringlet_gigaring::params::WRITE_RESPONSE, 7)], "the ready, then the status");
     assert_eq!(f.report().transactions, 1);
 }
+
+/// When a run stops, a node's backlog counts its transactions not complete,
+/// and the oldest waiting is the oldest not yet issued: with one transfer
+/// per stream, of three reads injected at 100, 200 and 300 ns the first is
+/// under way at 2 us and the one of 200 ns is the oldest waiting.
+#[test]
+fn the_oldest_waiting_transaction_is_the_oldest_not_issued() {
+    let mut f = channel("readblk", 1024, &["gigaring.transfers_per_stream=1"]);
+    for k in 1..=3 {
+        f.inject(0, 1, 0, ns_to_time(100.0 * k as f64));
+    }
+    f.run_until(ns_to_time(2000.0));
+    let r = f.report();
+    let node0 = r.per_node.iter().find(|n| n.node == 0).unwrap();
+    assert_eq!(node0.backlog, 3);
+    // (The report's end is the run's: here its time cap, as nothing stopped it.)
+    assert!((node0.oldest_waiting_ns - (r.sim_time_ns - 200.0)).abs() < 1e-6, "{} at {}", node0.oldest_waiting_ns, r.sim_time_ns);
+}

@@ -8,7 +8,9 @@
 //! which figures moved, and its headline figures, so that it says by how
 //! much. The cases cover base SCI, PPQ, TRAIN and DFC, 2 to 256 nodes,
 //! every destination pattern and arrival process, every transaction type,
-//! and the options that switch flow-control rules on and off.
+//! and the options that switch flow-control rules on and off; SCI switches
+//! and Banyans; GigaRing channels (the DMA handshake, both sharing laws,
+//! congestion control on and off, a fold).
 //!
 //! Recorded anew (only when a change is meant to move results, and said so
 //! in its commit) with
@@ -63,6 +65,19 @@ const CASES: &[(&str, &[&str])] = &[
     ("dfc-8node-move64-long-links", &["network.protocol=\"dfc\"", "traffic.transaction=\"move64\"", "network.link_delay_ns=8", "traffic.load_mbps_per_node=200"]),
     ("dfc-64node", &["network.protocol=\"dfc\"", "network.nodes=64", "traffic.priorities=2", "traffic.load_mbps_per_node=10"]),
     ("dfc-256node", &["network.protocol=\"dfc\"", "network.nodes=256", "traffic.load_mbps_per_node=6", "run.measure_transactions=1500"]),
+    // SCI switches and Banyans (seed 001).
+    ("switch-uO2nS2-saturated", &["network.kind=\"sci-switch\"", "network.nodes=2", "network.ringlets=\"unidirectional\"", "traffic.transaction=\"dmove64\"", "traffic.arrivals=\"deterministic\"", "traffic.destinations=\"local\"", "traffic.locality=1.0", "traffic.load_mbps_per_node=450"]),
+    ("switch-bO2nS2-half-locality", &["network.kind=\"sci-switch\"", "network.nodes=2", "network.ringlets=\"bidirectional\"", "traffic.transaction=\"dmove64\"", "traffic.destinations=\"local\"", "traffic.locality=0.5", "traffic.load_mbps_per_node=200"]),
+    ("banyan-uO4nS16-permutation", &["network.kind=\"banyan\"", "network.nodes=16", "network.switch_ports=4", "network.ringlets=\"unidirectional\"", "traffic.transaction=\"dmove64\"", "traffic.arrivals=\"deterministic\"", "traffic.destinations=\"permutation\"", "traffic.load_mbps_per_node=150"]),
+    ("banyan-bO2nS16-uniform", &["network.kind=\"banyan\"", "network.nodes=16", "network.switch_ports=2", "network.ringlets=\"bidirectional\"", "traffic.transaction=\"dmove64\"", "traffic.destinations=\"uniform\"", "traffic.load_mbps_per_node=100"]),
+    // GigaRing channels (seed 002): the DMA handshake, both sharing laws,
+    // congestion control on and off at a congested slave, a fold.
+    ("gigaring-p2p-half-duplex", &["network.kind=\"gigaring\"", "network.nodes=2", "traffic.masters=1", "traffic.block_words=1024", "traffic.load_mbps_per_node=2000", "run.measure_transactions=300"]),
+    ("gigaring-8node-mixed", &["network.kind=\"gigaring\"", "network.nodes=8", "traffic.transaction=\"mixed\"", "traffic.block_words=512", "traffic.load_mbps_per_node=120", "run.measure_transactions=1500"]),
+    ("gigaring-8node-per-request-hotspot", &["network.kind=\"gigaring\"", "network.nodes=8", "gigaring.sharing_law=\"per-request\"", "traffic.transaction=\"writeblk\"", "traffic.block_words=64", "traffic.destinations=\"hotspot\"", "traffic.hotspot_fraction=1.0", "traffic.load_mbps_per_node=200", "run.measure_transactions=1500"]),
+    ("gigaring-congested-slave-cc", &["network.kind=\"gigaring\"", "network.nodes=10", "traffic.masters=9", "traffic.transaction=\"mixed\"", "traffic.block_words=256", "gigaring.dma_queue_transfers=8", "traffic.load_mbps_per_node=200", "run.measure_transactions=600"]),
+    ("gigaring-congested-slave-no-cc", &["network.kind=\"gigaring\"", "network.nodes=10", "traffic.masters=9", "traffic.transaction=\"readblk\"", "traffic.block_words=256", "gigaring.dma_queue_transfers=8", "gigaring.congestion_control=false", "traffic.load_mbps_per_node=200", "run.measure_transactions=600"]),
+    ("gigaring-8node-fold", &["network.kind=\"gigaring\"", "network.nodes=8", "traffic.transaction=\"mixed\"", "traffic.block_words=96", "traffic.load_mbps_per_node=300", "faults.fail_node=3", "faults.at_ns=40000", "run.measure_transactions=2000"]),
 ];
 
 /// Every case's base: short runs (the comparison is exact, so a few
