@@ -213,3 +213,19 @@ fn half_duplex_reads_run_at_the_rings_rate() {
     // small while the run sends thousands.
     assert!(r.counters.send_packets > 9000 && r.packets_peak < 500, "{} sent, {} alive at most", r.counters.send_packets, r.packets_peak);
 }
+
+/// A master whose client port drains slower than the rings bring its
+/// responses in busies them (responses belong to no stream's window: they
+/// go again at once, congestion control or not); every read completes at
+/// about the port's rate.
+#[test]
+fn responses_busied_at_a_slow_master_go_again() {
+    let text = "[network]\nkind = \"gigaring\"\nnodes = 2\n[gigaring]\nclient_port_mbps = 300\n[traffic]\nmasters = 1\nblock_words = 1024\nload_mbps_per_node = 2000\n[run]\nmeasure_transactions = 200\n";
+    for cc in [true, false] {
+        let r = run(text, &[format!("gigaring.congestion_control={cc}")]);
+        assert_eq!(r.transactions, 200, "{:?}", r.conservation);
+        let responses = r.per_class.iter().find(|c| c.name == "read-response").unwrap();
+        assert!(responses.retries > 1000 && responses.retries == r.retries, "{} response retries of {}", responses.retries, r.retries);
+        assert!(r.throughput_mbps < 300.0 && r.throughput_mbps > 0.7 * 300.0, "{} MB/s", r.throughput_mbps);
+    }
+}
