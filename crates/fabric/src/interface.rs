@@ -210,6 +210,17 @@ impl Iface {
         &mut self.inputs[slot(class)]
     }
 
+    /// Takes own packet `id` of `class`, not yet sent, out of its output
+    /// queue (`Rules::host_preempts`: it goes back to the application queue).
+    ///
+    /// [`Rules::host_preempts`]: crate::protocol::Rules::host_preempts
+    pub fn unqueue_own(&mut self, class: u8, id: u32) {
+        let taken = self.outputs[slot(class as usize)].to_send.remove_first(|&x| x == id);
+        debug_assert_eq!(taken, Some(id));
+        self.own_len -= 1;
+        self.own_changes += 1;
+    }
+
     /// Queues own packet `id` of `class` behind everything of its priority.
     #[inline]
     pub fn push_own(&mut self, class: u8, priority: u16, id: u32) {

@@ -74,12 +74,22 @@ pub struct Rules {
     /// the echo, and the source hears it ([`RingProtocol::on_echo_field`])
     /// (GigaRing's adaptive bandwidth sharing).
     pub traffic_control: bool,
+    /// The host side is a preemptive priority queue: a request from the
+    /// application queue that finds its output queue full takes the slot of
+    /// the lowest-priority (youngest) packet there of a lower priority that
+    /// has never been sent, which goes back to the head of its priority in
+    /// the application queue. Without it a high-priority request waits in
+    /// the application queue while lower-priority requests that have not
+    /// left the node hold every slot (seed 003: the protocols' queues are
+    /// prioritized; PPQ's HIQ preemptive). Only never-sent packets move:
+    /// nothing on the ring, and no protocol state, refers to them.
+    pub host_preempts: bool,
 }
 
 impl Rules {
     /// IEEE 1596's: FIFO queues, a FIFO bypass, echoes on acceptance,
     /// servers that wait for room, bandwidth allocation after recovery.
-    pub const IEEE: Rules = Rules { priority_queues: false, bypass: BypassOrder::Arrival, echo: EchoAt::Acceptance, server_waits_for_room: true, recovery: true, traffic_control: false };
+    pub const IEEE: Rules = Rules { priority_queues: false, bypass: BypassOrder::Arrival, echo: EchoAt::Acceptance, server_waits_for_room: true, recovery: true, traffic_control: false, host_preempts: false };
 }
 
 /// Answer to "may this interface start this own packet now?".
@@ -325,6 +335,13 @@ pub trait RingProtocol {
     /// The fabric repeated `skips` answers of `Skip` for `at` without
     /// asking (see [`RingProtocol::permit_epoch`]), for the protocol's counters.
     fn skipped_again(&mut self, _at: usize, _skips: u64) {}
+
+    /// With [`Rules::host_preempts`]: whether own packet `id` of the
+    /// interface at `at`, never sent, may go back to the application queue
+    /// (TRAIN: not while a ticket or a grant refers to it).
+    fn may_unqueue(&self, _at: usize, _id: u32) -> bool {
+        true
+    }
 
     /// When the interface's first own packet is skipped: the only packets
     /// worth offering next, in order (TRAIN: its granted ones), or `None` for all.

@@ -103,6 +103,7 @@ impl RingProtocol for Arbitration {
         server_waits_for_room: true,
         recovery: false,
         traffic_control: true,
+        host_preempts: false,
     };
 
     fn may_send(&mut self, at: usize, now: Time, _id: u32, _pk: &Packet, _fx: &mut Effects) -> Permit {

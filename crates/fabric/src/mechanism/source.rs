@@ -94,6 +94,9 @@ impl<P: RingProtocol> Fabric<P> {
         loop {
             let Some(&e) = self.apps[agent].queue.peek() else { return };
             let (i, to) = self.route_to(agent as u16, e.dst);
+            if P::RULES.host_preempts && !self.ifaces[i].output(class).has_room() && self.preempt_unsent(agent, i, class, e.priority) {
+                continue;
+            }
             if !self.ifaces[i].output(class).has_room() {
                 // Held: the protocol may act for the transaction that has no room.
                 let now = self.sched.now();
@@ -109,6 +112,30 @@ impl<P: RingProtocol> Fabric<P> {
             let id = self.slab.alloc(pk);
             self.queue_own(i, class, e.priority, id);
         }
+    }
+
+    /// `Rules::host_preempts`: makes room in interface `i`'s output queue
+    /// of `class` for a request of priority `than` by moving its
+    /// lowest-priority, youngest packet of a lower priority that has never
+    /// been sent back to the head of its priority in `agent`'s application
+    /// queue. Returns whether it did.
+    #[inline(never)]
+    fn preempt_unsent(&mut self, agent: usize, i: usize, class: u8, than: u16) -> bool {
+        let (slab, (r, at)) = (&self.slab, self.ifaces[i].place());
+        let proto = &self.protos[r];
+        // (In a queue's order, the last such packet is the lowest and youngest.)
+        let never_sent = |id: u32| {
+            let pk = slab.at(id);
+            pk.eff < than && pk.retries == 0 && proto.may_unqueue(at, id)
+        };
+        let Some(victim) = self.ifaces[i].output(class).to_send.iter().copied().filter(|&id| never_sent(id)).last() else {
+            return false;
+        };
+        let pk = *self.slab.at(victim);
+        self.ifaces[i].unqueue_own(class, victim);
+        self.slab.free(victim);
+        self.apps[agent].queue.push_front(pk.priority, AppEntry::new(pk.born, pk.dst, pk.priority, 0, NO_STREAM));
+        true
     }
 
     /// `fill_requests` where streams are kept: the agent's streams take

@@ -309,7 +309,7 @@ impl<const BANDWIDTH: bool> Registered for Dfc<BANDWIDTH> {
 
 impl<const BANDWIDTH: bool> RingProtocol for Dfc<BANDWIDTH> {
     /// Transmission recovery is followed for the optional bandwidth allocation.
-    const RULES: Rules = Rules { priority_queues: true, recovery: BANDWIDTH, ..Rules::IEEE };
+    const RULES: Rules = Rules { priority_queues: true, recovery: BANDWIDTH, host_preempts: true, ..Rules::IEEE };
 
     #[inline(always)]
     fn may_send(&mut self, node: usize, now: Time, _id: u32, pk: &Packet, fx: &mut Effects) -> Permit {

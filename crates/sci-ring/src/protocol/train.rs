@@ -398,7 +398,12 @@ impl Registered for Train {
 
 impl RingProtocol for Train {
     /// Priority queues, and responses that never hold the responder.
-    const RULES: Rules = Rules { priority_queues: true, server_waits_for_room: false, recovery: false, ..Rules::IEEE };
+    const RULES: Rules = Rules { priority_queues: true, server_waits_for_room: false, recovery: false, host_preempts: true, ..Rules::IEEE };
+
+    /// A packet with a ticket on the train, a grant, or a deleted ticket stays.
+    fn may_unqueue(&self, at: usize, id: u32) -> bool {
+        !self.ticketed[at].contains(&id) && !self.granted_ids[at].contains(&id) && !self.deferred[at].contains(&id)
+    }
 
     fn on_start(&mut self, fx: &mut Effects) {
         self.counters.control_symbols += 1;
