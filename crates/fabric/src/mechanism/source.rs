@@ -94,7 +94,8 @@ impl<P: RingProtocol> Fabric<P> {
         loop {
             let Some(&e) = self.apps[agent].queue.peek() else { return };
             let (i, to) = self.route_to(agent as u16, e.dst);
-            if P::RULES.host_preempts && !self.ifaces[i].output(class).has_room() && self.preempt_unsent(agent, i, class, e.priority) {
+            // (Priority 0, the lowest, preempts nothing: a run of one priority never looks.)
+            if P::RULES.host_preempts && e.priority > 0 && !self.ifaces[i].output(class).has_room() && self.preempt_unsent(agent, i, class, e.priority) {
                 continue;
             }
             if !self.ifaces[i].output(class).has_room() {
