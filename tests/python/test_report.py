@@ -552,7 +552,7 @@ def test_folders_without_results(tmp_path, capsys):
     cases = [
         (tmp_path / "missing", "missing: no such directory"),
         (tmp_path / "file", "file: not a directory"),
-        (tmp_path / "empty", "empty: holds no sweep results (sweep.csv, sweep.parquet) or reproduce results"),
+        (tmp_path / "empty", "empty: holds no sweep results (sweep.csv, sweep.parquet), reproduce results (validation.csv, <figure>.csv with <figure>.svg) or capacity search (capacity.json)"),
         (tmp_path / "other", "other: holds no sweep results"),
     ]
     for folder, message in cases:
