@@ -219,7 +219,8 @@ def test_points_that_stop_early_are_listed_and_warned_of(tmp_path):
     assert "1 point(s) stopped before measuring their transactions" in md
     assert f"| capped | 0 | run.max_sim_time_ns=100000.0 | time_cap | {short:,} | 2,000 |" in md
     assert "| capped | 1 |" not in md
-    assert f"warning: 1 point(s) stopped before measuring their transactions: capped point 0 (time_cap, {short:,} of 2,000)" in proc.stdout
+    assert f"warning: 1 point(s) stopped before measuring their transactions: capped point 0 (time_cap, {short:,} of 2,000)" in proc.stderr
+    assert "warning" not in proc.stdout
     # The API gives the same list (from the results store: nothing runs again) ...
     done = run_study(study, out, jobs=1, progress=False)
     assert done.early_stops.to_dict("records") == [{

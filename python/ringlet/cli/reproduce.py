@@ -64,7 +64,9 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     if not done.early_stops.empty:
         from rich.markup import escape
 
-        out.print(f"[yellow]warning:[/] {escape(early_stops_message(done.early_stops))}", soft_wrap=True)
+        # On stderr, as the sweep's: a pipe of the tables stays the tables.
+        console(stderr=True).print(f"[yellow]warning:[/] {escape(early_stops_message(done.early_stops))}",
+                                   soft_wrap=True)
     shared = done.points_requested - done.points_run
     note = f" ({done.points_requested} asked for by the figures; shared points ran once)" if shared else ""
     out.print(
