@@ -397,3 +397,62 @@ fn a_fold_keeps_a_series_by_default() {
     assert_eq!(every(&r), 3000.0);
     assert!(run(EIGHT, &["run.measure_transactions=500".into()]).per_interval.is_empty());
 }
+
+/// A message from node 0 to node 2 has its head on the link from node 0 to
+/// node 1 when that link fails, 1 ns after it left; the failure is known
+/// 500 ns later. The head never reaches node 1's bypass FIFO, so node 1
+/// passes nothing on over ring 0 meanwhile, and the message reaches node 2
+/// once, sent again on the folded ring.
+#[test]
+fn a_packet_whose_head_is_on_a_cut_link_is_lost_there() {
+    let s = load(FOLD, &["faults.fail_link=0", "faults.at_ns=1", "faults.detection_ns=500", "faults.reinit_circulations=0"].map(String::from));
+    let mut f = ringlet_gigaring::hand_built(&s).unwrap();
+    f.inject(0, 2, 0, 0);
+    f.run_until(ns_to_time(5000.0));
+    let t = f.topology();
+    let ring0: Vec<u16> = t.ringlet_ifaces(0).to_vec();
+    let passed_on: Vec<_> = f.records().iter().filter(|r| r.what == (Transmit { own: false }) && r.kind == Request && ring0.contains(&r.iface)).collect();
+    assert!(passed_on.is_empty(), "passed on over the cut ring: {passed_on:?}");
+    let accepted: Vec<_> = f.records().iter().filter(|r| r.what == Accepted && r.kind == Request).map(|r| t.agent_of(r.iface)).collect();
+    assert_eq!(accepted, vec![2], "accepted once, at node 2");
+    let r = f.report();
+    assert_eq!((r.conservation.completed, r.conservation.in_flight), (1, 0));
+}
+
+/// The echo of a message from node 0 to node 1 comes back to node 0 over
+/// the link from node 3 (ring 0). Cut that link once the echo's head is
+/// through and its tail is not: the echo is in, node 0 is done with the
+/// message. Cut it just before the head is through: the echo is lost, the
+/// message goes again on the folded ring, and node 1 drops the duplicate.
+/// A head that arrives as the link fails is through.
+#[test]
+fn an_echo_is_lost_on_a_cut_link_only_if_its_head_was_not_through() {
+    let echo_tail = {
+        let mut f = ringlet_gigaring::hand_built(&load(FOLD, &[])).unwrap();
+        f.inject(0, 1, 0, 0);
+        f.run_until(ns_to_time(5000.0));
+        let backs: Vec<_> = f.records().iter().filter(|r| matches!(r.what, EchoBack { .. }) && r.iface == 0).map(|r| r.time).collect();
+        assert_eq!(backs.len(), 1);
+        backs[0]
+    };
+    let echo = {
+        let p = ringlet_gigaring::params::params(&Settings::of(&load(FOLD, &[])));
+        p.echo_len as u64 * p.cycle
+    };
+    let head = echo_tail - echo;
+    let folded = |cut: u64| {
+        let at = format!("faults.at_ns={}", ringlet_engine::time::time_to_ns(cut));
+        let s = load(FOLD, &["faults.fail_link=3", &at, "faults.detection_ns=500", "faults.reinit_circulations=0"].map(String::from));
+        let mut f = ringlet_gigaring::hand_built(&s).unwrap();
+        f.inject(0, 1, 0, 0);
+        f.run_until(ns_to_time(5000.0));
+        let r = f.report();
+        assert_eq!((r.conservation.completed, r.conservation.in_flight), (1, 0));
+        let rc = r.reconfiguration.unwrap();
+        (rc.resent, rc.duplicates_suppressed)
+    };
+    assert_eq!(folded(head + echo / 2), (0, 0), "cut under the echo's tail");
+    // A head arriving as the link fails is through (as a passing packet's, `on_failure`).
+    assert_eq!(folded(head), (0, 0), "cut as its head arrives");
+    assert_eq!(folded(head - ns_to_time(1.0)), (1, 1), "cut before its head was through");
+}
