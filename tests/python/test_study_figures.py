@@ -100,3 +100,28 @@ def test_a_reproduction_page_is_titled_after_its_study(drawn):
     title = ringlet.study.load_study("gigaring").title
     assert f"<title>ringlet reproduction: {title}" in html.replace("&#x27;", "'")
     assert f"<title>ringlet reproduction: {out.name}</title>" not in html
+
+
+def test_the_analytic_model_is_drawn_beside_ringlets_line(drawn):
+    """docs/analytic.md: a throughput figure carries the model's line in the series'
+    colour, named in the legend; at fig. 4's saturating load the simulation carries
+    no more than the model's bound, and the validation table gives the model's value
+    of the quote beside ringlet's."""
+    out, figs = drawn
+    fig = figs["Fig. 4"]
+    ax = fig.axes[0]
+    line = _ringlet(ax)
+    (model,) = [m for m in ax.get_lines() if m.get_gid() == "analytic-model"]
+    assert model.get_color() == line.get_color() and model.get_zorder() < line.get_zorder()
+    assert list(model.get_xdata()) == list(line.get_xdata())
+    assert all(y <= 1.01 * m for y, m in zip(line.get_ydata(), model.get_ydata()))
+    assert "analytic model" in _legend(fig)
+    import pandas as pd
+
+    table = pd.read_csv(out / "validation.csv")
+    row = table[table["quote_id"] == "half-duplex-peak"].iloc[0]
+    frame = pd.read_csv(out / "fig6.csv")
+    at = frame[(frame["traffic.masters"] == 1) & (frame["traffic.block_words"] == 1024)]
+    assert row["model_value"] == pytest.approx(at["model_throughput_mbps"].iloc[0])
+    assert row["ringlet_value"] <= 1.01 * row["model_value"]
+    assert "| ringlet | difference | model |" in (out / "validation.md").read_text()

@@ -23,7 +23,8 @@ PER_PRIORITY = ["throughput_mbps", "offered_mbps", "latency_ns_mean", "latency_n
 TOTALS = ["total_throughput_mbps", "total_throughput_mbps_ci95", "total_loss_mbps", "total_latency_ns_mean",
           "total_latency_ns_mean_ci95", "total_latency_ns_p99", "total_retries", "total_fairness_index",
           "total_min_carried_share", "total_min_carried_share_node", "total_output_inversions_per_kpacket",
-          "total_input_inversions_per_kpacket", "total_transactions", "stopped_by", "starved_nodes"]
+          "total_input_inversions_per_kpacket", "total_transactions", "stopped_by", "model_throughput_mbps",
+          "model_latency_ns_mean", "model_saturation_load_mbps_per_node", "model_utilization", "starved_nodes"]
 PROVENANCE = ["scenario_hash", "seed", "ringlet_version"]
 
 

@@ -37,5 +37,5 @@ pub mod topology;
 pub mod trace;
 pub mod traffic;
 
-pub use mechanism::Fabric;
+pub use mechanism::{Analytic, Fabric};
 pub use report::Report;

@@ -636,6 +636,12 @@ impl Measure {
                 measure_time_ns: time_to_ns(window),
                 batches: thr.batches,
                 stopped_by: stop.name(),
+                // The fabric's analytic estimate, filled in by the fabric.
+                model_throughput_mbps: f64::NAN,
+                model_latency_ns_mean: f64::NAN,
+                model_saturation_load_mbps_per_node: f64::NAN,
+                model_bottleneck: String::new(),
+                model_utilization: f64::NAN,
             },
             starved_nodes: fair.starved,
             per_priority,

@@ -414,6 +414,13 @@ pub trait RingProtocol {
         0
     }
 
+    /// How long, on average, an own packet waits on an idle ringlet for the
+    /// protocol's leave to go (the analytic estimate's; TRAIN: the
+    /// LocalMotive coming round). 0: it goes at once.
+    fn idle_send_wait(&self) -> Time {
+        0
+    }
+
     /// With [`BypassOrder::Priority`]: the priority a send packet has in a
     /// bypass FIFO after waiting there for `waited` (PPQ's aging raises it).
     fn bypass_priority(&self, pk: &Packet, _waited: Time) -> u32 {

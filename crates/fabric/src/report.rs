@@ -457,6 +457,16 @@ table! {
         batches: usize [""],
         /// Why the run stopped: transactions, precision, time_cap, backlog, trace_end or interrupted.
         stopped_by: &'static str [""],
+        /// The analytic model's throughput (docs/analytic.md): the offered data, capped where the busiest resource saturates.
+        model_throughput_mbps: f64 ["MB/s"],
+        /// The analytic model's mean one-way packet latency: unloaded latency plus M/G/1 waits (NaN at or beyond saturation).
+        model_latency_ns_mean: f64 ["ns"],
+        /// The load per node (`traffic.load_mbps_per_node`, in its units) at which the model's busiest resource is always busy.
+        model_saturation_load_mbps_per_node: f64 ["MB/s"],
+        /// The model's busiest resource at this load ("link out of node 3", "bus of switch 0", ...).
+        model_bottleneck: String [""],
+        /// That resource's utilisation at this load in the model (1 or more: saturated).
+        model_utilization: f64 [""],
     }
 }
 
@@ -542,6 +552,11 @@ pub const SWEEP_TOTALS: &[(&str, &str)] = &[
     ("total_input_inversions_per_kpacket", "input_inversions_per_kpacket"),
     ("total_transactions", "transactions"),
     ("stopped_by", "stopped_by"),
+    // The analytic estimate beside each point (docs/analytic.md).
+    ("model_throughput_mbps", "model_throughput_mbps"),
+    ("model_latency_ns_mean", "model_latency_ns_mean"),
+    ("model_saturation_load_mbps_per_node", "model_saturation_load_mbps_per_node"),
+    ("model_utilization", "model_utilization"),
 ];
 
 /// The per-priority figures a sweep table has, one row per point and priority.

@@ -174,6 +174,59 @@ impl Traffic {
 }
 
 impl Traffic {
+    /// Transactions per second source `i` generates (0 for none).
+    pub fn rate_per_s(&self, i: usize) -> f64 {
+        let gap = self.sources[i].mean_gap_ps;
+        if gap.is_finite() && gap > 0.0 { 1e12 / gap } else { 0.0 }
+    }
+
+    /// The destinations source `i` draws (`destination`), each with its
+    /// probability: the same rules, stated rather than sampled (the
+    /// analytic estimate's traffic matrix).
+    pub fn destination_weights(&self, i: usize) -> Vec<(AgentId, f64)> {
+        let me = self.sources[i].endpoint;
+        let all: Vec<u16> = match &self.receivers {
+            Some(r) => r.clone(),
+            None => (0..self.endpoints.len() as u16).collect(),
+        };
+        // Uniform over the candidates but `me` and `but`.
+        let uniform_but = |but: u16, p: f64| -> Vec<(u16, f64)> {
+            let c: Vec<u16> = all.iter().copied().filter(|&k| k != me && k != but).collect();
+            let w = p / c.len().max(1) as f64;
+            c.into_iter().map(|k| (k, w)).collect()
+        };
+        let weights = match self.destinations {
+            Destinations::Uniform => uniform_but(me, 1.0),
+            Destinations::Permutation => vec![(self.fixed[me as usize], 1.0)],
+            Destinations::Local => {
+                let (home, p) = (self.local[me as usize], self.locality.min(1.0));
+                let mut w = vec![(home, p)];
+                if p < 1.0 {
+                    w.extend(uniform_but(home, 1.0 - p));
+                }
+                w
+            }
+            Destinations::Hotspot => {
+                let h = match &self.receivers {
+                    Some(r) => r[self.hotspot as usize],
+                    None => self.hotspot,
+                };
+                if self.receivers.is_none() && me == h {
+                    uniform_but(me, 1.0)
+                } else if self.receivers.is_none() && self.endpoints.len() == 2 {
+                    vec![(h, 1.0)]
+                } else {
+                    let mut w = vec![(h, self.hotspot_fraction)];
+                    w.extend(uniform_but(h, 1.0 - self.hotspot_fraction));
+                    w
+                }
+            }
+        };
+        weights.into_iter().filter(|&(_, p)| p > 0.0).map(|(k, p)| (self.endpoints[k as usize], p)).collect()
+    }
+}
+
+impl Traffic {
     /// `destination` when only some endpoints receive: the draw is over
     /// them, and `traffic.hotspot_node` numbers the hot spot among them.
     fn destination_among_receivers(&mut self, i: usize) -> AgentId {

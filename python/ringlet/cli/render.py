@@ -56,6 +56,12 @@ def result_view(r: Mapping[str, Any]) -> Group:
         if column["name"] in r:
             digits = 1 if column["unit"] else 0
             add(_label(column["name"]), _num(r.get(column["name"]), digits), column["unit"])
+    # The analytic model beside the run (docs/analytic.md).
+    if r.get("model_saturation_load_mbps_per_node") is not None:
+        add("model throughput", _num(r.get("model_throughput_mbps")), "MB/s (analytic model)")
+        add("model latency mean", _num(r.get("model_latency_ns_mean")), "ns (analytic model; - saturated)")
+        add("model saturation", _num(r.get("model_saturation_load_mbps_per_node")),
+            f"MB/s per node offered: the {r.get('model_bottleneck') or '-'} is full")
     add("transactions", _num(r.get("transactions")), "")
     add("retries", _num(r.get("retries")), "")
     add("simulated time", _num(r.get("sim_time_ns"), 0), "ns")

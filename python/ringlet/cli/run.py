@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from ..api.analytic import disagreement
 from ..api.overrides import split_set
 from ..api.scenario import Scenario
 from .console import show, wrote
@@ -13,6 +14,9 @@ from .console import show, wrote
 def cmd_run(args: argparse.Namespace) -> int:
     scenario = Scenario.load(args.file).with_overrides([split_set(s) for s in args.sets])
     result = scenario.run(progress=True)  # a bar on a terminal only
+    parted = disagreement(result.summary)
+    if parted:
+        print(f"warning: {parted}", file=sys.stderr)
     if args.json:
         print(result.to_json())
     else:

@@ -45,9 +45,11 @@ OPTIONAL_FIELDS = schema.names(schema.optional_summary())
 #: Provenance columns: enough to re-run a row exactly (from the result's provenance, not the report).
 PROVENANCE_FIELDS = ["scenario_hash", "seed", "ringlet_version"]
 
+#: Point figures that are text (why a run stopped).
+TEXT_TOTALS = ("stopped_by",)
+
 #: The numeric figures of a row, in column order: what a study may read and a replicated sweep averages.
-NUMERIC_FIELDS = [*PRIORITY_FIELDS, *(c for c, figure in TOTAL_FIELDS.items() if c == f"total_{figure}"),
-                  *OPTIONAL_FIELDS]
+NUMERIC_FIELDS = [*PRIORITY_FIELDS, *(c for c in TOTAL_FIELDS if c not in TEXT_TOTALS), *OPTIONAL_FIELDS]
 
 #: Lists of node numbers in the report (a top-level list, not a table), copied into a point's rows as
 #: text: the numbers separated by spaces; None (empty) for an empty list, as for a result without the list.
@@ -58,7 +60,8 @@ TEXT_FIELDS = [*(c for c in TOTAL_FIELDS if c not in NUMERIC_FIELDS), *NODE_LIST
 
 #: Point columns that name a node rather than measure: replication 0's in a replicated sweep, never averaged.
 NODE_FIELDS = [*(c for c in PRIORITY_FIELDS if c.endswith("_node")),
-               *(c for c, figure in TOTAL_FIELDS.items() if figure.endswith("_node")), *NODE_LIST_FIELDS]
+               *(c for c, figure in TOTAL_FIELDS.items() if figure.endswith("_node") and "_per_node" not in figure),
+               *NODE_LIST_FIELDS]
 
 #: Columns that hold one value per point (repeated on every priority row).
 POINT_FIELDS = (frozenset(TOTAL_FIELDS) | frozenset(NODE_LIST_FIELDS) | frozenset(OPTIONAL_FIELDS)

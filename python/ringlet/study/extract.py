@@ -147,6 +147,26 @@ def describe_where(where: Where) -> str:
     return ", ".join(parts)
 
 
+#: The analytic model's figure beside a measured one (docs/analytic.md).
+MODEL_OF = {
+    "total_throughput_mbps": "model_throughput_mbps",
+    "throughput_mbps": "model_throughput_mbps",
+    "total_latency_ns_mean": "model_latency_ns_mean",
+    "latency_ns_mean": "model_latency_ns_mean",
+}
+
+
+def model_column(column: str, frame: "pd.DataFrame") -> Optional[str]:
+    """The model's column beside ``column`` in ``frame``, or None: the model gives
+    totals, so a per-priority figure has one only where the runs have a single priority."""
+    model = MODEL_OF.get(column)
+    if model is None or model not in frame.columns:
+        return None
+    if not column.startswith("total_") and "priority" in frame.columns and frame["priority"].nunique() > 1:
+        return None
+    return model
+
+
 @dataclass(frozen=True)
 class Pick:
     """One statistic of one column over the rows that match ``where``."""

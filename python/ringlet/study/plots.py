@@ -11,7 +11,7 @@ import io
 from typing import TYPE_CHECKING, Any, Optional, Sequence
 
 from .curves import curve, ordered_values
-from .extract import Difference, ExtractError, Pick, filter_rows, same_value
+from .extract import Difference, ExtractError, Pick, filter_rows, model_column, same_value
 from .format import Figure, PlotSpec, Quote, Study, default_x
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -34,6 +34,24 @@ DEFAULT_LABELS = {
     "latency_ns_p99": "p99 one-way latency (ns)",
     "total_latency_ns_p99": "p99 one-way latency (ns)",
 }
+
+
+#: How the analytic model (docs/analytic.md) is drawn: a thin line in the series'
+#: colour, its dashes finer than the seed's values'.
+MODEL_STYLE = {"linestyle": (0, (4, 2)), "linewidth": 0.9, "alpha": 0.75}
+
+
+def _model_curve(frame: "pd.DataFrame", plot: PlotSpec, panel: Any, series: Any) -> Optional["pd.DataFrame"]:
+    """The model's line for one panel and series, or None: the model gives totals,
+    so a per-priority figure has one only where the runs have a single priority."""
+    import dataclasses
+
+    column = model_column(plot.y, frame)
+    if column is None:
+        return None
+    line = curve(frame, dataclasses.replace(plot, y=column), panel, series)
+    line = line[line["y"].notna()]
+    return None if line.empty else line
 
 
 #: A seed line: the quote, and the panel and series values it belongs to (None: any).
@@ -180,7 +198,7 @@ def render(fig_spec: Figure, frame: "pd.DataFrame", footer: str, default: Any = 
     axes = mfig.subplots(1, len(panels), sharey=True, squeeze=False)[0]
     marks = [(q, m) for q in fig_spec.quotes if (m := _quote_marks(q, plot)) is not None]
     differences = [(q, d) for q in fig_spec.quotes if (d := _difference_marks(q, plot)) is not None]
-    drawn = {"dashed": False, "star": False}  # how the seed's values were drawn, for the legend
+    drawn = {"dashed": False, "star": False, "model": False}  # how the seed's values were drawn, for the legend
 
     labels_to_place: list[SeedLabel] = []  # placed once the y scale is final
     for ax, panel in zip(axes, panels):
@@ -195,6 +213,10 @@ def render(fig_spec: Figure, frame: "pd.DataFrame", footer: str, default: Any = 
             # (Above the seed's stars: a star at ringlet's own point must not hide it.)
             ax.plot(line["x"], line["y"], marker=marker, markersize=4, linewidth=1.4, color=color_of[s],
                     label=label, zorder=3)
+            model = _model_curve(frame, plot, panel, s)
+            if model is not None:
+                ax.plot(model["x"], model["y"], color=color_of[s], zorder=2, gid="analytic-model", **MODEL_STYLE)
+                drawn["model"] = True
             if plot.reduce and line["ci95"].notna().any():  # few points: show how sure each is
                 ax.errorbar(line["x"], line["y"], yerr=line["ci95"].fillna(0.0), fmt="none", ecolor=color_of[s],
                             elinewidth=0.8, capsize=2)
@@ -270,7 +292,10 @@ def render(fig_spec: Figure, frame: "pd.DataFrame", footer: str, default: Any = 
         handles.append(Line2D([], [], color="0.35", linestyle="none", marker="*", markersize=9,
                               markerfacecolor="none"))
         labels.append("seed's quoted value" if not drawn["dashed"] else "seed's quoted value (a point)")
-    if handles and (plot.series or drawn["dashed"] or drawn["star"]):
+    if drawn["model"]:
+        handles.append(Line2D([], [], color="0.35", **MODEL_STYLE))
+        labels.append("analytic model")
+    if handles and (plot.series or drawn["dashed"] or drawn["star"] or drawn["model"]):
         # Outside the axes: inside, it would hide lines or the seed's labels.
         mfig.legend(handles, labels, fontsize=8, title=plot.series_title, title_fontsize=8,
                     loc="outside right center")

@@ -8,11 +8,12 @@ rather than failing a long run at its very end.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from ..runs.table import early_points
-from .extract import ExtractError
+from .extract import ExtractError, Pick, model_column
 from .format import Figure, Finding, Quote, Study
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -20,7 +21,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 COLUMNS = [
     "kind", "figure", "quote_id", "finding_id", "description", "calibrated",
-    "seed_value", "seed_unit", "seed_value_si", "ringlet_value", "ringlet_ci95", "unit", "difference",
+    "seed_value", "seed_unit", "seed_value_si", "ringlet_value", "ringlet_ci95", "model_value", "unit", "difference",
     "difference_pct", "holds", "verdict", "compared_to", "compared_to_high", "compared_to_ci95", "noise",
     "recipe", "note", "quick", "ringlet_version",
 ]
@@ -30,14 +31,33 @@ def _nan() -> float:
     return math.nan
 
 
+def _missing(x: Any) -> bool:
+    return x is None or (isinstance(x, float) and math.isnan(x))
+
+
+def _model_value(fig: Figure, quote: Quote, frame: "pd.DataFrame") -> float:
+    """The analytic model's value of a quote that is one statistic of a throughput or
+    latency (docs/analytic.md): the same pick of the model's column; NaN for others."""
+    pick = quote.value
+    if not isinstance(pick, Pick):
+        return _nan()
+    column = model_column(pick.column, frame)
+    if column is None:
+        return _nan()
+    try:
+        return dataclasses.replace(pick, column=column).evaluate(frame, fig.plot.x)
+    except ExtractError:
+        return _nan()
+
+
 def _quote_row(fig: Figure, quote: Quote, frame: "pd.DataFrame") -> dict[str, Any]:
     row: dict[str, Any] = {
         "kind": "quote", "figure": fig.id, "quote_id": quote.id, "finding_id": None,
         "description": quote.description, "calibrated": quote.calibrated, "seed_value": quote.seed_value,
         "seed_unit": quote.seed_unit,
         "seed_value_si": quote.seed_value_si, "unit": quote.unit, "recipe": quote.value.describe(),
-        "ringlet_value": _nan(), "ringlet_ci95": _nan(), "difference": _nan(), "difference_pct": _nan(),
-        "holds": None, "verdict": None, "compared_to": _nan(), "compared_to_high": _nan(),
+        "ringlet_value": _nan(), "ringlet_ci95": _nan(), "model_value": _model_value(fig, quote, frame),
+        "difference": _nan(), "difference_pct": _nan(), "holds": None, "verdict": None, "compared_to": _nan(), "compared_to_high": _nan(),
         "compared_to_ci95": _nan(), "noise": _nan(), "note": "",
     }
     try:
@@ -233,20 +253,21 @@ def to_markdown(table: "pd.DataFrame", study: Study, quick: bool, version: str, 
         lines += [f"{h2} Quoted numbers", ""]
         if roles:
             lines += [CALIBRATION_NOTE, "",
-                      "| figure | quote | role | what the seed says | seed | seed (SI) | ringlet | difference |",
-                      "|---|---|---|---|---:|---:|---:|---:|"]
+                      "| figure | quote | role | what the seed says | seed | seed (SI) | ringlet | difference | model |",
+                      "|---|---|---|---|---:|---:|---:|---:|---:|"]
         else:
-            lines += ["| figure | quote | what the seed says | seed | seed (SI) | ringlet | difference |",
-                      "|---|---|---|---:|---:|---:|---:|"]
+            lines += ["| figure | quote | what the seed says | seed | seed (SI) | ringlet | difference | model |",
+                      "|---|---|---|---:|---:|---:|---:|---:|"]
         for r in quotes.to_dict("records"):
             diff = ("–" if math.isnan(r["difference_pct"])
                     else f"{signed_difference(r['difference'], r['seed_value_si'])} ({signed_pct(r['difference_pct'])})")
             ringlet = (with_ci(r["ringlet_value"], r["ringlet_ci95"], r["unit"]) if not r["note"]
                        else f"– ({_cell(r['note'])})")
+            model = "–" if _missing(r.get("model_value")) else f"{short_number(r['model_value'])} {r['unit']}"
             role = ("| **calibration** " if is_calibrated(r.get("calibrated")) else "| validation ") if roles else ""
             lines.append(
                 f"| {r['figure']} | {r['quote_id']} {role}| {_cell(r['description'])} | {r['seed_value']:g} "
-                f"{r['seed_unit']} | {short_number(r['seed_value_si'])} {r['unit']} | {ringlet} | {diff} |"
+                f"{r['seed_unit']} | {short_number(r['seed_value_si'])} {r['unit']} | {ringlet} | {diff} | {model} |"
             )
         lines.append("")
     findings = table[table["kind"] == "finding"]

@@ -28,6 +28,7 @@
 //! `source` (transactions into the client side), `effects` (what protocols
 //! ask for).
 
+mod analytic;
 mod crossing;
 mod dma;
 mod echo;
@@ -61,6 +62,7 @@ use ringlet_engine::time::{ns_to_time, time_to_ns, time_to_ps};
 use ringlet_engine::{Scheduler, Time};
 use ringlet_scenario::Scenario;
 
+pub use analytic::Analytic;
 pub use reconfigure::{Reconfiguration, ReconfigurationCounts};
 pub use sequence::WINDOW as SEQUENCE_WINDOW;
 
@@ -133,6 +135,13 @@ pub struct Fabric<P: RingProtocol> {
     lost: u64,
     /// Per-priority offered load per endpoint, MB/s (for the report).
     offered_per_prio: f64,
+    /// `traffic.load_mbps_per_node`, and the analytic estimate of the
+    /// fabric as it starts: taken for the report (it reads no queue), or,
+    /// in a fabric that changes, when the changes are scheduled, before the
+    /// run (`analysed` once taken).
+    load_per_node: f64,
+    analytic: Option<Analytic>,
+    analysed: bool,
     cap: Time,
     /// Most transactions generated and not completed before the run stops.
     backlog_cap: u64,
@@ -241,6 +250,9 @@ impl<P: RingProtocol> Fabric<P> {
             ended_by: vec![0; agents],
             lost: 0,
             offered_per_prio: p.offered_data_mbps(s.traffic.load_mbps_per_node),
+            load_per_node: s.traffic.load_mbps_per_node,
+            analytic: None,
+            analysed: false,
             cap: ns_to_time(s.run.max_sim_time_ns),
             backlog_cap: s.run.max_backlog_transactions,
             stop: None,
@@ -387,6 +399,12 @@ impl<P: RingProtocol> Fabric<P> {
         let per_k = |n: u64| if packets > 0 { n as f64 * 1e3 / packets as f64 } else { 0.0 };
         r.summary.output_inversions_per_kpacket = per_k(r.counters.output_inversions);
         r.summary.input_inversions_per_kpacket = per_k(r.counters.input_inversions);
+        let model = self.analytic.clone().or_else(|| (!self.analysed).then(|| self.analytic(self.load_per_node)).flatten()).unwrap_or(Analytic { throughput_mbps: f64::NAN, latency_ns_mean: f64::NAN, saturation_load_mbps_per_node: f64::NAN, utilization: f64::NAN, bottleneck: String::new() });
+        r.summary.model_throughput_mbps = model.throughput_mbps;
+        r.summary.model_latency_ns_mean = model.latency_ns_mean;
+        r.summary.model_saturation_load_mbps_per_node = model.saturation_load_mbps_per_node;
+        r.summary.model_bottleneck = model.bottleneck;
+        r.summary.model_utilization = model.utilization;
         if let Some(rc) = r.reconfiguration.as_mut() {
             let c = self.reconfiguration_counts;
             (rc.resent, rc.duplicates_suppressed, rc.held) = (c.resent, c.duplicates_suppressed, c.held);

@@ -112,6 +112,11 @@ impl<P: RingProtocol> Fabric<P> {
                 self.ifaces[i as usize].live = false;
             }
         }
+        if !self.analysed {
+            // The model is of the network as it starts, without the ringlets to come.
+            self.analysed = true;
+            self.analytic = self.analytic(self.load_per_node);
+        }
         // From now on, an accepted packet is the target's own copy, so that
         // the sender still has the one it may have to send again; and send
         // packets carry sequence numbers.

@@ -405,6 +405,18 @@ impl RingProtocol for Train {
         !self.ticketed[at].contains(&id) && !self.granted_ids[at].contains(&id) && !self.deferred[at].contains(&id)
     }
 
+    /// A packet waits for the LocalMotive to reach its node (half a
+    /// revolution on average: every hop, and every node's handling), then
+    /// for the handling there, and follows the LocalMotive. With the
+    /// gearshift the low-load mode is base SCI's: no wait.
+    fn idle_send_wait(&self) -> Time {
+        if self.gearshift {
+            return 0;
+        }
+        let revolution = self.view.round() + self.view.len() as Time * self.handling;
+        revolution / 2 + self.handling + self.loco_len as Time * self.p.cycle
+    }
+
     fn on_start(&mut self, fx: &mut Effects) {
         self.counters.control_symbols += 1;
         fx.controls.push((self.tm as u16, self.loco_len, 0, 0));
