@@ -75,9 +75,11 @@ fn tell_python(failure: &mut Option<PyErr>, call: impl FnOnce(Python<'_>) -> PyR
 #[pyfunction]
 #[pyo3(signature = (text, overrides=Vec::new(), progress=None, every_s=0.2))]
 fn run(py: Python<'_>, text: &str, overrides: Overrides, progress: Option<PyObject>, every_s: f64) -> PyResult<String> {
+    // The set-up time counts reading and checking the scenario as well as building the network.
+    let since = std::time::Instant::now();
     let s = scenario(text, &overrides)?;
     let result = match progress {
-        None => py.allow_threads(|| ringlet::run(&s)).map_err(|e| PyValueError::new_err(e.message))?,
+        None => py.allow_threads(|| ringlet::run_since(&s, since)).map_err(|e| PyValueError::new_err(e.message))?,
         Some(callback) => {
             let every = std::time::Duration::from_secs_f64(every_s.max(0.0));
             let mut failure: Option<PyErr> = None;
@@ -87,7 +89,7 @@ fn run(py: Python<'_>, text: &str, overrides: Overrides, progress: Option<PyObje
                         callback.call1(py, (p.fraction, p.sim_time_ns, p.transactions, p.target_transactions)).map(|_| ())
                     })
                 };
-                ringlet::run_with_progress(&s, every, &mut report)
+                ringlet::run_with_progress(&s, every, &mut report, Some(since))
             });
             if let Some(e) = failure {
                 return Err(e);
