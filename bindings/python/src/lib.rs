@@ -51,6 +51,16 @@ fn scenario_hash(text: &str, overrides: Overrides) -> PyResult<String> {
     Ok(scenario(text, &overrides)?.hash())
 }
 
+/// A simple estimate of what a sending node can have carried, MB/s in the
+/// unit of `traffic.load_mbps_per_node` (None where there is none): the
+/// pre-flight check's bound (`ringlet::capacity`).
+#[pyfunction]
+#[pyo3(signature = (text, overrides=Vec::new()))]
+fn capacity_mbps_per_node(text: &str, overrides: Overrides) -> PyResult<Option<f64>> {
+    let s = ringlet::load_str(text, &overrides).map_err(|e| PyValueError::new_err(e.message))?;
+    Ok(ringlet::capacity::capacity_mbps_per_node(&s))
+}
+
 /// Calls back into Python from a long computation that released the GIL:
 /// checks for Ctrl-C, then runs `call`. Returns whether to go on; on an
 /// error (the interrupt, or whatever `call` raised) keeps it in `failure`,
@@ -178,5 +188,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(bench_, m)?)?;
     m.add_function(wrap_pyfunction!(params_markdown, m)?)?;
     m.add_function(wrap_pyfunction!(report_schema, m)?)?;
+    m.add_function(wrap_pyfunction!(capacity_mbps_per_node, m)?)?;
     Ok(())
 }

@@ -373,7 +373,26 @@ impl Topology {
                 return Err(format!("{} cannot reach {}", self.agents[a as usize].label, self.agents[d as usize].label));
             }
         }
-        let mut search = Search { agent_level: vec![u32::MAX; na], ringlet_level: vec![u32::MAX; nr], agents: Vec::new(), ringlets: Vec::new() };
+        // Each agent's interfaces and each ringlet's, flat: the search reads them for every
+        // destination, and a pointer per agent (its `Vec`) was a cache miss apiece.
+        let mut agent_start = Vec::with_capacity(na + 1);
+        let mut agent_ifaces = Vec::with_capacity(self.next.len());
+        for a in &self.agents {
+            agent_start.push(agent_ifaces.len() as u32);
+            agent_ifaces.extend_from_slice(&a.ifaces);
+        }
+        agent_start.push(agent_ifaces.len() as u32);
+        let mut ringlet_start: Vec<u32> = self.ringlets.iter().map(|r| r.first().map_or(0, |&i| i as u32)).collect();
+        ringlet_start.push(self.next.len() as u32);
+        let mut search = Search {
+            agent_level: vec![u32::MAX; na],
+            ringlet_level: vec![u32::MAX; nr],
+            agents: Vec::new(),
+            ringlets: Vec::new(),
+            agent_start,
+            agent_ifaces,
+            ringlet_start,
+        };
         // The first (sender, destination) pair, in agent order, that has no route.
         let mut unreachable: Option<(AgentId, AgentId)> = None;
         // Packets are addressed to endpoints only: no routes to the others.
@@ -438,7 +457,7 @@ impl Topology {
         let nr = self.ringlets.len();
         let strip = &mut self.strip[d * nr..(d + 1) * nr];
         let row = &mut self.out[d * self.columns..(d + 1) * self.columns];
-        let Search { agent_level, ringlet_level, agents, ringlets } = search;
+        let Search { agent_level, ringlet_level, agents, ringlets, agent_start, agent_ifaces, ringlet_start } = search;
         agent_level.fill(u32::MAX);
         ringlet_level.fill(u32::MAX);
         agent_level[d] = 0;
@@ -453,7 +472,7 @@ impl Topology {
         while !agents.is_empty() {
             ringlets.clear();
             for &a in agents.iter() {
-                for &i in &self.agents[a].ifaces {
+                for &i in &agent_ifaces[agent_start[a] as usize..agent_start[a + 1] as usize] {
                     let r = self.ringlet_of[i as usize] as usize;
                     // (`d`'s own interface, on a ringlet it sits on.)
                     if ringlet_level[r] == u32::MAX {
@@ -468,7 +487,8 @@ impl Topology {
             agents.clear();
             // (The ringlets' stripping interfaces are final: the legs through them may be set.)
             for &r in ringlets.iter() {
-                for &i in &self.ringlets[r] {
+                // (A ringlet's interfaces are consecutive ids.)
+                for i in ringlet_start[r] as IfaceId..ringlet_start[r + 1] as IfaceId {
                     let a = self.agent_of[i as usize] as usize;
                     let first = agent_level[a] == u32::MAX;
                     if first {
@@ -648,6 +668,11 @@ struct Search {
     agents: Vec<usize>,
     /// The ringlets between them.
     ringlets: Vec<usize>,
+    /// `agent_ifaces[agent_start[a]..agent_start[a + 1]]`: agent `a`'s interfaces.
+    agent_start: Vec<u32>,
+    agent_ifaces: Vec<IfaceId>,
+    /// Ringlet `r`'s interfaces: ids `ringlet_start[r]..ringlet_start[r + 1]`.
+    ringlet_start: Vec<u32>,
 }
 
 /// A ringlet as its protocol instance sees it: positions 0..len in ring
