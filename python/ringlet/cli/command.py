@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Optional, Sequence
+import warnings
+from typing import Any, Optional, Sequence
 
 from ..api.errors import ScenarioError
+from ..api.preflight import PreflightWarning
 from ..runs.executors import ExecutorError
 from ..runs.store import StoreError
 from ..study import StudyError
@@ -30,8 +32,22 @@ COMMANDS = {"run": cmd_run, "sweep": cmd_sweep, "reproduce": cmd_reproduce, "ben
             "params": cmd_params, "report": cmd_report, "capacity": cmd_capacity, "trace": cmd_trace, "results": cmd_results, "rerun": cmd_rerun}
 
 
+def _one_line(message: Any, category: type, filename: str, lineno: int, file: Any = None, line: Any = None) -> None:
+    """Shows a pre-flight warning as the command's other warnings: ``warning: ...`` on stderr."""
+    print(f"warning: {message}", file=sys.stderr, flush=True)
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Runs the ``ringlet`` command; returns its exit status."""
+    with warnings.catch_warnings():
+        shown = warnings.showwarning
+        warnings.showwarning = lambda message, category, *rest: (  # type: ignore[assignment]
+            _one_line(message, category, *rest) if issubclass(category, PreflightWarning)
+            else shown(message, category, *rest))
+        return _main(argv)
+
+
+def _main(argv: Optional[Sequence[str]]) -> int:
     try:
         args = build_parser().parse_args(argv)
         if args.command is None:

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping, Optional, Sequence
 
 from .. import _core
+from ..api import preflight
 from ..api.errors import ScenarioError
 from ..api.scenario import Override, Scenario
 from .executors import make_executor
@@ -219,6 +220,7 @@ def run_sweep(
         check_count("processes", processes, MAX_PROCESSES)
     check_count("replications", replications, MAX_REPLICATIONS)
     plan = points(scenario, grid, replications)
+    preflight.warn(preflight.sweep_checks(scenario, [ov for _, ov in plan]), stacklevel=3)
     runner = make_executor(executor, processes, scheduler)
     opened = out is not None or (store is not None and not isinstance(store, Store))
     if out is not None:
