@@ -92,7 +92,7 @@ def test_the_cli_warns_of_a_late_fault(tmp_path, cli):
 
 def test_a_load_far_above_capacity_warns_in_the_api_and_the_cli(tmp_path, cli):
     s = ringlet.Scenario.from_toml(OVERLOADED)
-    with pytest.warns(PreflightWarning, match=r"^traffic.load_mbps_per_node: 1,000 MB/s per node is 8x what the "
+    with pytest.warns(PreflightWarning, match=r"^traffic.load_mbps_per_node: 1,000 MB/s per node is 7.5x what the "
                                               r"network can carry \(about 133 MB/s per node\)"):
         s.run()
     # Twice the bound is the line: 260 MB/s per node runs without a word, and so does a priority each of 130.
@@ -105,7 +105,7 @@ def test_a_load_far_above_capacity_warns_in_the_api_and_the_cli(tmp_path, cli):
     p = cli(["run", f])
     assert p.returncode == 0, p.stderr
     [line] = _warnings(p.stderr)
-    assert line.startswith("warning: traffic.load_mbps_per_node: 1,000 MB/s per node is 8x")
+    assert line.startswith("warning: traffic.load_mbps_per_node: 1,000 MB/s per node is 7.5x")
 
 
 def test_each_family_has_a_capacity_estimate():

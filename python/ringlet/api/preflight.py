@@ -119,7 +119,7 @@ def overload(scenario: "_Values", capacity: Optional[float]) -> Optional[str]:
     if load <= OVERLOAD_FACTOR * capacity:
         return None
     of = f" ({priorities} priorities of {per_priority:g})" if priorities > 1 else ""
-    return (f"traffic.load_mbps_per_node: {load:,.0f} MB/s per node{of} is {load / capacity:.0f}x what the network "
+    return (f"traffic.load_mbps_per_node: {load:,.0f} MB/s per node{of} is {load / capacity:.1f}x what the network "
             f"can carry (about {capacity:,.0f} MB/s per node): the run measures saturation, "
             "and may stop at the time or backlog cap")
 

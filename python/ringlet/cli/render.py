@@ -44,7 +44,7 @@ def result_view(r: Mapping[str, Any]) -> Group:
     raw = units.raw_input_mbps(dict(r))
     if raw is not None:
         # A switch family's load key is the processors' raw input; every other figure is payload.
-        add("raw input", _num(raw), "MB/s with headers and idles (traffic.load_mbps_per_node x processors)")
+        add("raw input", _num(raw), "MB/s with headers and idles")
     if "loss_mbps" in r:
         # Lost data: a source's full buffer dropped transactions (switches and Banyans
         # lose at overload; an SCI ring's queues are unbounded, so it shows 0).
@@ -136,7 +136,8 @@ def result_view(r: Mapping[str, Any]) -> Group:
     prov = r.get("provenance", {})
     parts.append(Text(
         f"ringlet {prov.get('ringlet_version')} · seed {prov.get('seed')} · "
-        f"scenario {prov.get('scenario_hash')} · {wall_split(r.get('wall_time_s', 0.0), r.get('setup_time_s'))}",
+        f"scenario {prov.get('scenario_hash')}\n"  # (the wall time on a line of its own: 80 columns hold the rest)
+        f"{wall_split(r.get('wall_time_s', 0.0), r.get('setup_time_s'))}",
         style="dim",
     ))
     return Group(*parts)
