@@ -153,3 +153,10 @@ def test_tables_have_the_cores_columns(small):
     assert missing.empty and list(missing.columns) == schema.names(schema.table("per_link"))
     with pytest.raises(KeyError, match="per_prority: not a report table"):
         r.table("per_prority")
+
+
+def test_the_wall_time_is_shown_split():
+    from ringlet.report.provenance import wall_split
+
+    assert wall_split(1.2449, 0.95) == "1.24 s wall (0.95 s set-up, 0.29 s run)"
+    assert wall_split(0.5, None) == "0.50 s wall"  # a result stored before the split

@@ -65,3 +65,5 @@ def test_a_switch_sweeps_report_labels_its_axis_and_table(tmp_path, cli):
     assert svgs and all(units.load_label("sci-switch") in svg for svg in svgs)
     assert "<code>traffic.load_mbps_per_node</code> is the raw input per processor" in page
     assert "Offered load per node (MB/s)" not in page
+    # Each stored point's provenance gives its wall time split into set-up and run.
+    assert len(re.findall(r"\d+\.\d\d s wall \(\d+\.\d\d s set-up, \d+\.\d\d s run\)", page)) == 2

@@ -32,18 +32,19 @@ COMMANDS = {"run": cmd_run, "sweep": cmd_sweep, "reproduce": cmd_reproduce, "ben
             "params": cmd_params, "report": cmd_report, "capacity": cmd_capacity, "trace": cmd_trace, "results": cmd_results, "rerun": cmd_rerun}
 
 
-def _one_line(message: Any, category: type, filename: str, lineno: int, file: Any = None, line: Any = None) -> None:
-    """Shows a pre-flight warning as the command's other warnings: ``warning: ...`` on stderr."""
-    print(f"warning: {message}", file=sys.stderr, flush=True)
-
-
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Runs the ``ringlet`` command; returns its exit status."""
     with warnings.catch_warnings():
-        shown = warnings.showwarning
-        warnings.showwarning = lambda message, category, *rest: (  # type: ignore[assignment]
-            _one_line(message, category, *rest) if issubclass(category, PreflightWarning)
-            else shown(message, category, *rest))
+        python_way = warnings.showwarning
+
+        def show(message: Any, category: type, *rest: Any) -> None:
+            # A pre-flight warning is shown as the command's other warnings: one line on stderr.
+            if issubclass(category, PreflightWarning):
+                print(f"warning: {message}", file=sys.stderr, flush=True)
+            else:
+                python_way(message, category, *rest)
+
+        warnings.showwarning = show
         return _main(argv)
 
 
