@@ -6,8 +6,8 @@
 >>> df = ringlet.sweep(s, {"traffic.load_mbps_per_node": [10, 50]})  # doctest: +SKIP
 >>> c = ringlet.capacity(s, "p99<=2us", out="results/capacity")    # doctest: +SKIP
 >>> table = ringlet.reproduce("sci-rt", "results/sci-rt")           # doctest: +SKIP
->>> ringlet.report("results/sci-rt", "report.html")                 # doctest: +SKIP
->>> ringlet.trace(s, "trace.json", to_ns=20_000)                     # doctest: +SKIP
+>>> ringlet.report("results/sci-rt", "results/report.html")         # doctest: +SKIP
+>>> ringlet.trace(s, "results/trace.json", to_ns=20_000)             # doctest: +SKIP
 
 The package is laid out by job: ``api`` (Scenario, Result, the report schema),
 ``runs`` (grids, sweeps, executors, the results store, traces), ``study``

@@ -92,7 +92,7 @@ def store_rows(db: Path) -> list[tuple]:
     out = []
     for *head, result in rows:
         r = json.loads(result)
-        r.pop("wall_time_s")
+        r.pop("wall_time_s"), r.pop("setup_time_s", None)
         out.append((*head, json.dumps(r, sort_keys=True)))
     return sorted(out)
 

@@ -30,7 +30,7 @@ def two_priorities(small) -> Result:
 
 def _without_wall_time(result: Result) -> dict:
     raw = result.raw
-    raw.pop("wall_time_s")
+    raw.pop("wall_time_s"), raw.pop("setup_time_s")
     return raw
 
 
@@ -39,6 +39,8 @@ def test_result_structure(small):
     assert isinstance(r, Result)
     assert REPORT_KEYS <= set(r.summary)
     assert "wall_time_s" in r.summary
+    # The wall time splits into the set-up (scenario and network) and the run.
+    assert 0 <= r.summary["setup_time_s"] <= r.summary["wall_time_s"]
     assert not any(isinstance(v, (dict, list)) for v in r.summary.values())
     assert set(r.provenance) >= {"ringlet_version", "seed", "scenario_hash", "scenario"}
     assert r.provenance["scenario_hash"] == small.hash
@@ -151,3 +153,10 @@ def test_tables_have_the_cores_columns(small):
     assert missing.empty and list(missing.columns) == schema.names(schema.table("per_link"))
     with pytest.raises(KeyError, match="per_prority: not a report table"):
         r.table("per_prority")
+
+
+def test_the_wall_time_is_shown_split():
+    from ringlet.report.provenance import wall_split
+
+    assert wall_split(1.2449, 0.95) == "1.24 s wall (0.95 s set-up, 0.29 s run)"
+    assert wall_split(0.5, None) == "0.50 s wall"  # a result stored before the split

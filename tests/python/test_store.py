@@ -352,6 +352,7 @@ def test_rerun_is_bit_identical_and_detects_a_changed_result(tmp_path, short_sto
     conn.close()
     new = json.loads(p.stdout)
     assert new.pop("wall_time_s") >= 0 and stored.pop("wall_time_s") >= 0
+    assert new.pop("setup_time_s") >= 0 and stored.pop("setup_time_s") >= 0
     assert new == stored
 
     table = run_cli(["rerun", short_store, "2"])

@@ -101,8 +101,8 @@ def test_run_table_shows_the_b_link_ports_and_loss(cli, switch_json):
     raw = json.loads(cli(["run", SWITCH, "--json", *_sets([*QUICK, OVERLOAD])]).stdout)
     assert raw["loss_mbps"] > 100
     share = 100 * raw["loss_mbps"] / raw["offered_mbps"]
-    lost = f"{raw['loss_mbps']:,.1f} ({share:.1f}% of offered)"
-    assert re.search(r"lost\s+│ " + re.escape(lost), over.stdout), over.stdout
+    lost = re.escape(f"{raw['loss_mbps']:,.1f} ({share:.1f}% of offered)")
+    assert re.search(rf"│ lost +│ {lost}", over.stdout), over.stdout
     assert f"{raw['latency_ns_max']:,.1f}" in over.stdout
     assert re.search(r"^\s*4\s+4\s+1\.000\s", over.stdout, re.M)  # the B-Link is saturated
 

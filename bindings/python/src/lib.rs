@@ -51,6 +51,16 @@ fn scenario_hash(text: &str, overrides: Overrides) -> PyResult<String> {
     Ok(scenario(text, &overrides)?.hash())
 }
 
+/// A simple estimate of what a sending node can have carried, MB/s in the
+/// unit of `traffic.load_mbps_per_node` (None where there is none): the
+/// pre-flight check's bound (`ringlet::capacity`).
+#[pyfunction]
+#[pyo3(signature = (text, overrides=Vec::new()))]
+fn capacity_mbps_per_node(text: &str, overrides: Overrides) -> PyResult<Option<f64>> {
+    let s = ringlet::load_str(text, &overrides).map_err(|e| PyValueError::new_err(e.message))?;
+    Ok(ringlet::capacity::capacity_mbps_per_node(&s))
+}
+
 /// Calls back into Python from a long computation that released the GIL:
 /// checks for Ctrl-C, then runs `call`. Returns whether to go on; on an
 /// error (the interrupt, or whatever `call` raised) keeps it in `failure`,
@@ -75,9 +85,11 @@ fn tell_python(failure: &mut Option<PyErr>, call: impl FnOnce(Python<'_>) -> PyR
 #[pyfunction]
 #[pyo3(signature = (text, overrides=Vec::new(), progress=None, every_s=0.2))]
 fn run(py: Python<'_>, text: &str, overrides: Overrides, progress: Option<PyObject>, every_s: f64) -> PyResult<String> {
+    // The set-up time counts reading and checking the scenario as well as building the network.
+    let since = std::time::Instant::now();
     let s = scenario(text, &overrides)?;
     let result = match progress {
-        None => py.allow_threads(|| ringlet::run(&s)).map_err(|e| PyValueError::new_err(e.message))?,
+        None => py.allow_threads(|| ringlet::run_since(&s, since)).map_err(|e| PyValueError::new_err(e.message))?,
         Some(callback) => {
             let every = std::time::Duration::from_secs_f64(every_s.max(0.0));
             let mut failure: Option<PyErr> = None;
@@ -87,7 +99,7 @@ fn run(py: Python<'_>, text: &str, overrides: Overrides, progress: Option<PyObje
                         callback.call1(py, (p.fraction, p.sim_time_ns, p.transactions, p.target_transactions)).map(|_| ())
                     })
                 };
-                ringlet::run_with_progress(&s, every, &mut report)
+                ringlet::run_with_progress(&s, every, &mut report, Some(since))
             });
             if let Some(e) = failure {
                 return Err(e);
@@ -176,5 +188,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(bench_, m)?)?;
     m.add_function(wrap_pyfunction!(params_markdown, m)?)?;
     m.add_function(wrap_pyfunction!(report_schema, m)?)?;
+    m.add_function(wrap_pyfunction!(capacity_mbps_per_node, m)?)?;
     Ok(())
 }

@@ -51,21 +51,25 @@ pub struct Outcome {
     pub trace: Option<TraceOutput>,
     /// The progress function asked to stop.
     pub interrupted: bool,
+    /// When the fabric was built and began to run: the end of the set-up
+    /// (scenario and topology), the start of the run proper.
+    pub started: std::time::Instant,
 }
 
 /// Runs a built fabric in `mode`.
 pub fn drive<P: RingProtocol>(fabric: Fabric<P>, mode: Mode<'_>) -> Outcome {
+    let started = std::time::Instant::now();
     match mode {
-        Mode::Plain => Outcome { report: fabric.run(), trace: None, interrupted: false },
+        Mode::Plain => Outcome { report: fabric.run(), trace: None, interrupted: false, started },
         Mode::Observed { every, progress } => {
             let (report, finished) = fabric.run_observed(every, progress);
-            Outcome { report, trace: None, interrupted: !finished }
+            Outcome { report, trace: None, interrupted: !finished, started }
         }
         Mode::Traced(window) => {
             let (cycle, topology, classes) = (fabric.p.cycle, fabric.topology().clone(), fabric.p.classes.names.clone());
             let (report, recorder) = fabric.run_traced(window);
             let trace = TraceOutput { records: recorder.records, truncated: recorder.truncated, window, cycle, topology, classes };
-            Outcome { report, trace: Some(trace), interrupted: false }
+            Outcome { report, trace: Some(trace), interrupted: false, started }
         }
     }
 }

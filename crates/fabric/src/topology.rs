@@ -240,6 +240,13 @@ impl TopologyBuilder {
         (self.ringlets.len() - 1) as RingletId
     }
 
+    /// The ring interfaces the network described so far has: one per
+    /// member of each ringlet. A family checks it against [`MAX_IFACES`]
+    /// before [`build`](Self::build), to name the scenario keys that set it.
+    pub fn interfaces(&self) -> usize {
+        self.ringlets.iter().map(Vec::len).sum()
+    }
+
     /// The topology table. Interfaces are numbered ringlet by ringlet, in
     /// ring order: a ringlet's are consecutive, so an interface's position
     /// is its id less its ringlet's first. Fails if a ringlet has fewer than two members, an agent
@@ -295,6 +302,8 @@ impl TopologyBuilder {
             span,
             strip: Vec::new(),
             single: Vec::new(),
+            column: Vec::new(),
+            columns: 0,
             out: Vec::new(),
             routes: self.routes,
         };
@@ -331,9 +340,16 @@ pub struct Topology {
     strip: Vec<IfaceId>,
     /// Per agent: its interface if it has exactly one, else `NO_IFACE`.
     single: Vec<IfaceId>,
-    /// Per agent with several interfaces: `out[agent][dst]`, the leg it
-    /// sends a packet for endpoint `dst` on.
-    out: Vec<Option<Box<[Leg]>>>,
+    /// Per agent: its column of `out` if it has several interfaces, else `NO_COLUMN`.
+    column: Vec<u32>,
+    /// The agents with several interfaces: the columns of `out`.
+    columns: usize,
+    /// `out[dst * columns + column[a]]`: the leg agent `a`, which has
+    /// several interfaces, sends a packet for endpoint `dst` on.
+    /// Destination-major, so that a destination's search fills one
+    /// contiguous row: agent-major, it wrote one leg into every switch's
+    /// row, a cache miss apiece, which was most of a large Banyan's build.
+    out: Vec<Leg>,
     /// The family's routes, if it gives them (then `strip` and `out` are empty).
     routes: Option<std::sync::Arc<dyn Routes>>,
 }
@@ -348,13 +364,35 @@ impl Topology {
         let (na, nr, span) = (self.agents.len(), self.ringlets.len(), self.span);
         self.strip = vec![NO_IFACE; span * nr];
         self.single = self.agents.iter().map(|a| if a.ifaces.len() == 1 { a.ifaces[0] } else { NO_IFACE }).collect();
-        self.out = self.agents.iter().map(|a| (a.ifaces.len() > 1).then(|| vec![NO_LEG; span].into_boxed_slice())).collect();
+        let mut columns = 0;
+        self.column = self.agents.iter().map(|a| if a.ifaces.len() > 1 { columns += 1; columns as u32 - 1 } else { NO_COLUMN }).collect();
+        self.columns = columns;
+        self.out = vec![NO_LEG; span * columns];
         if let Some(&a) = self.endpoints.iter().find(|&&a| self.agents[a as usize].ifaces.is_empty()) {
             if let Some(&d) = self.endpoints.iter().find(|&&d| d != a) {
                 return Err(format!("{} cannot reach {}", self.agents[a as usize].label, self.agents[d as usize].label));
             }
         }
-        let mut search = Search { agent_level: vec![u32::MAX; na], ringlet_level: vec![u32::MAX; nr], agents: Vec::new(), ringlets: Vec::new() };
+        // Each agent's interfaces and each ringlet's, flat: the search reads them for every
+        // destination, and a pointer per agent (its `Vec`) was a cache miss apiece.
+        let mut agent_start = Vec::with_capacity(na + 1);
+        let mut agent_ifaces = Vec::with_capacity(self.next.len());
+        for a in &self.agents {
+            agent_start.push(agent_ifaces.len() as u32);
+            agent_ifaces.extend_from_slice(&a.ifaces);
+        }
+        agent_start.push(agent_ifaces.len() as u32);
+        let mut ringlet_start: Vec<u32> = self.ringlets.iter().map(|r| r.first().map_or(0, |&i| i as u32)).collect();
+        ringlet_start.push(self.next.len() as u32);
+        let mut search = Search {
+            agent_level: vec![u32::MAX; na],
+            ringlet_level: vec![u32::MAX; nr],
+            agents: Vec::new(),
+            ringlets: Vec::new(),
+            agent_start,
+            agent_ifaces,
+            ringlet_start,
+        };
         // The first (sender, destination) pair, in agent order, that has no route.
         let mut unreachable: Option<(AgentId, AgentId)> = None;
         // Packets are addressed to endpoints only: no routes to the others.
@@ -394,11 +432,12 @@ impl Topology {
         for &i in &self.agents[d].ifaces {
             strip[self.ringlet_of[i as usize] as usize] = i;
         }
-        for (a, row) in self.out.iter_mut().enumerate() {
-            if let Some(row) = row.as_mut() {
+        let row = &mut self.out[d * self.columns..(d + 1) * self.columns];
+        for (a, &c) in self.column.iter().enumerate() {
+            if c != NO_COLUMN {
                 // (`d` is on every ringlet: any interface is on one it sits on.)
                 let out = self.agents[a].ifaces.iter().copied().min().unwrap_or(NO_IFACE);
-                row[d] = Leg { out, strip: strip[self.ringlet_of[out as usize] as usize] };
+                row[c as usize] = Leg { out, strip: strip[self.ringlet_of[out as usize] as usize] };
             }
         }
         true
@@ -417,14 +456,15 @@ impl Topology {
     fn shortest_routes(&mut self, d: usize, search: &mut Search) {
         let nr = self.ringlets.len();
         let strip = &mut self.strip[d * nr..(d + 1) * nr];
-        let Search { agent_level, ringlet_level, agents, ringlets } = search;
+        let row = &mut self.out[d * self.columns..(d + 1) * self.columns];
+        let Search { agent_level, ringlet_level, agents, ringlets, agent_start, agent_ifaces, ringlet_start } = search;
         agent_level.fill(u32::MAX);
         ringlet_level.fill(u32::MAX);
         agent_level[d] = 0;
-        if let Some(row) = self.out[d].as_mut() {
+        if self.column[d] != NO_COLUMN {
             // Its lowest interface, which strips on that ringlet.
             let out = self.agents[d].ifaces.iter().copied().min().unwrap_or(NO_IFACE);
-            row[d] = Leg { out, strip: out };
+            row[self.column[d] as usize] = Leg { out, strip: out };
         }
         agents.clear();
         agents.push(d);
@@ -432,7 +472,7 @@ impl Topology {
         while !agents.is_empty() {
             ringlets.clear();
             for &a in agents.iter() {
-                for &i in &self.agents[a].ifaces {
+                for &i in &agent_ifaces[agent_start[a] as usize..agent_start[a + 1] as usize] {
                     let r = self.ringlet_of[i as usize] as usize;
                     // (`d`'s own interface, on a ringlet it sits on.)
                     if ringlet_level[r] == u32::MAX {
@@ -447,7 +487,8 @@ impl Topology {
             agents.clear();
             // (The ringlets' stripping interfaces are final: the legs through them may be set.)
             for &r in ringlets.iter() {
-                for &i in &self.ringlets[r] {
+                // (A ringlet's interfaces are consecutive ids.)
+                for i in ringlet_start[r] as IfaceId..ringlet_start[r + 1] as IfaceId {
                     let a = self.agent_of[i as usize] as usize;
                     let first = agent_level[a] == u32::MAX;
                     if first {
@@ -456,10 +497,9 @@ impl Topology {
                     } else if agent_level[a] != level + 2 {
                         continue; // closer to `d` than this ringlet
                     }
-                    if let Some(row) = self.out[a].as_mut() {
-                        if first || i < row[d].out {
-                            row[d] = Leg { out: i, strip: strip[r] };
-                        }
+                    let c = self.column[a];
+                    if c != NO_COLUMN && (first || i < row[c as usize].out) {
+                        row[c as usize] = Leg { out: i, strip: strip[r] };
                     }
                 }
             }
@@ -561,10 +601,11 @@ impl Topology {
     /// `dst` on shortest-path routes.
     #[inline(always)]
     fn out_leg(&self, a: AgentId, dst: AgentId) -> Leg {
-        match &self.out[a as usize] {
-            Some(row) if (dst as usize) < self.span => row[dst as usize],
-            _ => NO_LEG,
+        let c = self.column[a as usize];
+        if c == NO_COLUMN || dst as usize >= self.span {
+            return NO_LEG;
         }
+        self.out[dst as usize * self.columns + c as usize]
     }
 
     /// The interface on ringlet `r` that strips a packet for `dst` (on
@@ -615,6 +656,9 @@ pub struct Leg {
 /// No leg: the destination is unreachable (or not an endpoint).
 pub const NO_LEG: Leg = Leg { out: NO_IFACE, strip: NO_IFACE };
 
+/// An agent with one interface has no column in the routing table.
+const NO_COLUMN: u32 = u32::MAX;
+
 /// A breadth-first search's levels and frontiers, reused from one
 /// destination to the next.
 struct Search {
@@ -624,6 +668,11 @@ struct Search {
     agents: Vec<usize>,
     /// The ringlets between them.
     ringlets: Vec<usize>,
+    /// `agent_ifaces[agent_start[a]..agent_start[a + 1]]`: agent `a`'s interfaces.
+    agent_start: Vec<u32>,
+    agent_ifaces: Vec<IfaceId>,
+    /// Ringlet `r`'s interfaces: ids `ringlet_start[r]..ringlet_start[r + 1]`.
+    ringlet_start: Vec<u32>,
 }
 
 /// A ringlet as its protocol instance sees it: positions 0..len in ring

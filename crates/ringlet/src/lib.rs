@@ -6,6 +6,7 @@
 //! their provenance; benchmarks. The Python binding calls only this crate.
 
 pub mod bench;
+pub mod capacity;
 pub mod registry;
 pub mod yardstick;
 
@@ -68,8 +69,13 @@ pub struct RunResult {
     #[serde(flatten)]
     pub report: ringlet_fabric::Report,
     pub provenance: Provenance,
-    /// Wall-clock seconds the simulation took (not part of the simulated result).
+    /// Wall-clock seconds the point took, set-up and run (not part of the
+    /// simulated result).
     pub wall_time_s: f64,
+    /// Of `wall_time_s`, the set-up: loading the scenario (when the caller
+    /// says when that began, see [`run_since`]) and building the network
+    /// (topology, routes, protocol instances), before the first event.
+    pub setup_time_s: f64,
 }
 
 pub(crate) fn provenance(scenario: &Scenario) -> Provenance {
@@ -91,6 +97,12 @@ pub fn run(scenario: &Scenario) -> Result<RunResult, ScenarioError> {
     registry().run(scenario)
 }
 
+/// Runs one validated scenario whose set-up (reading and checking it)
+/// began at `since`: its wall and set-up times count from there.
+pub fn run_since(scenario: &Scenario, since: std::time::Instant) -> Result<RunResult, ScenarioError> {
+    registry().run_since(scenario, since)
+}
+
 /// The report's column schema: every table's columns with units and
 /// meanings, the counters, and what a sweep table copies (as JSON).
 pub fn report_schema() -> serde_json::Value {
@@ -106,12 +118,14 @@ pub use ringlet_engine::stats::t95;
 pub use ringlet_engine::run::Progress;
 
 /// Runs one validated scenario reporting progress (see [`Registry::run_with_progress`]).
+/// `since`: when its set-up began, as for [`run_since`] (`None`: now).
 pub fn run_with_progress(
     scenario: &Scenario,
     every: std::time::Duration,
     progress: &mut dyn FnMut(Progress) -> bool,
+    since: Option<std::time::Instant>,
 ) -> Result<(RunResult, bool), ScenarioError> {
-    registry().run_with_progress(scenario, every, progress)
+    registry().run_with_progress(scenario, every, progress, since)
 }
 
 /// The window and size bound of a trace.
@@ -229,7 +243,7 @@ mod tests {
         let (r, finished) = super::run_with_progress(&s, std::time::Duration::ZERO, &mut |p| {
             seen.push(p.fraction);
             true
-        })
+        }, None)
         .unwrap();
         assert!(finished);
         assert!(seen.len() > 2, "progress reported during the run");
@@ -241,11 +255,28 @@ mod tests {
         let (r, finished) = super::run_with_progress(&s, std::time::Duration::ZERO, &mut |_| {
             calls += 1;
             calls < 2
-        })
+        }, None)
         .unwrap();
         assert!(!finished);
         assert_eq!(r.report.stopped_by, "interrupted");
         assert!(r.report.conservation.completed < plain.report.conservation.completed);
+    }
+
+    /// The wall time splits into set-up and run: the set-up counts from
+    /// when the caller began it (here half a second before the call), the
+    /// run from the built fabric's first event; both are in the JSON.
+    #[test]
+    fn wall_time_splits_into_set_up_and_run() {
+        let s = scenario(SMALL, &[("run.measure_transactions", "500")]);
+        let before = std::time::Instant::now() - std::time::Duration::from_millis(500);
+        let r = super::run_since(&s, before).unwrap();
+        assert!(r.setup_time_s >= 0.5, "the set-up counts from `since`: {}", r.setup_time_s);
+        assert!(r.wall_time_s >= r.setup_time_s, "{} < {}", r.wall_time_s, r.setup_time_s);
+        let now = super::run(&s).unwrap();
+        assert!(now.setup_time_s < 0.5 + r.setup_time_s && now.setup_time_s <= now.wall_time_s);
+        let v = serde_json::to_value(&r).unwrap();
+        assert_eq!(v["setup_time_s"].as_f64(), Some(r.setup_time_s));
+        assert_eq!(v["wall_time_s"].as_f64(), Some(r.wall_time_s));
     }
 
     #[test]

@@ -8,6 +8,7 @@ use ringlet_engine::time::ns_to_time;
 use ringlet_fabric::family::{Family, Mode, Outcome, Workload};
 use ringlet_scenario::schema::Schema;
 use ringlet_scenario::{Scenario, ScenarioError};
+use std::time::Instant;
 
 /// A set of network families and the scenario contract they make.
 pub struct Registry {
@@ -60,14 +61,21 @@ impl Registry {
 
     /// Runs one validated scenario.
     pub fn run(&self, s: &Scenario) -> Result<RunResult, ScenarioError> {
-        self.run_in(s, Mode::Plain).map(|(r, _)| r)
+        self.run_since(s, Instant::now())
     }
 
-    fn run_in(&self, s: &Scenario, mode: Mode<'_>) -> Result<(RunResult, Outcome), ScenarioError> {
-        let start = std::time::Instant::now();
+    /// Runs one validated scenario whose set-up began at `since` (before
+    /// it was read): the result's wall and set-up times count from there.
+    pub fn run_since(&self, s: &Scenario, since: Instant) -> Result<RunResult, ScenarioError> {
+        self.run_in(s, Mode::Plain, since).map(|(r, _)| r)
+    }
+
+    fn run_in(&self, s: &Scenario, mode: Mode<'_>, since: Instant) -> Result<(RunResult, Outcome), ScenarioError> {
         let mut outcome = (self.family(s).run)(s, mode).map_err(ScenarioError::new)?;
         let report = std::mem::take(&mut outcome.report);
-        let result = RunResult { report, provenance: crate::provenance(s), wall_time_s: start.elapsed().as_secs_f64() };
+        // (`started` is after `since` unless a caller's instant lies; saturate rather than panic.)
+        let setup_time_s = outcome.started.saturating_duration_since(since).as_secs_f64();
+        let result = RunResult { report, provenance: crate::provenance(s), wall_time_s: since.elapsed().as_secs_f64(), setup_time_s };
         Ok((result, outcome))
     }
 
@@ -80,8 +88,9 @@ impl Registry {
         s: &Scenario,
         every: std::time::Duration,
         progress: &mut dyn FnMut(Progress) -> bool,
+        since: Option<Instant>,
     ) -> Result<(RunResult, bool), ScenarioError> {
-        let (result, outcome) = self.run_in(s, Mode::Observed { every, progress })?;
+        let (result, outcome) = self.run_in(s, Mode::Observed { every, progress }, since.unwrap_or_else(Instant::now))?;
         Ok((result, !outcome.interrupted))
     }
 
@@ -104,7 +113,7 @@ impl Registry {
             to: opts.to_ns.map_or(ringlet_engine::Time::MAX, ns_to_time),
             max_records: opts.max_records,
         };
-        let (result, outcome) = self.run_in(s, Mode::Traced(window))?;
+        let (result, outcome) = self.run_in(s, Mode::Traced(window), Instant::now())?;
         let meta = serde_json::json!({
             "version": VERSION,
             "scenario_hash": result.provenance.scenario_hash,

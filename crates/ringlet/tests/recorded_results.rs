@@ -99,7 +99,7 @@ fn record_of(settings: &[&str]) -> Value {
     let Value::Object(all) = serde_json::to_value(&r).expect("json") else { panic!("a run is a JSON object") };
     let mut sections = Map::new();
     for (key, value) in &all {
-        if key == "wall_time_s" || key == "provenance" {
+        if key == "wall_time_s" || key == "setup_time_s" || key == "provenance" {
             continue;
         }
         let text = serde_json::to_string(value).expect("json");

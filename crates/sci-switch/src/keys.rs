@@ -79,11 +79,19 @@ pub const SWITCH_PARAMS: &[Param] = &with_common::<24, 2>([
         doc: "Deterministic sources all start at time 0 (`aligned`: seed 001's single switch, whose processors send \"at the same time\"), or each at a random phase." },
 ]);
 
+/// Most lines a switching element joins on each side (`network.switch_ports`
+/// of a Banyan; the rings or ringlet pairs of the single switch of
+/// `network.kind = "sci-switch"`): 64 rings, or a switch of 128 ports
+/// between bidirectional ringlets. Dolphin's switches had 4 to 16; the
+/// limit leaves room to ask what larger ones would do without building a
+/// thousand-port bus.
+pub const MAX_LINES: usize = 64;
+
 /// The keys of `network.kind = "banyan"`.
 pub const BANYAN_PARAMS: &[Param] = &with_common::<25, 3>([
     Param { section: "network", key: "topology", kind: KeyKind::Choice(&["omega", "baseline", "flip", "indirect-cube", "generalized-cube"]), default: Default::Str("omega"),
         doc: "Banyan topology of the stages (seed 001 section V)." },
-    Param { section: "network", key: "switch_ports", kind: KeyKind::Int { min: 2, max: 64 }, default: Default::Int(2),
+    Param { section: "network", key: "switch_ports", kind: KeyKind::Int { min: 2, max: MAX_LINES as i64 }, default: Default::Int(2),
         doc: "s: each switching element joins s lines to s lines (`network.nodes` must be a power of s). Unidirectional: an s-port switch, one port per ring; bidirectional: a 2s-port switch, s ringlets in and s out." },
     Param { section: "traffic", key: "start", kind: KeyKind::Choice(&["aligned", "random"]), default: Default::Str("random"),
         doc: "Deterministic sources each start at a random phase (`random`: seed 001 does not say its Banyans' processors start together), or all at time 0 (`aligned`)." },

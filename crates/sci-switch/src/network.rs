@@ -10,7 +10,7 @@ use crate::params;
 use crate::routes::RingRoutes;
 use crate::wiring::Banyan;
 use ringlet_engine::time::ns_to_time;
-use ringlet_fabric::topology::{AgentId, Member, Role, Topology, TopologyBuilder};
+use ringlet_fabric::topology::{AgentId, Member, Role, Topology, TopologyBuilder, MAX_IFACES};
 use std::sync::Arc;
 
 /// The Banyan of settings `k` (for a single switch, one stage of a line
@@ -30,6 +30,31 @@ pub fn banyan(k: &Settings) -> Result<Banyan, String> {
 
 /// The network of settings `k`.
 pub fn topology(k: &Settings) -> Result<Topology, String> {
+    layout(k)?.build()
+}
+
+/// The network of settings `k`, described but not built (no routes yet);
+/// fails, naming the keys to change, if it has more ring interfaces than a
+/// fabric may.
+pub fn layout(k: &Settings) -> Result<TopologyBuilder, String> {
+    let b = described(k)?;
+    if b.interfaces() > MAX_IFACES {
+        let (what, change) = if k.bidirectional {
+            ("bidirectional ringlets", "raise network.switch_ports (fewer stages) or set network.ringlets = \"unidirectional\"")
+        } else {
+            ("unidirectional rings", "raise network.switch_ports (fewer stages)")
+        };
+        return Err(format!(
+            "network.nodes: {} processors on {what} need {} ring interfaces, more than the {MAX_IFACES} ring interfaces \
+             a network may have; lower network.nodes, or {change}",
+            k.nodes,
+            b.interfaces()
+        ));
+    }
+    Ok(b)
+}
+
+fn described(k: &Settings) -> Result<TopologyBuilder, String> {
     let net = banyan(k)?;
     if k.nodes_per_ring > 1 {
         return shared_rings(k, &net);
@@ -69,7 +94,7 @@ pub fn topology(k: &Settings) -> Result<Topology, String> {
         }
         b.routes(Arc::new(RingRoutes::new(net.clone())));
     }
-    b.build()
+    Ok(b)
 }
 
 /// Processors send and have no application queue (a packet generated while
@@ -108,7 +133,7 @@ fn ringlet(b: &mut TopologyBuilder, k: &Settings, agents: &[AgentId]) {
 /// processors, its switch port, then its memories; processor `P_j`'s own
 /// memory is `M_j`, on its ring. With one stage the shortest paths are the
 /// destination-tag routes.
-fn shared_rings(k: &Settings, net: &Banyan) -> Result<Topology, String> {
+fn shared_rings(k: &Settings, net: &Banyan) -> Result<TopologyBuilder, String> {
     let (n, per) = (k.nodes, k.nodes_per_ring);
     let mut b = TopologyBuilder::new();
     let procs: Vec<AgentId> = (0..n).map(|j| b.agent(format!("P{j}"), true)).collect();
@@ -125,5 +150,5 @@ fn shared_rings(k: &Settings, net: &Banyan) -> Result<Topology, String> {
         }
         ringlet(&mut b, k, &members);
     }
-    b.build()
+    Ok(b)
 }

@@ -207,7 +207,26 @@ fn the_family_check_refuses_a_network_too_large() {
     let load = |nodes: u32| ringlet_switch::load_str(&format!("[network]\nkind = \"banyan\"\nnodes = {nodes}\nringlets = \"bidirectional\"\n"), &[]).unwrap();
     let err = (ringlet_switch::BANYAN.check)(&load(4096)).unwrap_err();
     assert!(err.contains("65535 ring interfaces"), "{err}");
+    // It names the keys that change the size.
+    assert!(err.starts_with("network.nodes: ") && err.contains("network.switch_ports") && err.contains("network.ringlets"), "{err}");
     assert_eq!((ringlet_switch::BANYAN.check)(&load(64)), Ok(()));
+}
+
+/// One switch has a port per ring (a pair per ringlet pair), at most
+/// `MAX_LINES` of them, as a Banyan's elements: more is refused when the
+/// scenario is loaded, naming `network.nodes`, not built as one switch of
+/// thousands of ports.
+#[test]
+fn one_switch_takes_at_most_max_lines_rings() {
+    let load = |nodes: usize, extra: &str| ringlet_switch::load_str(&format!("[network]\nkind = \"sci-switch\"\nnodes = {nodes}\n{extra}"), &[]);
+    let max = ringlet_switch::keys::MAX_LINES;
+    let err = load(4096, "").unwrap_err().message;
+    assert!(err.starts_with("network.nodes: ") && err.contains(&format!("at most {max}")) && err.contains("got 4096"), "{err}");
+    assert!(err.contains("network.kind = \"banyan\""), "{err}");
+    assert!(load(max, "").is_ok());
+    assert!(load(max + 1, "ringlets = \"bidirectional\"").is_err());
+    // Two processors per ring: twice as many nodes on as many ports.
+    assert!(load(2 * max, "nodes_per_ring = 2").is_ok());
 }
 
 /// The processors start together (`aligned`: every first packet generated

@@ -161,16 +161,27 @@ class Scenario:
     def run(self, progress: "bool | Callable[[float, float, int, int], None]" = False) -> "Result":
         """Runs the simulation point (in this process) and returns its :class:`Result`.
 
-        ``progress`` is ``True`` for a progress bar on stderr (on a terminal),
-        or a callable ``(fraction, sim_time_ns, transactions,
-        target_transactions)`` the core calls about five times a second.
-        Ctrl-C stops the run (``KeyboardInterrupt``), as does any exception
-        the callable raises.
+        ``progress`` is ``True`` for a progress bar on stderr (on a terminal;
+        elsewhere a line every few seconds), or a callable ``(fraction,
+        sim_time_ns, transactions, target_transactions)`` the core calls
+        about five times a second. Ctrl-C stops the run
+        (``KeyboardInterrupt``), as does any exception the callable raises.
+
+        Before it runs, the pre-flight checks (:mod:`ringlet.api.preflight`)
+        raise a :class:`~ringlet.api.preflight.PreflightWarning` for each
+        reason the run may not mean what the scenario seems to ask; about a
+        second in, a run estimated to take a minute or more says so the same
+        way (:mod:`ringlet.api.estimate`).
         """
         import contextlib
 
+        from . import preflight
+        from .estimate import RunEstimate
         from .result import Result
 
+        preflight.warn(preflight.checks(self), stacklevel=2)
+        # Says once, early, when the run will be long (as a warning: the CLI prints it on stderr).
+        estimate = RunEstimate(lambda message: preflight.warn([message], stacklevel=1))
         if progress is True:
             from ..cli.progress import run_bar
 
@@ -190,11 +201,16 @@ class Scenario:
                     raise
             return call
 
+        def observed(callback: Optional[Callable[..., Any]]) -> Callable[..., None]:
+            def call(*args: Any) -> None:
+                estimate(*args)
+                if callback is not None:
+                    callback(*args)
+            return call
+
         try:
             with context as callback:
-                if callback is None:
-                    return Result(_core.run(self._text, list(self._overrides)))
-                return Result(_core.run(self._text, list(self._overrides), guarded(callback)))
+                return Result(_core.run(self._text, list(self._overrides), guarded(observed(callback))))
         except ValueError as e:
             if raised:  # the callable's own ValueError: not a scenario problem
                 raise raised[0] from None

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Optional, Sequence
+import warnings
+from typing import Any, Optional, Sequence
 
 from ..api.errors import ScenarioError
+from ..api.preflight import PreflightWarning
 from ..runs.executors import ExecutorError
 from ..runs.store import StoreError
 from ..study import StudyError
@@ -32,6 +34,21 @@ COMMANDS = {"run": cmd_run, "sweep": cmd_sweep, "reproduce": cmd_reproduce, "ben
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Runs the ``ringlet`` command; returns its exit status."""
+    with warnings.catch_warnings():
+        python_way = warnings.showwarning
+
+        def show(message: Any, category: type, *rest: Any) -> None:
+            # A pre-flight warning is shown as the command's other warnings: one line on stderr.
+            if issubclass(category, PreflightWarning):
+                print(f"warning: {message}", file=sys.stderr, flush=True)
+            else:
+                python_way(message, category, *rest)
+
+        warnings.showwarning = show
+        return _main(argv)
+
+
+def _main(argv: Optional[Sequence[str]]) -> int:
     try:
         args = build_parser().parse_args(argv)
         if args.command is None:

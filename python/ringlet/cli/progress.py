@@ -34,16 +34,38 @@ def _transient_bar(label: str, *columns: Any) -> Any:
                     TimeRemainingColumn(), console=console, transient=True)
 
 
+class RunLog:
+    """One run's progress off a terminal: a line every :data:`LOG_EVERY_S`
+    seconds (fraction done, time elapsed and left, simulated time,
+    transactions), through ``say``; ``clock`` gives wall seconds."""
+
+    def __init__(self, say: Callable[[str], None], clock: Callable[[], float] = time.monotonic):
+        self.say, self.clock = say, clock
+        self.start = self.last = clock()
+
+    def __call__(self, fraction: float, sim_time_ns: float, transactions: int, target: int) -> None:
+        now = self.clock()
+        if now - self.last < LOG_EVERY_S or not 0.0 < fraction < 1.0:
+            return
+        self.last = now
+        elapsed = now - self.start
+        left = datetime.timedelta(seconds=round(elapsed / fraction - elapsed))
+        self.say(f"run {fraction:.0%} after {datetime.timedelta(seconds=round(elapsed))}, about {left} left "
+                 f"({sim_time_ns / 1e6:.2f} ms simulated, {transactions:,}/{target:,} transactions)")
+
+
 @contextlib.contextmanager
 def run_bar() -> Iterator[RunProgress]:
     """A progress bar on stderr for one run: fraction done, simulated time,
-    transactions measured, time left. Shown only on a terminal; removed when
-    the run ends."""
+    transactions measured, time left, removed when the run ends; off a
+    terminal, a line every :data:`LOG_EVERY_S` seconds instead."""
+    import sys
+
     from rich.progress import TextColumn
 
     bar = _transient_bar("run", TextColumn("{task.percentage:>3.0f}%"), TextColumn("{task.fields[detail]}"))
     if bar is None:
-        yield lambda *_: None
+        yield RunLog(lambda line: print(line, file=sys.stderr, flush=True))
         return
     task = bar.add_task("run", total=1.0, detail="")
 
@@ -113,8 +135,10 @@ def sweep_bar(total: int, unit: str = "points") -> Iterator[Callable[..., None]]
                 last[:] = [now, done]
                 elapsed = datetime.timedelta(seconds=round(now - start))
                 tally = _tally(failed, from_store)
-                console.print(f"sweep {done}/{total} {unit} after {elapsed}" + (f" {tally}" if tally else ""),
-                              soft_wrap=True)
+                # (From the pace so far, stored points included: a rough, early-optimistic figure.)
+                left = datetime.timedelta(seconds=round((now - start) * (total - done) / done))
+                console.print(f"sweep {done}/{total} {unit} after {elapsed}, about {left} left"
+                              + (f" {tally}" if tally else ""), soft_wrap=True)
 
         yield note
         elapsed = datetime.timedelta(seconds=round(time.monotonic() - start))

@@ -11,7 +11,8 @@ from rich import box
 from rich.console import Group
 from rich.text import Text
 
-from ..api import schema
+from ..api import schema, units
+from ..report.provenance import wall_split
 from .fit import Column, FitTable
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -39,7 +40,11 @@ def result_view(r: Mapping[str, Any]) -> Group:
         rows.append((label if isinstance(label, Text) else Text(label, style="bold"), value, unit))
 
     add("throughput", _with_ci(r.get("throughput_mbps"), r.get("throughput_mbps_ci95")), "MB/s (95% CI)")
-    add("offered", _num(r.get("offered_mbps")), "MB/s")
+    add("offered", _num(r.get("offered_mbps")), "MB/s payload")
+    raw = units.raw_input_mbps(dict(r))
+    if raw is not None:
+        # A switch family's load key is the processors' raw input; every other figure is payload.
+        add("raw input", _num(raw), "MB/s with headers and idles")
     if "loss_mbps" in r:
         # Lost data: a source's full buffer dropped transactions (switches and Banyans
         # lose at overload; an SCI ring's queues are unbounded, so it shows 0).
@@ -47,9 +52,10 @@ def result_view(r: Mapping[str, Any]) -> Group:
         share = f" ({100 * loss / offered:.1f}% of offered)" if loss and offered else ""
         add(Text("lost", style="bold yellow" if loss else "bold"),
                         Text(_num(loss) + share, style="bold yellow" if loss else ""), "MB/s")
-    add("latency mean", _with_ci(r.get("latency_ns_mean"), r.get("latency_ns_mean_ci95")), "ns (95% CI)")
-    for label, key in (("latency p50", "latency_ns_p50"), ("latency p99", "latency_ns_p99"),
-                       ("latency p99.9", "latency_ns_p999"), ("latency max", "latency_ns_max")):
+    # (A packet's one-way latency, told apart from a GigaRing's channel and transaction latencies.)
+    add("packet latency mean", _with_ci(r.get("latency_ns_mean"), r.get("latency_ns_mean_ci95")), "ns (95% CI)")
+    for label, key in (("packet latency p50", "latency_ns_p50"), ("packet latency p99", "latency_ns_p99"),
+                       ("packet latency p99.9", "latency_ns_p999"), ("packet latency max", "latency_ns_max")):
         add(label, _num(r.get(key)), "ns")
     # The figures only some families report (a GigaRing's channel latency, ...), when this run has them.
     for column in schema.optional_summary():
@@ -72,7 +78,7 @@ def result_view(r: Mapping[str, Any]) -> Group:
                              padding=(0, 1))
 
     # (The title is a line of its own: a table's title wraps at the table's width.)
-    prio_title = Text("per priority: throughput and offered load in MB/s, latency in ns")
+    prio_title = Text("per priority: throughput and offered payload in MB/s, packet latency in ns")
     levels = r.get("per_priority", [])
     prio = FitTable(
         [Column("priority", short="prio", key=True), Column("MB/s"), Column("offered"),
@@ -136,7 +142,8 @@ def result_view(r: Mapping[str, Any]) -> Group:
     prov = r.get("provenance", {})
     parts.append(Text(
         f"ringlet {prov.get('ringlet_version')} · seed {prov.get('seed')} · "
-        f"scenario {prov.get('scenario_hash')} · {r.get('wall_time_s', 0.0):.2f} s wall",
+        f"scenario {prov.get('scenario_hash')}\n"  # (the wall time on a line of its own: 80 columns hold the rest)
+        f"{wall_split(r.get('wall_time_s', 0.0), r.get('setup_time_s'))}",
         style="dim",
     ))
     return Group(*parts)

@@ -46,7 +46,7 @@ def _plot(points: "pd.DataFrame", keys: Sequence[str], found: dict[int, list[dic
     if pp is None or pp.x == "virtual channel":
         return ""
     title = f"Throughput per virtual channel vs {pp.x}"
-    svg = sweep_plot_svg(frame, pp, "throughput_mbps", title)
+    svg = sweep_plot_svg(frame, pp, "throughput_mbps", title, "gigaring")
     return (f'<div class="plots"><figure class="plot">{img(svg, "image/svg+xml", title)}'
             f"<figcaption>Data delivered per virtual channel vs <code>{escape(pp.x)}</code>, one line per "
             f"{escape(' and '.join(pp.group_by))}. {escape(pp.note.strip())}</figcaption></figure></div>")

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Optional, Sequence
 
 from ..runs.table import node_list
 from .html import escape, html_table, img, is_missing, number
-from .store import StoredRun
+from .store import StoredRun, family_of
 from .switches import FOLD_ROWS, stored_tables
 from .tables import is_numeric
 
@@ -52,7 +52,7 @@ WORST_NODE = ("node_latency_ns_p99_max", "Worst node p99 latency",
               "own small, so read it beside the starved nodes below")
 
 
-def _plot(frame: "pd.DataFrame", pp: "PlotPlan", column: str, title: str, what: str) -> str:
+def _plot(frame: "pd.DataFrame", pp: "PlotPlan", column: str, title: str, what: str, kind: Optional[str] = None) -> str:
     """One figure of ``column`` against the first swept key, with the lines ``pp`` planned
     for ``frame``, or "" when the column has nothing to plot."""
     from .sweep import sweep_plot_svg
@@ -60,7 +60,7 @@ def _plot(frame: "pd.DataFrame", pp: "PlotPlan", column: str, title: str, what: 
     if column not in frame.columns or not frame[column].notna().any():
         return ""
     lines = f"One line per {' and '.join(pp.group_by)}" if pp.group_by else "One line"
-    svg = sweep_plot_svg(frame, pp, column, f"{title} vs {pp.x}")
+    svg = sweep_plot_svg(frame, pp, column, f"{title} vs {pp.x}", kind)
     return (f'<figure class="plot">{img(svg, "image/svg+xml", f"{title} vs {pp.x}")}'
             f"<figcaption>{escape(what[0].upper() + what[1:])}, vs <code>{escape(pp.x)}</code>. "
             f"{escape(lines)}. {escape(pp.note.strip())}</figcaption></figure>")
@@ -79,7 +79,7 @@ INVERSIONS = {
 }
 
 
-def _plots(frame: "pd.DataFrame", points: "pd.DataFrame", keys: Sequence[str]) -> str:
+def _plots(frame: "pd.DataFrame", points: "pd.DataFrame", keys: Sequence[str], kind: Optional[str] = None) -> str:
     """The point figures of :data:`FIGURES` and :data:`INVERSIONS` (when some point counted
     one) from ``points`` (a row per point), the per-priority :data:`WORST_NODE` from ``frame``."""
     from .sweep import plan_plots
@@ -88,11 +88,11 @@ def _plots(frame: "pd.DataFrame", points: "pd.DataFrame", keys: Sequence[str]) -
     pp = plan_plots(points, keys)
     if pp is None:
         return "<p>One point: nothing to plot.</p>"
-    out = "".join(_plot(points, pp, column, title, what) for column, (title, what) in FIGURES.items())
+    out = "".join(_plot(points, pp, column, title, what, kind) for column, (title, what) in FIGURES.items())
     by_priority = plan_plots(frame, keys)
     if by_priority is not None:
-        out += _plot(frame, by_priority, *WORST_NODE)
-    out += "".join(_plot(points, pp, column, title, what) for column, (title, what) in INVERSIONS.items()
+        out += _plot(frame, by_priority, *WORST_NODE, kind)
+    out += "".join(_plot(points, pp, column, title, what, kind) for column, (title, what) in INVERSIONS.items()
                    if column in points.columns and (points[column].fillna(0) > 0).any())
     return f'<div class="plots">{out}</div>'
 
@@ -142,7 +142,7 @@ def fairness_section(frame: "pd.DataFrame", keys: Sequence[str],
         "starved node: its latency figures come only from the few of its transactions that got through, "
         "while the rest wait in its application queue. Read its carried share, its backlog and the age of "
         "its oldest waiting transaction instead.</p>",
-        _plots(frame, points, keys),
+        _plots(frame, points, keys, family_of(frame, store)),
     ]
     if "starved_nodes" in points.columns:
         table, n, detail = _starved_table(points, keys, store)

@@ -28,6 +28,9 @@ class StoredRun:
     finished_at: Optional[str]
     #: Report tables of the stored result (``per_switch``, ...), by name: those asked for that it has.
     tables: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    #: The run's wall time and, of it, its set-up (scenario and network), s; ``None`` where not stored.
+    wall_time_s: Optional[float] = None
+    setup_time_s: Optional[float] = None
 
 
 def _tables(result: Any, names: Sequence[str]) -> dict[str, list[dict[str, Any]]]:
@@ -39,6 +42,10 @@ def _tables(result: Any, names: Sequence[str]) -> dict[str, list[dict[str, Any]]
     except ValueError:
         return {}
     return {n: [r for r in raw[n] if isinstance(r, dict)] for n in names if isinstance(raw.get(n), list) and raw[n]}
+
+
+def _seconds(x: Any) -> Optional[float]:
+    return float(x) if isinstance(x, (int, float)) else None
 
 
 def read_store(path: Path, hashes: Iterable[str], tables: Sequence[str] = ()) -> dict[tuple[str, int], list[StoredRun]]:
@@ -72,15 +79,17 @@ def read_store(path: Path, hashes: Iterable[str], tables: Sequence[str] = ()) ->
                 marks = ",".join("?" * len(chunk))
                 result = "result" if tables else "NULL"  # (the whole JSON only when a table of it is shown)
                 cursor = con.execute(
-                    f"SELECT id, scenario_hash, seed, ringlet_version, replication, scenario, finished_at, {result} "
+                    f"SELECT id, scenario_hash, seed, ringlet_version, replication, scenario, finished_at, {result}, "
+                    "json_extract(result, '$.wall_time_s'), json_extract(result, '$.setup_time_s') "
                     f"FROM results WHERE scenario_hash IN ({marks}) ORDER BY id", chunk)
-                for rid, h, seed, version, replication, scenario, finished, text in cursor:
+                for rid, h, seed, version, replication, scenario, finished, text, wall, setup in cursor:
                     try:
                         key = (str(h), int(seed))
                     except (TypeError, ValueError):
                         continue
                     runs.setdefault(key, []).append(
-                        StoredRun(rid, version, replication, scenario, finished, _tables(text, tables)))
+                        StoredRun(rid, version, replication, scenario, finished, _tables(text, tables),
+                                  _seconds(wall), _seconds(setup)))
         except sqlite3.Error as e:
             raise ReportError(f"{path}: damaged results store: {first_line(e)}") from None
         return runs
@@ -97,3 +106,16 @@ def store_for(folder: Path, frames: Iterable["pd.DataFrame"],
     for frame in frames:
         hashes.update(frame["scenario_hash"].astype(str))
     return read_store(path, hashes, tables)
+
+
+def family_of(frame: "pd.DataFrame", store: Optional[dict[tuple[str, int], list[StoredRun]]]) -> Optional[str]:
+    """A sweep's network family (``network.kind``): its swept value if it sweeps one, else
+    its stored scenarios' if they agree; ``None`` when not known (what the load key measures
+    depends on it: :mod:`ringlet.api.units`)."""
+    from ..api.units import kind_of
+
+    if "network.kind" in frame.columns:
+        kinds = set(frame["network.kind"].astype(str))
+    else:
+        kinds = {kind_of(r.scenario) for runs in (store or {}).values() for r in runs}
+    return next(iter(kinds)) if len(kinds) == 1 else None

@@ -7,13 +7,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional, Sequence
 
 from ..runs.store import FILENAME
-from ..api import schema
+from ..api import schema, units
 from ..runs.table import OPTIONAL_FIELDS, PROVENANCE_FIELDS, TEXT_FIELDS
 from .channels import TABLES as CHANNEL_TABLES, channel_section
 from .fairness import fairness_section
 from .html import Page, Section, escape, html_table, img, number
 from .provenance import provenance_table
-from .store import store_for
+from .store import family_of, store_for
 from .switches import TABLES as SWITCH_TABLES, switch_section
 from .tables import check_sweep_table, is_numeric, read_table
 
@@ -88,10 +88,10 @@ def _line_label(group_by: Sequence[str], values: Sequence[Any]) -> str:
 
 
 PLOT_LABELS = {
-    "traffic.load_mbps_per_node": "Offered load per node (MB/s)",
-    "throughput_mbps": "Effective throughput (MB/s)",
-    "latency_ns_mean": "Mean one-way latency (ns)",
-    "latency_ns_p99": "p99 one-way latency (ns)",
+    "traffic.load_mbps_per_node": units.LOAD_LABELS["either"],
+    "throughput_mbps": "Effective throughput, payload (MB/s)",
+    "latency_ns_mean": "Mean one-way packet latency (ns)",
+    "latency_ns_p99": "p99 one-way packet latency (ns)",
     "bus_utilization_max": "Busiest B-Link utilisation",
     "bus_utilization_mean": "Mean B-Link utilisation",
     "channel_latency_ns_mean": "Mean channel latency (ns)",
@@ -104,8 +104,9 @@ PLOT_LABELS = {
 }
 
 
-def sweep_plot_svg(frame: "pd.DataFrame", pp: PlotPlan, column: str, title: str) -> bytes:
-    """One sweep plot (y = ``column`` or its point total) as SVG bytes."""
+def sweep_plot_svg(frame: "pd.DataFrame", pp: PlotPlan, column: str, title: str, kind: Optional[str] = None) -> bytes:
+    """One sweep plot (y = ``column`` or its point total) as SVG bytes; ``kind``:
+    the sweep's network family, when known (it says what the load key measures)."""
     import io
 
     import matplotlib
@@ -142,7 +143,7 @@ def sweep_plot_svg(frame: "pd.DataFrame", pp: PlotPlan, column: str, title: str)
         ax.set_yscale("log")
     else:
         ax.set_ylim(bottom=0)
-    ax.set_xlabel(PLOT_LABELS.get(pp.x, pp.x))
+    ax.set_xlabel(units.load_label(kind) if pp.x == "traffic.load_mbps_per_node" else PLOT_LABELS.get(pp.x, pp.x))
     label = PLOT_LABELS.get(column, column)
     ax.set_ylabel(f"Total {label[0].lower()}{label[1:]}" if y != column else label)
     ax.grid(True, alpha=0.3)
@@ -153,6 +154,16 @@ def sweep_plot_svg(frame: "pd.DataFrame", pp: PlotPlan, column: str, title: str)
     with matplotlib.rc_context({"svg.hashsalt": "ringlet", "svg.fonttype": "none"}):
         fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None, "Title": title})
     return buf.getvalue()
+
+
+def _load_note(kind: Optional[str]) -> str:
+    """What the load key measured, for the table's caption."""
+    raw = units.load_is_raw(kind)
+    if raw is False:
+        return ""
+    what = "is" if raw else "is, on a switch or Banyan,"
+    return (f"; <code>traffic.load_mbps_per_node</code> {what} the raw input per processor, headers and idles "
+            "included (84 bytes for 64 of payload), while <code>offered_mbps</code> is payload")
 
 
 def sweep_sections(folder: Path, page: Page) -> None:
@@ -184,6 +195,7 @@ def sweep_sections(folder: Path, page: Page) -> None:
     page.sections.append(Section("sweep", "Sweep", "".join(summary)))
 
     pp = plan_plots(frame, keys)
+    kind = family_of(frame, store)
     if pp is None:
         plots = "<p>One point: nothing to plot.</p>"
     else:
@@ -200,7 +212,7 @@ def sweep_sections(folder: Path, page: Page) -> None:
         for column, title in shown:
             if column not in frame.columns:
                 continue
-            svg = sweep_plot_svg(frame, pp, column, f"{title} vs {pp.x}")
+            svg = sweep_plot_svg(frame, pp, column, f"{title} vs {pp.x}", kind)
             plots += (f'<figure class="plot">{img(svg, "image/svg+xml", f"{title} vs {pp.x}")}'
                       f"<figcaption>{escape(title)} vs <code>{escape(pp.x)}</code>. {escape(caption.strip())}"
                       "</figcaption></figure>")
@@ -212,7 +224,8 @@ def sweep_sections(folder: Path, page: Page) -> None:
     rows = ([escape(number(v)) for v in r] for r in frame[shown].itertuples(index=False, name=None))
     page.sections.append(Section(
         "sweep-table", "Results",
-        "<p>Every row of the sweep table (throughput in MB/s, latency in ns); each point's provenance "
+        "<p>Every row of the sweep table (throughput, offered load and loss in MB/s of payload; latency in ns, "
+        "per packet)" + _load_note(kind) + "; each point's provenance "
         'is in the <a href="#sweep-provenance">next section</a>.</p>'
         f'<div class="scroll">{html_table(shown, rows, numeric)}</div>'))
 

@@ -118,7 +118,7 @@ def _plot(points: "pd.DataFrame", keys: Sequence[str], found: dict[int, list[dic
     out = ""
     for column, title in (("bus_utilization_max", "Busiest B-Link utilisation"),
                           ("bus_utilization_mean", "Mean B-Link utilisation")):
-        svg = sweep_plot_svg(frame, pp, column, f"{title} vs {pp.x}")
+        svg = sweep_plot_svg(frame, pp, column, f"{title} vs {pp.x}", "sci-switch")  # (a switch family's load is raw)
         lines = f"One line per {' and '.join(pp.group_by)}" if pp.group_by else "One line"
         out += (f'<figure class="plot">{img(svg, "image/svg+xml", f"{title} vs {pp.x}")}'
                 f"<figcaption>{escape(title)} (over the point's switches) vs <code>{escape(pp.x)}</code>. "

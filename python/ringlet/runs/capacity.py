@@ -365,8 +365,9 @@ class _Search:
         if value not in self.probes:
             from .sweep import run_sweep
 
+            # (No pre-flight warnings: a search probes past saturation on purpose.)
             done = run_sweep(self.scenario, {self.key: [value]}, store=self.store, replications=self.replications,
-                             **self.where)
+                             preflight_checks=False, **self.where)
             if done.outcome.failures:
                 raise done.error()
             self.computed += done.outcome.computed

@@ -367,8 +367,12 @@ class Store:
         return frame(table, cols)
 
 
+#: The figures of a result that are not simulated: its wall time and, of it, its set-up.
+WALL_FIELDS = ("wall_time_s", "setup_time_s")
+
+
 def compare_results(stored: str, new: str) -> list[str]:
-    """Where two runs' JSON differ, ignoring ``wall_time_s`` (the one figure that is
+    """Where two runs' JSON differ, ignoring :data:`WALL_FIELDS` (the figures that are
     not simulated); empty when they are bit-identical. Floats are compared by
     their shortest round-trip text, so distinct doubles always differ."""
     diffs: list[str] = []
@@ -376,7 +380,7 @@ def compare_results(stored: str, new: str) -> list[str]:
     def walk(a: Any, b: Any, where: str) -> None:
         if isinstance(a, dict) and isinstance(b, dict):
             for k in list(a) + [k for k in b if k not in a]:
-                if where == "" and k == "wall_time_s":
+                if where == "" and k in WALL_FIELDS:
                     continue
                 if k not in a or k not in b:
                     diffs.append(f"{where}{k}: only in the {'new' if k in b else 'stored'} result")

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping, Optional, Sequence
 
 from .. import _core
+from ..api import preflight
 from ..api.errors import ScenarioError
 from ..api.scenario import Override, Scenario
 from .executors import make_executor
@@ -206,8 +207,11 @@ def run_sweep(
     scheduler: Optional[str] = None,
     replications: int = 1,
     out: "str | os.PathLike[str] | None" = None,
+    preflight_checks: bool = True,
 ) -> SweepRun:
-    """Plans, runs and tabulates a sweep, failures included (see :func:`sweep`).
+    """Plans, runs and tabulates a sweep, failures included (see :func:`sweep`);
+    ``preflight_checks``: warn of what makes its points pointless
+    (:mod:`ringlet.api.preflight`), once per kind.
 
     Everything is checked before anything runs, in this order: the counts,
     every point, the executor, ``out``, the store. A store opened here (from
@@ -219,6 +223,8 @@ def run_sweep(
         check_count("processes", processes, MAX_PROCESSES)
     check_count("replications", replications, MAX_REPLICATIONS)
     plan = points(scenario, grid, replications)
+    if preflight_checks:
+        preflight.warn(preflight.sweep_checks(scenario, [ov for _, ov in plan]), stacklevel=3)
     runner = make_executor(executor, processes, scheduler)
     opened = out is not None or (store is not None and not isinstance(store, Store))
     if out is not None:

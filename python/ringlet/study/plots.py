@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Optional, Sequence
 
 from .curves import curve, ordered_values
 from .extract import Difference, ExtractError, Pick, filter_rows, model_column, same_value
+from ..api import units
 from .format import Figure, PlotSpec, Quote, Study, default_x
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -26,13 +27,13 @@ LABEL_BOX = {"boxstyle": "round,pad=0.15", "facecolor": "white", "edgecolor": "n
 
 #: Axis labels for common columns when the study gives none.
 DEFAULT_LABELS = {
-    "traffic.load_mbps_per_node": "Offered load per node (MB/s)",
-    "throughput_mbps": "Effective throughput (MB/s)",
-    "total_throughput_mbps": "Total effective throughput (MB/s)",
-    "latency_ns_mean": "Mean one-way latency (ns)",
-    "total_latency_ns_mean": "Mean one-way latency (ns)",
-    "latency_ns_p99": "p99 one-way latency (ns)",
-    "total_latency_ns_p99": "p99 one-way latency (ns)",
+    "traffic.load_mbps_per_node": units.LOAD_LABELS["either"],
+    "throughput_mbps": "Effective throughput, payload (MB/s)",
+    "total_throughput_mbps": "Total effective throughput, payload (MB/s)",
+    "latency_ns_mean": "Mean one-way packet latency (ns)",
+    "total_latency_ns_mean": "Mean one-way packet latency (ns)",
+    "latency_ns_p99": "p99 one-way packet latency (ns)",
+    "total_latency_ns_p99": "p99 one-way packet latency (ns)",
 }
 
 

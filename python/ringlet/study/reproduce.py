@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping, Optional, Sequence
 
 from .. import _core, files
+from ..api import preflight
 from ..api.errors import ScenarioError
 from ..api.scenario import Override
 from ..runs.executors import LocalExecutor
@@ -276,6 +277,7 @@ def run_study(
     names = [f"{fig.id}.{ext}" for fig in figures for ext in ("csv", "png", "svg")]
     out = files.check_out_dir(out, StudyError, [*names, "validation.csv", "sensitivity.csv", "validation.md"])
     the_plan = plan(study, figures, quick)
+    preflight.warn(preflight.study_checks(the_plan.work), stacklevel=3)
     files.make_dir(out, StudyError)
 
     # Points go into the results store under ``out`` as they finish: an interrupted
