@@ -60,7 +60,7 @@ pub struct Traffic {
     /// trace are as they were.
     #[serde(skip_serializing_if = "Source::is_generator")]
     pub source: Source,
-    /// With a trace: its file, an absolute path.
+    /// Its trace file, an absolute path (read with `source = "trace"` only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub trace: Option<String>,
     /// With a trace: the SHA-256 of its content, 64 hex digits.
@@ -194,18 +194,19 @@ impl Get<'_> {
     }
 }
 
-/// `traffic` with its trace file, where it reads one: the path made
-/// absolute and the file's digest, checked against a written one. A trace
-/// named with the built-in generator is not read (a sweep may switch
-/// `traffic.source` over one scenario).
+/// `traffic` with its trace file: the path made absolute, and where it
+/// reads the file, the file's digest, checked against a written one. A
+/// trace named with the built-in generator is kept (a sweep may switch
+/// `traffic.source` over one scenario) but not read.
 fn with_trace(mut traffic: Traffic, values: &Values) -> Result<Traffic, String> {
-    if traffic.source == Source::Generator {
-        return Ok(traffic);
-    }
     let text = |key| match values.get(&("traffic", key)) {
         Some(Val::Str(s)) => Some(s.clone()),
         _ => None,
     };
+    if traffic.source == Source::Generator {
+        traffic.trace = text("trace").map(|p| crate::trace_file::absolute(&p)).transpose()?;
+        return Ok(traffic);
+    }
     let Some(path) = text("trace") else {
         return Err("traffic.trace: expected a CSV or Parquet file with traffic.source = \"trace\", got none".to_string());
     };

@@ -12,13 +12,15 @@ from .console import show, wrote
 
 def cmd_run(args: argparse.Namespace) -> int:
     scenario = Scenario.load(args.file).with_overrides([split_set(s) for s in args.sets])
-    result = scenario.run(progress=True)  # a bar on a terminal only
+    result = scenario._run(progress=True)  # a bar on a terminal only
     if args.json:
         print(result.to_json())
     else:
         from .render import result_view
 
         show(result_view(result.raw), wide=args.wide)
+    for w in result.trace_warnings:  # (the view says them too; on stderr, also with --json)
+        print(f"warning: trace: {w}", file=sys.stderr)
     return 0
 
 
