@@ -10,7 +10,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 dir=${1:-$(mktemp -d)}
 cargo build --release -q -p ringlet --example run_scenario --manifest-path "$root/Cargo.toml"
-bin="$root/target/release/examples/run_scenario"
+bin="${CARGO_TARGET_DIR:-$root/target}/release/examples/run_scenario"
 cat > "$dir/ring.toml" <<'TOML'
 [network]
 nodes = 8

@@ -208,7 +208,7 @@ fn decode(spec: &TraceSpec, l: &Layout, cells: &[Cell]) -> Result<TraceRow, Stri
         Some(k) => text(cell(k), "transaction")?,
         None => None,
     };
-    let bytes = match l.bytes.map(|k| cell(k)) {
+    let bytes = match l.bytes.map(cell) {
         None | Some(Cell::Null) => None,
         Some(Cell::Text(t)) if t.trim().is_empty() => None,
         Some(c) => Some(int(c, "bytes")?),
@@ -220,7 +220,7 @@ fn decode(spec: &TraceSpec, l: &Layout, cells: &[Cell]) -> Result<TraceRow, Stri
         return Err("columns transaction, bytes: expected the kind of transaction in one of them, got neither".to_string());
     }
     let kind = spec.kind(name, bytes)?;
-    let priority = match l.priority.map(|k| cell(k)) {
+    let priority = match l.priority.map(cell) {
         None | Some(Cell::Null) => 0,
         Some(c) => {
             let p = int(c, "priority")?;
