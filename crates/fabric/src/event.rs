@@ -103,8 +103,8 @@ impl Event {
             7 => Event::EmitControl { iface: node, pending: b },
             8 => Event::BusFree { agent: node },
             9 => Event::Queued { iface: node, pkt: b },
-            10 => Event::Reconfigure { index: b },
-            _ => Event::TraceRow,
+            11 => Event::TraceRow,
+            _ => Event::Reconfigure { index: b },
         }
     }
 }

@@ -54,7 +54,8 @@ class Result:
     network family: ``per_priority``, ``per_node``, ``per_link``,
     ``per_ringlet``, ``per_class``, ``per_node_priority``, ``per_inversion``,
     ``per_interval``, ``per_switch``, ``per_port``, ``per_vc``, and
-    ``reconfiguration``, a GigaRing fold's figures (one object in the JSON,
+    ``reconfiguration``, a GigaRing fold's figures, and ``trace``, a
+    trace-driven run's trace beside its windows (each one object in the JSON,
     a one-row table here). A table the run did not report is an empty frame
     with the schema's columns (``per_switch`` of a ring, ``reconfiguration``
     of a run without a fault). ``r.tables`` is the tuple of the names this run

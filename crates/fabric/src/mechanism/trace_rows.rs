@@ -74,7 +74,10 @@ impl<P: RingProtocol> Fabric<P> {
     }
 
     /// The rows due now: each a transaction into its source's application
-    /// queue, in the trace's order; then the next row's event.
+    /// queue, in the trace's order; then the next row's event. (Kept out
+    /// of the event loop: inlined there, it cost runs without a trace
+    /// instructions.)
+    #[inline(never)]
     pub(super) fn on_trace_row(&mut self) {
         let now = self.sched.now();
         loop {
@@ -129,10 +132,18 @@ impl<P: RingProtocol> Fabric<P> {
         self.replay.as_ref().filter(|r| r.survey.rows > 0).map_or(0.0, |r| r.issued as f64 / r.survey.rows as f64)
     }
 
-    /// Once the trace is issued whole, the run stops when nothing of it is left.
-    #[inline]
+    /// Once the trace is issued whole, the run stops when nothing of it is
+    /// left (one test of a flag where a transaction ends, in a run without a trace).
+    #[inline(always)]
     pub(super) fn check_drained(&mut self) {
-        if self.trace_drained && self.stop.is_none() && self.generated == self.completed + self.lost {
+        if self.trace_drained {
+            self.stop_if_drained();
+        }
+    }
+
+    #[inline(never)]
+    fn stop_if_drained(&mut self) {
+        if self.stop.is_none() && self.generated == self.completed + self.lost {
             self.stop = Some(Stop::TraceDone);
         }
     }
