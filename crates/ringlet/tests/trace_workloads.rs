@@ -183,7 +183,7 @@ fn the_reader_meets_a_bad_row_as_an_error_not_a_panic() {
     let mut r = ringlet_fabric::trace_source::TraceReader::open(path.to_str().unwrap(), ringlet_fabric::trace_source::TraceSpec::new(&topo, &p, 1)).unwrap();
     let mut read = 0;
     let e = loop {
-        match r.next() {
+        match r.next_row() {
             Ok(Some(_)) => read += 1,
             Ok(None) => panic!("the bad row is read"),
             Err(e) => break e,

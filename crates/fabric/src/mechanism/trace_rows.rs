@@ -84,7 +84,7 @@ impl<P: RingProtocol> Fabric<P> {
             let replay = self.replay.as_mut().expect("a trace is replayed");
             let reader = replay.reader.as_mut().expect("the trace is open");
             let due = match reader.peek() {
-                Ok(Some(at)) if at <= now => reader.next().map(|r| r.expect("peeked")),
+                Ok(Some(at)) if at <= now => reader.next_row().map(|r| r.expect("peeked")),
                 Ok(Some(at)) => {
                     self.sched.at(at, Event::TraceRow.pack());
                     break;

@@ -2,7 +2,7 @@
 //! transaction per record, read through a buffered reader one record at a
 //! time into a reused record (no allocation per row).
 
-use super::{Cell, Rows, TraceRow};
+use super::{Cell, Decode, Rows, TraceRow};
 use std::fs::File;
 use std::io::BufReader;
 
@@ -34,7 +34,7 @@ impl Rows for CsvRows {
         &self.names
     }
 
-    fn next_row(&mut self, f: &mut dyn FnMut(&[Cell], u64) -> Result<TraceRow, String>) -> Result<Option<TraceRow>, String> {
+    fn next_row(&mut self, f: &mut Decode<'_>) -> Result<Option<TraceRow>, String> {
         match self.reader.read_byte_record(&mut self.record) {
             Ok(false) => return Ok(None),
             Ok(true) => {}

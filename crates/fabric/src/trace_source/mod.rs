@@ -247,13 +247,16 @@ fn decode(spec: &TraceSpec, l: &Layout, cells: &[Cell]) -> Result<TraceRow, Stri
     Ok(TraceRow { at: ns_to_time(t), src: spec.endpoints[src].0, dst: spec.endpoints[dst].0, priority, kind })
 }
 
+/// What a format's reader does with a row: its cells and CSV line number to a [`TraceRow`].
+pub(crate) type Decode<'a> = dyn FnMut(&[Cell], u64) -> Result<TraceRow, String> + 'a;
+
 /// Rows as a file format gives them.
 pub(crate) trait Rows {
     /// The column names, in order.
     fn names(&self) -> &[String];
     /// Calls `f` with the next row's cells and its line number (for CSV;
     /// 0: none), or returns `None` at the end.
-    fn next_row(&mut self, f: &mut dyn FnMut(&[Cell], u64) -> Result<TraceRow, String>) -> Result<Option<TraceRow>, String>;
+    fn next_row(&mut self, f: &mut Decode<'_>) -> Result<Option<TraceRow>, String>;
 }
 
 fn open(path: &str) -> Result<Box<dyn Rows>, String> {
@@ -287,7 +290,7 @@ impl TraceReader {
     }
 
     /// The next row, or `None` after the last; an error names the file, the row and the column.
-    pub fn next(&mut self) -> Result<Option<TraceRow>, String> {
+    pub fn next_row(&mut self) -> Result<Option<TraceRow>, String> {
         if self.chunk.is_empty() && !self.done {
             self.refill()?;
         }
@@ -351,7 +354,7 @@ pub struct Survey {
 pub fn survey(path: &str, spec: &TraceSpec, warmup_end: Time) -> Result<Survey, String> {
     let mut r = TraceReader::open(path, spec.clone())?;
     let mut s = Survey::default();
-    while let Some(row) = r.next()? {
+    while let Some(row) = r.next_row()? {
         if s.rows == 0 {
             s.first = row.at;
         }

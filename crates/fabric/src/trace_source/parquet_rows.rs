@@ -3,7 +3,7 @@
 //! never the whole file. Integer, floating-point and string columns are
 //! read; compression: none or Snappy (pyarrow's default).
 
-use super::{Cell, Rows, TraceRow};
+use super::{Cell, Decode, Rows, TraceRow};
 use parquet::file::reader::{FileReader, SerializedFileReader};
 use parquet::record::reader::RowIter;
 use parquet::record::Field;
@@ -46,7 +46,7 @@ impl Rows for ParquetRows {
         &self.names
     }
 
-    fn next_row(&mut self, f: &mut dyn FnMut(&[Cell], u64) -> Result<TraceRow, String>) -> Result<Option<TraceRow>, String> {
+    fn next_row(&mut self, f: &mut Decode<'_>) -> Result<Option<TraceRow>, String> {
         let row = match self.rows.next() {
             None => return Ok(None),
             Some(Err(e)) => return Err(format!("cannot read the trace: {e}")),
