@@ -65,6 +65,8 @@ def accepted(accepts: str) -> st.SearchStrategy[str]:
         lo = float(at_least[1])
         return st.one_of(st.floats(lo, lo + 1e6).map(repr),
                          st.sampled_from([repr(lo), repr(lo - 1), "-0.0", "1e300"]))
+    if not re.match(r"(integer|number) ", accepts):  # free text: a file path (traffic.trace), a digest
+        return st.sampled_from([toml_string(t) for t in ("t.csv", "missing.parquet", "t.txt", "", "0" * 64)])
     kind, low, high = re.fullmatch(r"(integer|number) (\S+)\.\.(\S+)", accepts).groups()
     if kind == "integer":
         lo, hi = int(low), int(high)

@@ -16,6 +16,9 @@ pub enum Stop {
     TraceEnd,
     /// The caller's progress function asked to stop.
     Interrupted,
+    /// A trace-driven run's trace is done: every row issued and every
+    /// transaction completed or lost.
+    TraceDone,
 }
 
 impl Stop {
@@ -27,6 +30,7 @@ impl Stop {
             Stop::Backlog => "backlog",
             Stop::TraceEnd => "trace_end",
             Stop::Interrupted => "interrupted",
+            Stop::TraceDone => "trace_done",
         }
     }
 }

@@ -36,6 +36,8 @@ pub(crate) enum Event {
     Queued { iface: u16, pkt: u32 },
     /// The network changes: the fabric's reconfiguration `index` happens.
     Reconfigure { index: u32 },
+    /// The next rows of a trace are due (`traffic.source = "trace"`).
+    TraceRow,
 }
 
 impl Event {
@@ -60,6 +62,7 @@ impl Event {
             Event::BusFree { agent } => (8, agent, 0, 0),
             Event::Queued { iface, pkt } => (9, iface, 0, pkt),
             Event::Reconfigure { index } => (10, 0, 0, index),
+            Event::TraceRow => (11, 0, 0, 0),
         };
         debug_assert!(a <= Self::A_MASK, "field {a} does not fit the packed event's 12 bits");
         kind | (node as u64) << Self::NODE_SHIFT | ((a & Self::A_MASK) as u64) << Self::A_SHIFT | (b as u64) << 32
@@ -100,6 +103,7 @@ impl Event {
             7 => Event::EmitControl { iface: node, pending: b },
             8 => Event::BusFree { agent: node },
             9 => Event::Queued { iface: node, pkt: b },
+            11 => Event::TraceRow,
             _ => Event::Reconfigure { index: b },
         }
     }
@@ -127,6 +131,7 @@ mod tests {
                 Event::BusFree { agent: iface },
                 Event::Queued { iface, pkt: wide },
                 Event::Reconfigure { index: wide },
+                Event::TraceRow,
             ]);
         }
         for e in events {

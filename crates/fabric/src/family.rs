@@ -56,8 +56,19 @@ pub struct Outcome {
     pub started: std::time::Instant,
 }
 
-/// Runs a built fabric in `mode`.
-pub fn drive<P: RingProtocol>(fabric: Fabric<P>, mode: Mode<'_>) -> Outcome {
+/// Runs a built fabric in `mode`: first its trace, if it replays one, is
+/// checked and opened (an error names the file, row and column); a row
+/// unreadable mid-run is an error too, never a partial result.
+pub fn drive<P: RingProtocol>(mut fabric: Fabric<P>, mode: Mode<'_>) -> Result<Outcome, String> {
+    fabric.start_trace()?;
+    let mut outcome = run_in(fabric, mode);
+    match outcome.report.trace_error.take() {
+        Some(e) => Err(e),
+        None => Ok(outcome),
+    }
+}
+
+fn run_in<P: RingProtocol>(fabric: Fabric<P>, mode: Mode<'_>) -> Outcome {
     let started = std::time::Instant::now();
     match mode {
         Mode::Plain => Outcome { report: fabric.run(), trace: None, interrupted: false, started },

@@ -437,7 +437,7 @@ mod tests {
 
     fn params() -> Params {
         let shape = Shape { request_len: 8, request_class: 0, response_len: 40, response_class: 1, responses: 1, data_bytes: 64, data_in_response: true, requests: 1, packet_bytes: 0, last_len: 0, load_bytes: 64 };
-        Params { cycle: 2000, separator: 1, echo_len: 4, bypass_fifo_symbols: 41, iqst: [0; MAX_CLASSES], input_queue: [5; MAX_CLASSES], output_queue: 8, shapes: vec![shape], shares: vec![1.0], sources: Default::default(), classes: Classes::requests_and_responses(), client: Default::default() }
+        Params { cycle: 2000, separator: 1, echo_len: 4, bypass_fifo_symbols: 41, iqst: [0; MAX_CLASSES], input_queue: [5; MAX_CLASSES], output_queue: 8, shapes: vec![shape], shares: vec![1.0], kind_names: vec!["read64"], sources: Default::default(), classes: Classes::requests_and_responses(), client: Default::default() }
     }
 
     /// The fields every event looks at first stay where `Iface`'s layout

@@ -35,6 +35,7 @@ pub mod report;
 pub mod series;
 pub mod topology;
 pub mod trace;
+pub mod trace_source;
 pub mod traffic;
 
 pub use mechanism::{Analytic, Fabric};

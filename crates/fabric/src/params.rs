@@ -180,6 +180,9 @@ pub struct Params {
     pub shapes: Vec<Shape>,
     /// The share of each sender's offered load each kind takes (sums to 1).
     pub shares: Vec<f64>,
+    /// Each kind's name (`traffic.transaction`'s, or the family's own for
+    /// the kinds of a mix): what a trace's `transaction` column gives.
+    pub kind_names: Vec<&'static str>,
     /// How the traffic sources start and where `local` traffic goes.
     pub sources: Sources,
     pub classes: Classes,

@@ -455,7 +455,7 @@ table! {
         measure_time_ns: f64 ["ns"],
         /// Batch-means batches closed in the measurement window.
         batches: usize [""],
-        /// Why the run stopped: transactions, precision, time_cap, backlog, trace_end or interrupted.
+        /// Why the run stopped: transactions, precision, time_cap, backlog, trace_end (a traced run's window), interrupted, or trace_done (a trace-driven run's trace played out).
         stopped_by: &'static str [""],
         /// The analytic model's throughput (docs/analytic.md): the offered data, capped where the busiest resource saturates.
         model_throughput_mbps: f64 ["MB/s"],
@@ -467,6 +467,40 @@ table! {
         model_bottleneck: String [""],
         /// That resource's utilisation at this load in the model (1 or more: saturated).
         model_utilization: f64 [""],
+    }
+}
+
+table! {
+    /// A trace-driven run's trace (`traffic.source = "trace"`) beside its
+    /// windows: what the file holds, what was issued when, and why the two
+    /// may part.
+    pub struct TraceReport {
+        /// The trace file (absolute path).
+        file: String [""],
+        /// SHA-256 of its content (part of the scenario hash).
+        sha256: String [""],
+        /// Rows in the file: one transaction each.
+        rows: u64 [""],
+        /// Time of its first row.
+        first_ns: f64 ["ns"],
+        /// Time of its last row.
+        last_ns: f64 ["ns"],
+        /// Rows of the file due before the warm-up ends.
+        rows_due_in_warmup: u64 [""],
+        /// Rows issued before the run stopped.
+        rows_issued: u64 [""],
+        /// Of them, issued in the warm-up (their transactions are measured only if they complete after it).
+        rows_issued_in_warmup: u64 [""],
+        /// Of them, issued in the measurement window (the offered load counts these).
+        rows_issued_measured: u64 [""],
+        /// The warm-up's length (run.warmup_ns).
+        warmup_ns: f64 ["ns"],
+        /// The measurement window: from the warm-up's end...
+        measure_from_ns: f64 ["ns"],
+        /// ...to the run's end.
+        measure_to_ns: f64 ["ns"],
+        /// Where trace and run part: the trace ends before the warm-up does, or the run stopped before the trace was done.
+        warnings: Vec<String> [""],
     }
 }
 
@@ -511,6 +545,9 @@ pub struct Report {
     /// The run interval by interval around a failure (with a fault only).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub per_interval: Vec<IntervalReport>,
+    /// A trace-driven run's trace beside its windows; absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trace: Option<TraceReport>,
     pub counters: Counters,
     pub conservation: Conservation,
     /// The most packets alive at once (echoes and control packets
@@ -519,6 +556,10 @@ pub struct Report {
     /// network, so not among the results.
     #[serde(skip)]
     pub packets_peak: u64,
+    /// A trace row that could not be read once the run had begun: the run
+    /// is an error, not a result (`family::drive`).
+    #[serde(skip)]
+    pub trace_error: Option<String>,
 }
 
 impl std::ops::Deref for Report {
@@ -595,6 +636,7 @@ pub fn schema() -> serde_json::Value {
         },
         "client": cols(ClientFigures::COLUMNS),
         "reconfiguration": cols(ReconfigurationReport::COLUMNS),
+        "trace": cols(TraceReport::COLUMNS),
         "counters": cols(Counters::COLUMNS),
         "conservation": cols(Conservation::COLUMNS),
         "sweep": {
@@ -638,6 +680,7 @@ mod tests {
             (NodePriorityReport::COLUMNS, keys::<NodePriorityReport>()),
             (ClientFigures::COLUMNS, keys::<ClientFigures>()),
             (ReconfigurationReport::COLUMNS, keys::<ReconfigurationReport>()),
+            (TraceReport::COLUMNS, keys::<TraceReport>()),
             (IntervalReport::COLUMNS, keys::<IntervalReport>()),
             (Counters::COLUMNS, keys::<Counters>()),
             (Conservation::COLUMNS, keys::<Conservation>()),

@@ -224,6 +224,32 @@ impl Traffic {
         };
         weights.into_iter().filter(|&(_, p)| p > 0.0).map(|(k, p)| (self.endpoints[k as usize], p)).collect()
     }
+
+    /// The transactions these sources generate before `until`, as trace
+    /// rows in the order a fabric would issue them (by time; at equal
+    /// times, in the order their arrivals were scheduled): the built-in
+    /// traffic written out, row for row, for a trace-driven run to replay.
+    pub fn rows_until(&mut self, until: Time) -> Vec<crate::trace_source::TraceRow> {
+        use std::cmp::Reverse;
+        let mut due = std::collections::BinaryHeap::new();
+        let mut seq = 0u64;
+        for i in 0..self.sources.len() {
+            due.push(Reverse((self.first_gap(i), seq, i)));
+            seq += 1;
+        }
+        let mut rows = Vec::new();
+        while let Some(Reverse((at, _, i))) = due.pop() {
+            if at >= until {
+                break;
+            }
+            let dst = self.destination(i);
+            let s = &self.sources[i];
+            rows.push(crate::trace_source::TraceRow { at, src: s.agent, dst, priority: s.priority, kind: s.kind });
+            due.push(Reverse((at + self.next_gap(i), seq, i)));
+            seq += 1;
+        }
+        rows
+    }
 }
 
 impl Traffic {

@@ -103,6 +103,17 @@ pub fn kinds(k: &Settings) -> (Vec<Shape>, Vec<f64>) {
     }
 }
 
+/// The names of [`kinds`], as a trace's `transaction` column gives them (a
+/// mix's ReadBlk and WriteBlk of two sizes are told apart by their bytes).
+pub fn kind_names(k: &Settings) -> Vec<&'static str> {
+    match k.transaction {
+        Transaction::ReadBlk => vec!["readblk"],
+        Transaction::WriteBlk => vec!["writeblk"],
+        Transaction::Message => vec!["message"],
+        Transaction::Mixed => vec!["message", "readblk", "writeblk", "readblk", "writeblk"],
+    }
+}
+
 /// The ring interfaces' shared parameters.
 pub fn params(k: &Settings) -> Params {
     let (shapes, shares) = kinds(k);
@@ -124,6 +135,7 @@ pub fn params(k: &Settings) -> Params {
         output_queue: k.send_buffer,
         shapes,
         shares,
+        kind_names: kind_names(k),
         sources: Sources::default(),
         classes: classes(),
         client: ClientRules {

@@ -78,6 +78,7 @@ fn real_entry() -> impl Strategy<Value = (String, String, String)> {
             Kind::Bool => any::<bool>().prop_map(|b| b.to_string()).boxed(),
             Kind::Protocol => prop::sample::select(protocols.clone()).boxed(),
             Kind::Family => prop::sample::select(kinds.clone()).boxed(),
+            Kind::Text(_) => prop::sample::select(vec!["\"t.csv\"", "\"t.parquet\"", "\"\"", "\"a\\nb.csv\""]).prop_map(String::from).boxed(),
         };
         (Just(p.section.to_string()), Just(p.key.to_string()), prop_oneof![4 => fitting, 1 => value()])
     })

@@ -17,10 +17,12 @@ mod error;
 mod parse;
 pub mod schema;
 mod scenario;
+mod trace_file;
 
 pub use error::ScenarioError;
 pub use parse::{parse_override, Overrides};
 pub use scenario::*;
+pub use trace_file::sha256 as trace_sha256;
 
 /// Parses and validates scenario text against `schema`, overrides applied.
 pub fn load_str(schema: &schema::Schema, text: &str, overrides: &[(String, String)]) -> Result<Scenario, ScenarioError> {
@@ -40,7 +42,9 @@ pub fn load_named(schema: &schema::Schema, text: &str, origin: &str, overrides: 
     // A syntax error's line and column mean something only with the file
     // they are in; errors about keys name the key instead.
     let table = parse::parse_table(text).map_err(|e| ScenarioError::new(format!("{origin}: {}", e.message)))?;
-    parse::from_table(schema, table, overrides)
+    // Files the scenario names are found beside it.
+    let folder = std::path::Path::new(origin).parent().map(|d| if d.as_os_str().is_empty() { std::path::Path::new(".") } else { d });
+    parse::from_table(schema, table, overrides, folder)
 }
 
 #[cfg(test)]

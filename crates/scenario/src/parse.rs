@@ -4,6 +4,7 @@ use crate::error::ScenarioError;
 use crate::scenario::Scenario;
 use crate::schema::{self, FamilySchema, Kind, Schema};
 use std::collections::BTreeMap;
+use std::path::Path;
 use toml::Value;
 
 /// `--set KEY=VALUE` pairs, applied in order on top of the file.
@@ -113,6 +114,10 @@ fn check(schema: &Schema, family: &FamilySchema, p: &schema::Param, v: &Value) -
             Value::Boolean(b) => Ok(Val::Bool(*b)),
             _ => Err(ScenarioError::new(format!("{name}: expected true or false, got {}", describe(v)))),
         },
+        Kind::Text(what) => match v {
+            Value::String(s) if !s.is_empty() => Ok(Val::Str(s.clone())),
+            _ => Err(ScenarioError::new(format!("{name}: expected {what} (a string), got {}", describe(v)))),
+        },
     }
 }
 
@@ -122,11 +127,22 @@ pub(crate) fn parse_table(text: &str) -> Result<toml::Table, ScenarioError> {
 }
 
 pub(crate) fn parse(schema: &Schema, text: &str, overrides: &Overrides) -> Result<Scenario, ScenarioError> {
-    from_table(schema, parse_table(text)?, overrides)
+    from_table(schema, parse_table(text)?, overrides, None)
 }
 
-/// A parsed TOML table with overrides applied, validated.
-pub(crate) fn from_table(schema: &Schema, mut table: toml::Table, overrides: &Overrides) -> Result<Scenario, ScenarioError> {
+/// A parsed TOML table with overrides applied, validated. A relative file
+/// path the table itself names (`traffic.trace`) is taken from `folder`,
+/// the scenario file's, if given; the scenario keeps it absolute, and
+/// relative paths left (overrides', text's without a file) are taken from
+/// the current directory.
+pub(crate) fn from_table(schema: &Schema, mut table: toml::Table, overrides: &Overrides, folder: Option<&Path>) -> Result<Scenario, ScenarioError> {
+    if let (Some(folder), Some(Value::Table(traffic))) = (folder, table.get_mut("traffic")) {
+        if let Some(Value::String(path)) = traffic.get_mut("trace") {
+            if Path::new(path.as_str()).is_relative() && !path.is_empty() {
+                *path = folder.join(path.as_str()).to_string_lossy().into_owned();
+            }
+        }
+    }
     for (key, raw) in overrides {
         let (section, name) = key
             .split_once('.')

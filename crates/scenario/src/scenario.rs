@@ -24,6 +24,22 @@ pub enum Destinations {
     Permutation,
 }
 
+/// Where a run's transactions come from (`traffic.source`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Source {
+    /// The built-in sources: `arrivals`, `load_mbps_per_node`, `destinations`.
+    Generator,
+    /// The rows of a trace file (`traffic.trace`).
+    Trace,
+}
+
+impl Source {
+    fn is_generator(&self) -> bool {
+        *self == Source::Generator
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Network {
     /// A network family the schema registers.
@@ -39,6 +55,17 @@ pub struct Traffic {
     pub destinations: Destinations,
     pub hotspot_node: u32,
     pub hotspot_fraction: f64,
+    /// Left out of the scenario's JSON and TOML (and so of its hash) with
+    /// the built-in generator, as are the trace keys: scenarios that use no
+    /// trace are as they were.
+    #[serde(skip_serializing_if = "Source::is_generator")]
+    pub source: Source,
+    /// Its trace file, an absolute path (read with `source = "trace"` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trace: Option<String>,
+    /// With a trace: the SHA-256 of its content, 64 hex digits.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trace_sha256: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -167,6 +194,34 @@ impl Get<'_> {
     }
 }
 
+/// `traffic` with its trace file: the path made absolute, and where it
+/// reads the file, the file's digest, checked against a written one. A
+/// trace named with the built-in generator is kept (a sweep may switch
+/// `traffic.source` over one scenario) but not read.
+fn with_trace(mut traffic: Traffic, values: &Values) -> Result<Traffic, String> {
+    let text = |key| match values.get(&("traffic", key)) {
+        Some(Val::Str(s)) => Some(s.clone()),
+        _ => None,
+    };
+    if traffic.source == Source::Generator {
+        traffic.trace = text("trace").map(|p| crate::trace_file::absolute(&p)).transpose()?;
+        return Ok(traffic);
+    }
+    let Some(path) = text("trace") else {
+        return Err("traffic.trace: expected a CSV or Parquet file with traffic.source = \"trace\", got none".to_string());
+    };
+    let path = crate::trace_file::absolute(&path)?;
+    let digest = crate::trace_file::sha256(&path)?;
+    if let Some(written) = text("trace_sha256") {
+        if !written.eq_ignore_ascii_case(&digest) {
+            return Err(format!("traffic.trace_sha256: the trace file {path} has changed: its SHA-256 is {digest}, the scenario gives {written}"));
+        }
+    }
+    traffic.trace = Some(path);
+    traffic.trace_sha256 = Some(digest);
+    Ok(traffic)
+}
+
 fn default_of(p: &Param) -> Option<Val> {
     match p.default {
         Default::Int(i) => Some(Val::Int(i)),
@@ -229,7 +284,14 @@ impl Scenario {
             },
             hotspot_node,
             hotspot_fraction: g.float("traffic", "hotspot_fraction").expect("a default"),
+            source: match g.string("traffic", "source").as_str() {
+                "trace" => Source::Trace,
+                _ => Source::Generator,
+            },
+            trace: None,
+            trace_sha256: None,
         };
+        let traffic = with_trace(traffic, values).map_err(ScenarioError::new)?;
         let run = Run {
             seed: g.int("run", "seed") as u64,
             warmup_ns: g.float("run", "warmup_ns").expect("a default"),

@@ -27,6 +27,8 @@ pub enum Kind {
     Protocol,
     /// The name of a registered network family (`network.kind`).
     Family,
+    /// Any string; the text says what it holds (a file path, a digest).
+    Text(&'static str),
 }
 
 /// A default value, or none (the key is optional and absent means "off").
@@ -108,6 +110,12 @@ pub const CORE: &[Param] = &[
         doc: "The hot-spot node (destinations = \"hotspot\"); where only some nodes receive (a switch study's memories), numbered among those." },
     Param { section: "traffic", key: "hotspot_fraction", kind: Kind::Float { min: 0.0, max: 1.0 }, default: Default::Float(0.5),
         doc: "Fraction of each other node's transactions sent to the hot-spot; the rest is uniform over the remaining nodes." },
+    Param { section: "traffic", key: "source", kind: Kind::Choice(&["generator", "trace"]), default: Default::Str("generator"),
+        doc: "Where transactions come from: `generator`, the built-in sources (`arrivals`, `load_mbps_per_node`, `destinations`, ...), or `trace`, the rows of the file `traffic.trace`, each one transaction issued at its time (docs/traces.md); `priorities` still sets the priority levels." },
+    Param { section: "traffic", key: "trace", kind: Kind::Text("a file path"), default: Default::None,
+        doc: "With `source = \"trace\"`: a CSV (`.csv`) or Parquet (`.parquet`) file of transactions, columns `time_ns`, `src`, `dst`, and `transaction` or `bytes`, optionally `priority` and `vc` (docs/traces.md). A relative path is taken from the scenario file's folder (in `--set` and in text without a file, from the current directory); results are keyed by the file's content." },
+    Param { section: "traffic", key: "trace_sha256", kind: Kind::Text("64 hex digits"), default: Default::Derived("the trace file's SHA-256, read when the scenario is loaded"),
+        doc: "The SHA-256 of the trace file's content, part of the scenario hash: a changed file gives new results. Written (as a stored result's scenario has it), the file must still have it." },
     // [run]
     Param { section: "run", key: "seed", kind: Kind::Int { min: 0, max: i64::MAX }, default: Default::Int(1),
         doc: "Seed of all random streams; same scenario and seed give bit-identical results." },
@@ -275,6 +283,7 @@ fn key_table<'a>(keys: impl Iterator<Item = &'a Param>, family: &FamilySchema, f
             Kind::Choice(c) => names(&mut c.iter().copied()),
             Kind::Protocol => names(&mut family.protocols.iter().map(|p| p.name)),
             Kind::Family => names(&mut families.iter().map(|f| f.kind)),
+            Kind::Text(what) => what.to_string(),
         };
         let default = match p.default {
             Default::Int(v) => v.to_string(),

@@ -67,6 +67,11 @@ pub fn params(s: &Settings) -> Result<Params, String> {
             load_bytes: DATA_BYTES,
         }],
         shares: vec![1.0],
+        kind_names: vec![match s.transaction {
+            Transaction::Read64 => "read64",
+            Transaction::Write64 => "write64",
+            Transaction::Move64 => "move64",
+        }],
         sources: Default::default(),
         classes: Classes::requests_and_responses(),
         client: Default::default(),

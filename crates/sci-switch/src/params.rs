@@ -51,6 +51,10 @@ pub fn params(k: &Settings) -> Params {
             load_bytes: (with_data as u32 + separator) * SYMBOL_BYTES as u32,
         }],
         shares: vec![1.0],
+        kind_names: vec![match k.transaction {
+            Transaction::Dmove64 => "dmove64",
+            Transaction::Read64 => "read64",
+        }],
         sources: Sources { aligned: k.aligned, locality: k.locality },
         classes: Classes::requests_and_responses(),
         client: Default::default(),

@@ -27,7 +27,7 @@ def _table_property(name: str, doc: str) -> property:
 
 #: The report's one-row tables: a dict in the core's JSON, one row in the ``Result`` (a
 #: GigaRing fold's ``reconfiguration``), its columns from the schema's section of that name.
-ONE_ROW_TABLES = ("reconfiguration",)
+ONE_ROW_TABLES = ("reconfiguration", "trace")
 
 
 def table_names() -> tuple[str, ...]:
@@ -54,7 +54,8 @@ class Result:
     network family: ``per_priority``, ``per_node``, ``per_link``,
     ``per_ringlet``, ``per_class``, ``per_node_priority``, ``per_inversion``,
     ``per_interval``, ``per_switch``, ``per_port``, ``per_vc``, and
-    ``reconfiguration``, a GigaRing fold's figures (one object in the JSON,
+    ``reconfiguration``, a GigaRing fold's figures, and ``trace``, a
+    trace-driven run's trace beside its windows (each one object in the JSON,
     a one-row table here). A table the run did not report is an empty frame
     with the schema's columns (``per_switch`` of a ring, ``reconfiguration``
     of a run without a fault). ``r.tables`` is the tuple of the names this run
@@ -118,6 +119,10 @@ class Result:
     per_vc = _table_property(
         "per_vc", "One row per virtual channel of a GigaRing: the data its packets delivered; empty for "
                   "another family.")
+    trace = _table_property(
+        "trace", "A trace-driven run's trace (``traffic.source = \"trace\"``) as a one-row table: its file and "
+                 "SHA-256, rows, span, rows issued in the warm-up and in the measurement window, the window, and "
+                 "the warnings where trace and run part; empty for the built-in generator.")
     reconfiguration = _table_property(
         "reconfiguration", "A GigaRing fold (``[faults]``) as a one-row table: when the node failed, when the "
                            "rings folded, throughput and transaction latency before and after, packets sent "
@@ -141,6 +146,13 @@ class Result:
         return tuple(k for k, v in self._raw.items()
                      if (isinstance(v, list) and (schema.table(k) is not None or any(isinstance(r, dict) for r in v)))
                      or (k in ONE_ROW_TABLES and isinstance(v, dict)))
+
+    @property
+    def trace_warnings(self) -> list[str]:
+        """Where a trace-driven run's trace and windows part (the trace ends before the
+        warm-up does, or the run stopped before the trace was done); ``[]`` if they
+        do not, or without a trace."""
+        return list((self._raw.get("trace") or {}).get("warnings") or [])
 
     @property
     def starved_nodes(self) -> list[int]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import tomllib
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Optional, Sequence
 
 from .. import _core
@@ -24,6 +25,20 @@ def _validate(text: str, overrides: Sequence[Override], origin: Optional[str] = 
         return _core.validate(text, list(overrides), origin)
     except ValueError as e:
         raise ScenarioError(str(e)) from None
+
+
+def anchored(overrides: Sequence[Override], canonical: str) -> tuple[Override, ...]:
+    """``overrides`` with the trace file the scenario names (``traffic.trace``) as the
+    absolute path the core resolved (``canonical``, its TOML), in one override at the end.
+
+    The core takes a relative path from the scenario file's folder (or, in an override,
+    from the current directory); once anchored, the text and overrides name the same
+    file in any process (sweep workers, Dask workers) without the file's name or folder.
+    """
+    trace = tomllib.loads(canonical).get("traffic", {}).get("trace")
+    if trace is None:
+        return tuple(overrides)
+    return (*(o for o in overrides if o[0] != "traffic.trace"), ("traffic.trace", json.dumps(trace)))
 
 
 def _pair(override: Any) -> Override:
@@ -57,8 +72,8 @@ class Scenario:
         for key, _ in ov:
             check_key(key)
         self._text = text
-        self._overrides = ov
         self._toml = _validate(text, ov, path)
+        self._overrides = anchored(ov, self._toml)
         self._path = path
         self._hash: Optional[str] = None
 
@@ -172,7 +187,18 @@ class Scenario:
         reason the run may not mean what the scenario seems to ask; about a
         second in, a run estimated to take a minute or more says so the same
         way (:mod:`ringlet.api.estimate`).
+        A trace-driven run whose trace and windows part
+        (:attr:`Result.trace_warnings`) warns with a ``UserWarning`` each.
         """
+        import warnings
+
+        result = self._run(progress)
+        for w in result.trace_warnings:
+            warnings.warn(f"trace: {w}", stacklevel=2)
+        return result
+
+    def _run(self, progress: "bool | Callable[[float, float, int, int], None]" = False) -> "Result":
+        """:meth:`run` without the warnings."""
         import contextlib
 
         from . import preflight

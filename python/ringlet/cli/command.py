@@ -1,4 +1,4 @@
-"""The ``ringlet`` command: run, sweep, capacity, results, rerun, reproduce, report, bench, params.
+"""The ``ringlet`` command: run, sweep, capacity, results, rerun, reproduce, trace, trace-gen, report, bench, params.
 
 Any bad input prints one line ``ringlet: error: <message>`` on stderr and
 exits with status 2, with no traceback and no output file written. This
@@ -25,11 +25,13 @@ from .reproduce import cmd_reproduce
 from .results import cmd_rerun, cmd_results
 from .run import cmd_run, cmd_trace
 from .sweep import cmd_sweep
+from .trace_gen import cmd_trace_gen
 
 EXIT_USAGE = 2
 
 COMMANDS = {"run": cmd_run, "sweep": cmd_sweep, "reproduce": cmd_reproduce, "bench": cmd_bench,
-            "params": cmd_params, "report": cmd_report, "capacity": cmd_capacity, "trace": cmd_trace, "results": cmd_results, "rerun": cmd_rerun}
+            "params": cmd_params, "report": cmd_report, "capacity": cmd_capacity, "trace": cmd_trace, "results": cmd_results, "rerun": cmd_rerun,
+            "trace-gen": cmd_trace_gen}
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -52,8 +54,8 @@ def _main(argv: Optional[Sequence[str]]) -> int:
     try:
         args = build_parser().parse_args(argv)
         if args.command is None:
-            raise CliError("a command is required: run, sweep, capacity, results, rerun, reproduce, trace, report, "
-                           "bench or params (see ringlet --help)")
+            raise CliError("a command is required: run, sweep, capacity, results, rerun, reproduce, trace, trace-gen, "
+                           "report, bench or params (see ringlet --help)")
         return COMMANDS[args.command](args)
     except (CliError, ScenarioError, StudyError, StoreError, ExecutorError) as e:
         print(f"ringlet: error: {e}", file=sys.stderr)

@@ -169,6 +169,32 @@ def build_parser() -> argparse.ArgumentParser:
     trace.add_argument("--set", dest="sets", action="append", default=[], metavar="KEY=VALUE",
                        help="override a scenario key (repeatable)")
 
+    gen = sub.add_parser("trace-gen", help="write a trace of a common traffic pattern (CSV or Parquet) for "
+                                           "traffic.source = \"trace\"")
+    gen.add_argument("pattern", choices=["all-reduce", "all-to-all", "frame", "bursts"], metavar="PATTERN",
+                     help="all-reduce (ring all-reduce), all-to-all, frame (a periodic real-time frame of messages "
+                          "per priority) or bursts")
+    gen.add_argument("--out", required=True, metavar="FILE", help="trace file to write: .csv or .parquet")
+    gen.add_argument("--nodes", type=_positive_int, default=8, metavar="N", help="endpoints 0..N-1 (default 8)")
+    gen.add_argument("--count", type=_positive_int, default=4, metavar="N",
+                     help="transactions per message: a chunk, a burst, a node's share of a frame (default 4)")
+    gen.add_argument("--gap-ns", type=float, default=100.0, metavar="NS",
+                     help="between the transactions of one message (default 100)")
+    gen.add_argument("--period-ns", type=float, default=10_000.0, metavar="NS",
+                     help="between steps, phases, frames or bursts (default 10000)")
+    gen.add_argument("--repeats", type=_positive_int, default=1, metavar="N",
+                     help="rounds, frames or bursts (default 1)")
+    gen.add_argument("--priorities", type=_positive_int, default=1, metavar="N",
+                     help="frame: priority levels, a message each (default 1; with more, a priority column)")
+    gen.add_argument("--seed", type=int, default=1, help="bursts: seed of the starts and destinations (default 1)")
+    gen.add_argument("--to-memories", action="store_true",
+                     help="destinations numbered as a switch or Banyan network's memories (N + d)")
+    kind = gen.add_mutually_exclusive_group()
+    kind.add_argument("--transaction", default=None, metavar="NAME",
+                      help="each row's kind of transaction by the family's name (read64, dmove64, readblk, ...)")
+    kind.add_argument("--bytes", type=_positive_int, default=64, metavar="N",
+                      help="each row's kind by its payload (default 64: an SCI ring's or switch's transactions)")
+
     params = sub.add_parser("params", help="print the scenario key reference")
     params.add_argument("--markdown", action="store_true", help="print the raw Markdown")
     params.add_argument("--kind", default=None, metavar="KIND",

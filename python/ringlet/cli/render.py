@@ -122,6 +122,15 @@ def result_view(r: Mapping[str, Any]) -> Group:
         why = ("whose requester or target failed" if change and change.get("lost_transactions")
                else "generated while their source's buffer was full")
         parts.append(Text(f"lost: {r['loss_mbps']:,.1f} MB/s of transactions {why}", style="bold yellow"))
+    trace = r.get("trace")
+    if trace:
+        parts.append(Text(
+            f"trace {trace['file']}: {trace['rows']:,} rows from {trace['first_ns']:,.0f} to {trace['last_ns']:,.0f} ns; "
+            f"{trace['rows_issued']:,} issued, {trace['rows_issued_in_warmup']:,} of them in the warm-up and "
+            f"{trace['rows_issued_measured']:,} in the measurement window ({trace['measure_from_ns']:,.0f} to "
+            f"{trace['measure_to_ns']:,.0f} ns)"))
+        for w in trace.get("warnings") or []:
+            parts.append(Text(f"trace: {w}", style="bold yellow"))
     if r.get("stopped_by") == "backlog":
         parts.append(Text("stopped by the backlog cap: more transactions were waiting than "
                           "run.max_backlog_transactions; the offered load is far above what the network carries",

@@ -13,7 +13,7 @@ from .console import show, wrote
 
 def cmd_run(args: argparse.Namespace) -> int:
     scenario = Scenario.load(args.file).with_overrides([split_set(s) for s in args.sets])
-    result = scenario.run(progress=True)  # a bar on a terminal only
+    result = scenario._run(progress=True)  # a bar on a terminal only
     parted = disagreement(result.summary)
     if parted:
         print(f"warning: {parted}", file=sys.stderr)
@@ -23,6 +23,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         from .render import result_view
 
         show(result_view(result.raw), wide=args.wide)
+    for w in result.trace_warnings:  # (the view says them too; on stderr, also with --json)
+        print(f"warning: trace: {w}", file=sys.stderr)
     return 0
 
 

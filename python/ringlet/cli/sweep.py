@@ -59,4 +59,6 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     early = early_points(table, done.keys)
     if early:
         print(f"warning: {early_message(early)}", file=sys.stderr)
+    if done.trace_message():
+        print(f"warning: {done.trace_message()}", file=sys.stderr)
     return 0

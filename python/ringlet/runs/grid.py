@@ -22,6 +22,7 @@ from .. import _core
 from ..api.errors import ScenarioError, shown
 from ..api.literal import from_literal, to_literal
 from ..api.overrides import check_key, split_set
+from ..api.scenario import anchored
 from .limits import MAX_AXIS_VALUES, MAX_SWEEP_RUNS
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -169,8 +170,8 @@ def points(scenario: "Scenario", grid: Mapping[str, Any],
         values = dict(zip(keys, combo))
         pairs = tuple((k, to_literal(k, v)) for k, v in values.items())
         try:
-            _core.validate(scenario.text, list(scenario.overrides + pairs))
+            canonical = _core.validate(scenario.text, list(scenario.overrides + pairs))
         except ValueError as e:
             raise ScenarioError(str(e)) from None
-        out.append((values, scenario.overrides + pairs))
+        out.append((values, anchored(scenario.overrides + pairs, canonical)))
     return out

@@ -170,6 +170,17 @@ class SweepRun:
     #: The output directory, when the sweep writes its tables (``out=``).
     out: Optional[Path] = None
     per_replication: list[dict[str, Any]] = field(default_factory=list)
+    #: ``(point, replication, message)`` where a trace-driven run's trace and windows part.
+    trace_warnings: list[tuple[int, int, str]] = field(default_factory=list)
+
+    def trace_message(self) -> Optional[str]:
+        """One line on the runs whose trace and windows part, or None."""
+        if not self.trace_warnings:
+            return None
+        point, rep, first = self.trace_warnings[0]
+        where = f"point {point}" + (f" replication {rep}" if self.replications > 1 else "")
+        more = f" (and {len(self.trace_warnings) - 1} more)" if len(self.trace_warnings) > 1 else ""
+        return f"trace: {where}: {first}{more}"
 
     @property
     def failures(self) -> list[tuple[int, int, dict[str, Any], str]]:
@@ -246,7 +257,10 @@ def run_sweep(
     for run, text in zip(runs, outcome.results):
         if text is None:
             continue
-        for row in rows(run.point, run.values, json.loads(text)):
+        result = json.loads(text)
+        for w in (result.get("trace") or {}).get("warnings") or []:
+            done.trace_warnings.append((run.point, run.replication, w))
+        for row in rows(run.point, run.values, result):
             row["replication"] = run.replication
             done.per_replication.append(row)
     return done
@@ -307,6 +321,8 @@ def sweep(
         early = early_points(table, done.keys)
         if early:
             warnings.warn(early_message(early), stacklevel=2)
+        if done.trace_message():
+            warnings.warn(done.trace_message(), stacklevel=2)
         return table if aggregate else done.replication_table()
     finally:
         if done.store is not None and not isinstance(store, Store):

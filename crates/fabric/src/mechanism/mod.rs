@@ -25,8 +25,8 @@
 //! echoes), `service` (input queues and what service produces), `crossing`
 //! (packets across an agent's bus), `send_path` (an agent's own packets
 //! into its output queues), `echo` (an echo back at its sender),
-//! `source` (transactions into the client side), `effects` (what protocols
-//! ask for).
+//! `source` (transactions into the client side), `trace_rows` (a trace
+//! file's rows as transactions), `effects` (what protocols ask for).
 
 mod analytic;
 mod crossing;
@@ -42,6 +42,7 @@ mod send_path;
 mod sequence;
 mod service;
 mod source;
+mod trace_rows;
 
 use crate::bus::Bus;
 use crate::client::{Application, DmaJob, Stream, Txn};
@@ -80,6 +81,11 @@ pub struct Fabric<P: RingProtocol> {
     /// One protocol instance per ringlet.
     protos: Dense<P>,
     traffic: Option<Traffic>,
+    /// With `traffic.source = "trace"`: the trace replayed (no `traffic` then).
+    replay: Option<Box<trace_rows::Replay>>,
+    /// Every row of the trace is issued: the run stops once none of its
+    /// transactions is left (tested where one ends).
+    trace_drained: bool,
     /// Transactions in flight with a slot (their packets' tag): all where
     /// `tracked`, else those of several responses.
     txns: Payloads<Txn>,
@@ -182,7 +188,12 @@ impl<P: RingProtocol> Fabric<P> {
             })
             .collect();
         let buses = if topo.agents().iter().any(|a| a.bus.is_some()) { topo.agents().iter().map(|a| a.bus.map(Bus::new)).collect() } else { Vec::new() };
-        let mut traffic = with_traffic.then(|| Traffic::new(s, &topo, &p));
+        let replayed = with_traffic && s.traffic.source == ringlet_scenario::Source::Trace;
+        let mut traffic = (with_traffic && !replayed).then(|| Traffic::new(s, &topo, &p));
+        let replay = replayed.then(|| {
+            let (path, sha) = (s.traffic.trace.clone().expect("a trace with source = trace"), s.traffic.trace_sha256.clone().expect("its digest"));
+            Box::new(trace_rows::Replay::new(path, sha, s.traffic.priorities, topo.agents().len()))
+        });
         let sources = traffic.as_ref().map_or(0, |t| t.sources.len());
         let mut sched = Scheduler::with_bucket(4 * topo.ifaces() + sources + 64, bucket_shift(topo.ifaces()));
         if let Some(traffic) = traffic.as_mut() {
@@ -222,6 +233,8 @@ impl<P: RingProtocol> Fabric<P> {
             sched,
             protos: Dense::new(protos),
             traffic,
+            replay,
+            trace_drained: false,
             txns: Payloads::new(),
             tracked,
             streams,
@@ -405,6 +418,7 @@ impl<P: RingProtocol> Fabric<P> {
         r.summary.model_saturation_load_mbps_per_node = model.saturation_load_mbps_per_node;
         r.summary.model_bottleneck = model.bottleneck;
         r.summary.model_utilization = model.utilization;
+        self.report_trace(&mut r, end);
         if let Some(rc) = r.reconfiguration.as_mut() {
             let c = self.reconfiguration_counts;
             (rc.resent, rc.duplicates_suppressed, rc.held) = (c.resent, c.duplicates_suppressed, c.held);
@@ -508,6 +522,7 @@ impl<P: RingProtocol> Fabric<P> {
             Event::Requeue { iface, .. } if self.stale(iface as usize) => {}
             Event::Requeue { iface, pkt } => self.requeue(iface as usize, pkt),
             Event::Reconfigure { index } => self.on_reconfigure(index),
+            Event::TraceRow => self.on_trace_row(),
             Event::BusFree { agent } => self.on_bus_free(agent as usize),
             Event::Queued { iface, pkt } => self.on_queued(iface as usize, pkt),
         }
@@ -644,6 +659,7 @@ impl<P: RingProtocol> Model for Fabric<P> {
         let target = self.measure.target_transactions();
         let by_txns = if target > 0 { self.measure.txns as f64 / target as f64 } else { 0.0 };
         let by_time = if self.cap > 0 { time_to_ps(now) / time_to_ps(self.cap) } else { 0.0 };
+        let by_time = by_time.max(self.trace_progress());
         let fraction = if self.stop.is_some() { 1.0 } else { by_txns.max(by_time).min(1.0) };
         Progress { sim_time_ns: time_to_ns(now), transactions: self.measure.txns, target_transactions: target, fraction }
     }

@@ -433,6 +433,7 @@ impl<P: RingProtocol> Fabric<P> {
         *if at_fold { &mut c.lost_at_fold } else { &mut c.lost_after_fold } += 1;
         self.measure.lost(now, bytes, agent);
         self.measure.series_lost(now);
+        self.check_drained();
     }
 
     /// A hand-injected transaction from agent `src` (dead) or to `dst`

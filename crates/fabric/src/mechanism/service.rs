@@ -332,5 +332,6 @@ impl<P: RingProtocol> Fabric<P> {
         if let Some(stop) = self.measure.transaction_completed(now, priority, requester) {
             self.stop = Some(stop);
         }
+        self.check_drained();
     }
 }

@@ -48,7 +48,7 @@ impl<P: RingProtocol> Fabric<P> {
     /// holds nothing loses a transaction only when its output buffer is
     /// full: the switch study's loss rule).
     #[inline(always)]
-    fn generate(&mut self, agent: u16, e: AppEntry) {
+    pub(super) fn generate(&mut self, agent: u16, e: AppEntry) {
         self.generated += 1;
         self.generated_by[agent as usize] += 1;
         if self.knows_failed(e.dst) {
@@ -74,7 +74,7 @@ impl<P: RingProtocol> Fabric<P> {
     /// Moves what the application queue holds into output queues, then lets
     /// each of the agent's interfaces decide.
     #[inline(always)]
-    fn serve_application(&mut self, agent: usize) {
+    pub(super) fn serve_application(&mut self, agent: usize) {
         self.fill_requests(agent);
         self.try_outputs(agent);
     }
@@ -242,7 +242,7 @@ impl<P: RingProtocol> Fabric<P> {
     }
 
     /// The stream of agent `a`'s hand-injected transactions.
-    fn hand_stream(&self, a: u16) -> u32 {
+    pub(super) fn hand_stream(&self, a: u16) -> u32 {
         self.hand_streams + a as u32
     }
 }

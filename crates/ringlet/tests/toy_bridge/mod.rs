@@ -77,6 +77,7 @@ pub fn params(s: &Scenario) -> Result<Params, String> {
             load_bytes: 64,
         }],
         shares: vec![1.0],
+        kind_names: vec!["read64"],
         sources: ringlet_fabric::params::Sources::default(),
         classes: Classes::requests_and_responses(),
         client: ringlet_fabric::params::ClientRules::default(),
@@ -112,7 +113,7 @@ pub fn hand_built(s: &Scenario) -> Fabric<Greedy> {
 }
 
 fn run(s: &Scenario, mode: Mode<'_>) -> Result<Outcome, String> {
-    Ok(drive(fabric(s, false)?, mode))
+    drive(fabric(s, false)?, mode)
 }
 
 /// Every interface sends when the register-insertion rule lets it; a full

@@ -99,5 +99,5 @@ fn check_as<P: Registered>(t: &Topology, p: &Params, s: &Scenario) -> Result<(),
 /// The fabric is generic over its protocol: one monomorphised run per protocol.
 pub(crate) fn run_as<P: Registered>(s: &Scenario, t: Topology, p: Params, mode: Mode<'_>) -> Result<Outcome, String> {
     let protocols = ring::instances::<P>(&t, &p, s)?;
-    Ok(drive(Fabric::new(s, t, p, protocols), mode))
+    drive(Fabric::new(s, t, p, protocols), mode)
 }
