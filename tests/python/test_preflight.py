@@ -109,12 +109,15 @@ def test_a_load_far_above_capacity_warns_in_the_api_and_the_cli(tmp_path, cli):
 
 
 def test_each_family_has_a_capacity_estimate():
+    """The analytic model's saturation load (docs/analytic.md), over all priorities."""
     ring = ringlet.Scenario.from_toml("[network]\nnodes = 8\n")
     assert preflight.capacity_mbps_per_node(ring) == pytest.approx(64 / 30 / 2e-9 / 1e6 / 8)
-    assert preflight.capacity_mbps_per_node(ring.set("traffic.destinations", "local")) is None
-    banyan = ringlet.Scenario.load("scenarios/banyan/uO4nS16.toml")
-    assert preflight.capacity_mbps_per_node(banyan) == 500.0  # a processor's link, raw
-    assert preflight.capacity_mbps_per_node(ringlet.Scenario.load("scenarios/gigaring/mixed-8node.toml")) == 1200.0
+    assert preflight.capacity_mbps_per_node(ring.set("traffic.priorities", 2)) == pytest.approx(64 / 30 / 2e-9 / 1e6 / 8)
+    # A local read's response goes round the rest of the ring: less.
+    assert preflight.capacity_mbps_per_node(ring.set("traffic.destinations", "local")) < 100
+    for f in ("scenarios/banyan/uO4nS16.toml", "scenarios/gigaring/mixed-8node.toml"):
+        s = ringlet.Scenario.load(f).set("run.measure_transactions", 200)
+        assert preflight.capacity_mbps_per_node(s) == pytest.approx(s.run().summary["model_saturation_load_mbps_per_node"])
 
 
 def test_a_sweep_warns_once_per_kind_of_warning(tmp_path, cli, small_file):

@@ -43,6 +43,9 @@ pub enum Mode<'a> {
     Observed { every: std::time::Duration, progress: &'a mut dyn FnMut(Progress) -> bool },
     /// Records packet lifetimes in the window (the run ends at its end).
     Traced(TraceWindow),
+    /// Builds the fabric and runs nothing: the report holds only the
+    /// analytic model's figures (`model_*`, docs/analytic.md).
+    Model,
 }
 
 /// A run's report, and what its mode adds.
@@ -60,6 +63,9 @@ pub struct Outcome {
 /// checked and opened (an error names the file, row and column); a row
 /// unreadable mid-run is an error too, never a partial result.
 pub fn drive<P: RingProtocol>(mut fabric: Fabric<P>, mode: Mode<'_>) -> Result<Outcome, String> {
+    if let Mode::Model = mode {
+        return Ok(Outcome { report: fabric.report(), trace: None, interrupted: false, started: std::time::Instant::now() });
+    }
     fabric.start_trace()?;
     let mut outcome = run_in(fabric, mode);
     match outcome.report.trace_error.take() {
@@ -76,6 +82,7 @@ fn run_in<P: RingProtocol>(fabric: Fabric<P>, mode: Mode<'_>) -> Outcome {
             let (report, finished) = fabric.run_observed(every, progress);
             Outcome { report, trace: None, interrupted: !finished, started }
         }
+        Mode::Model => unreachable!("handled by `drive`"),
         Mode::Traced(window) => {
             let (cycle, topology, classes) = (fabric.p.cycle, fabric.topology().clone(), fabric.p.classes.names.clone());
             let (report, recorder) = fabric.run_traced(window);

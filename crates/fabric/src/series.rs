@@ -99,10 +99,10 @@ impl Series {
     /// The intervals up to `end`, the last one cut at `end` (its rates over the part run).
     pub fn report(&self, end: Time) -> Vec<IntervalReport> {
         let mut s = self.clone();
+        // (Spreading the windows up to `end` opens every interval up to it.)
         s.spread(end);
-        let n = if end > s.from { (end - s.from).div_ceil(s.every) as usize } else { 0 };
         let mean = |sum: f64, n: u64| if n > 0 { sum / n as f64 / 1e3 } else { f64::NAN };
-        (0..n.max(s.bins.len()))
+        (0..s.bins.len())
             .map(|k| {
                 let b = s.bins.get(k).copied().unwrap_or_default();
                 let start = s.from + k as Time * s.every;
@@ -157,5 +157,17 @@ mod tests {
         assert!((r[0].throughput_mbps - 100.0 / (100.0 * unit) / 1e6).abs() < 1e-9 * r[0].throughput_mbps);
         assert!((r[1].throughput_mbps - 50.0 / (51.0 * unit) / 1e6).abs() < 1e-9 * r[1].throughput_mbps);
         assert!(r[0].window_mean.is_nan(), "no windows averaged");
+    }
+
+    /// Intervals after the last activity are reported, empty, up to the
+    /// run's end (a network gone quiet shows as zeros, not as nothing).
+    #[test]
+    fn quiet_intervals_up_to_the_end_are_reported() {
+        let mut s = Series::new(100, 1000);
+        s.bin(1050).unwrap().bytes = 10;
+        let r = s.report(1350);
+        assert_eq!(r.iter().map(|b| b.start_ns).collect::<Vec<_>>(), [1000, 1100, 1200, 1300].map(|t| time_to_ns(t)));
+        assert_eq!(r.iter().map(|b| b.throughput_mbps == 0.0).collect::<Vec<_>>(), [false, true, true, true]);
+        assert!(Series::new(100, 1000).report(1000).is_empty(), "nothing measured yet");
     }
 }

@@ -33,13 +33,11 @@ class PreflightWarning(UserWarning):
 def capacity_mbps_per_node(scenario: "Scenario") -> Optional[float]:
     """What one sending node can have carried, MB/s in the unit of
     ``traffic.load_mbps_per_node`` (all its priorities together); ``None``
-    where there is no simple bound.
+    where the model has none (a trace-driven run).
 
-    Today a simple bound from the core (``ringlet::capacity``: an SCI ring's
-    uniform-traffic bound, a switch port's or GigaRing's link rate). The
-    analytic model of each family (issue 42, part 3) will give its
-    saturation bound: it replaces this function's body, the one place the
-    pre-flight check asks.
+    The analytic model's saturation load (``ringlet::capacity``,
+    docs/analytic.md): the network built, not run, and the load at which its
+    busiest resource is always busy.
     """
     return _core.capacity_mbps_per_node(scenario.text, list(scenario.overrides))
 
