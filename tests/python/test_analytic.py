@@ -14,7 +14,7 @@ import pytest
 from conftest import ROOT
 from ringlet.api.analytic import LATENCY_MARGIN, THROUGHPUT_MARGIN, WELL_BELOW, disagreement
 
-BASE = {"transactions": 1000, "model_utilization": 0.1, "throughput_mbps": 100.0, "throughput_mbps_ci95": 1.0,
+BASE = {"transactions": 1000, "stopped_by": "transactions", "batches": 20, "model_utilization": 0.1, "throughput_mbps": 100.0, "throughput_mbps_ci95": 1.0,
         "model_throughput_mbps": 100.0, "latency_ns_mean": 200.0, "latency_ns_mean_ci95": 2.0,
         "model_latency_ns_mean": 200.0}
 
@@ -42,6 +42,10 @@ def test_no_warning_near_saturation_or_without_a_model():
     assert disagreement({**far, "model_utilization": None}) is None
     assert disagreement({**far, "model_latency_ns_mean": None}) is None
     assert disagreement({**far, "transactions": 0}) is None
+    # Nor for a run cut short, whose figures rest on a few transactions.
+    assert disagreement({**far, "stopped_by": "time_cap"}) is None
+    assert disagreement({**far, "batches": 3}) is None
+    assert disagreement(far) is not None
 
 
 def _run(*args):

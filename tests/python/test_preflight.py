@@ -22,7 +22,7 @@ LATE_FAULT = """
 kind = "gigaring"
 nodes = 4
 [traffic]
-load_mbps_per_node = 50
+load_mbps_per_node = 10
 [faults]
 fail_node = 2
 at_ns = 1e12
@@ -95,9 +95,9 @@ def test_a_load_far_above_capacity_warns_in_the_api_and_the_cli(tmp_path, cli):
     with pytest.warns(PreflightWarning, match=r"^traffic.load_mbps_per_node: 1,000 MB/s per node is 7.5x what the "
                                               r"network can carry \(about 133 MB/s per node\)"):
         s.run()
-    # Twice the bound is the line: 260 MB/s per node runs without a word, and so does a priority each of 130.
-    for quiet in (s.set("traffic.load_mbps_per_node", 260),
-                  s.with_(traffic={"load_mbps_per_node": 130, "priorities": 2})):
+    # Four times the bound is the line: 530 MB/s per node runs without a word, and so does a priority each of 265.
+    for quiet in (s.set("traffic.load_mbps_per_node", 530),
+                  s.with_(traffic={"load_mbps_per_node": 265, "priorities": 2})):
         assert preflight.checks(quiet) == []
     assert "2 priorities of 300" in preflight.checks(s.with_(traffic={"load_mbps_per_node": 300, "priorities": 2}))[0]
     f = tmp_path / "over.toml"

@@ -120,7 +120,7 @@ def test_the_analytic_model_is_drawn_beside_ringlets_line(drawn):
 
     table = pd.read_csv(out / "validation.csv")
     row = table[table["quote_id"] == "half-duplex-peak"].iloc[0]
-    frame = pd.read_csv(out / "fig6.csv")
+    frame = pd.read_csv(out / "fig4.csv")
     at = frame[(frame["traffic.masters"] == 1) & (frame["traffic.block_words"] == 1024)]
     assert row["model_value"] == pytest.approx(at["model_throughput_mbps"].iloc[0])
     assert row["ringlet_value"] <= 1.01 * row["model_value"]

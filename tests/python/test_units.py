@@ -43,7 +43,7 @@ def test_gigaring_names_its_latencies_apart(cli):
     p = cli(["run", "scenarios/gigaring/mixed-8node.toml", "--set", "run.measure_transactions=2000", "--wide"])
     assert p.returncode == 0, p.stderr
     rows = [m.group(1) for m in re.finditer(r"^│ ((?:\w+ )?latency mean)\s", p.stdout, re.M)]
-    assert rows == ["packet latency mean", "channel latency mean", "transaction latency mean"], rows
+    assert rows == ["packet latency mean", "channel latency mean", "transaction latency mean", "model latency mean"], rows
 
 
 def test_the_load_axis_says_what_the_load_is():

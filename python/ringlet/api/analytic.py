@@ -14,6 +14,10 @@ WELL_BELOW = 0.2
 #: scenario at 20% of its saturation is within 3% and 18%).
 THROUGHPUT_MARGIN = 0.05
 LATENCY_MARGIN = 0.25
+#: Runs that end having measured their transactions or their precision, in at least
+#: as many batches as the core trusts a confidence interval from.
+MEASURED = ("transactions", "precision")
+MIN_BATCHES = 10
 
 
 def _number(x: Any) -> Optional[float]:
@@ -23,9 +27,13 @@ def _number(x: Any) -> Optional[float]:
 def disagreement(summary: Mapping[str, Any]) -> Optional[str]:
     """A one-line description of how a run's throughput or mean latency parts from
     the model's beyond the stated margins, well below saturation; None if it does
-    not (or the run is not well below saturation, or has no model)."""
+    not (or the run is not well below saturation, has no model, or stopped short
+    of its measurement: a time cap, fewer than ten batches)."""
     util = _number(summary.get("model_utilization"))
     if util is None or util > WELL_BELOW or not summary.get("transactions"):
+        return None
+    # Only a run that measured what it set out to, with a confidence interval to go by.
+    if summary.get("stopped_by") not in MEASURED or (_number(summary.get("batches")) or 0) < MIN_BATCHES:
         return None
     parts = []
     for what, key, margin, unit in (("throughput", "throughput_mbps", THROUGHPUT_MARGIN, "MB/s"),
