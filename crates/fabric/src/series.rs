@@ -166,7 +166,7 @@ mod tests {
         let mut s = Series::new(100, 1000);
         s.bin(1050).unwrap().bytes = 10;
         let r = s.report(1350);
-        assert_eq!(r.iter().map(|b| b.start_ns).collect::<Vec<_>>(), [1000, 1100, 1200, 1300].map(|t| time_to_ns(t)));
+        assert_eq!(r.iter().map(|b| b.start_ns).collect::<Vec<_>>(), [1000, 1100, 1200, 1300].map(time_to_ns));
         assert_eq!(r.iter().map(|b| b.throughput_mbps == 0.0).collect::<Vec<_>>(), [false, true, true, true]);
         assert!(Series::new(100, 1000).report(1000).is_empty(), "nothing measured yet");
     }

@@ -15,7 +15,7 @@ pub fn capacity_mbps_per_node(s: &Scenario) -> Option<f64> {
     let family = crate::registry().families().iter().find(|f| f.schema.kind == s.network.kind)?;
     let outcome = (family.run)(s, Mode::Model).ok()?;
     let per_priority = outcome.report.summary.model_saturation_load_mbps_per_node;
-    (per_priority.is_finite() && per_priority > 0.0).then(|| per_priority * s.traffic.priorities as f64)
+    (per_priority.is_finite() && per_priority > 0.0).then_some(per_priority * s.traffic.priorities as f64)
 }
 
 #[cfg(test)]
