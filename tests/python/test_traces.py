@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 import ringlet
-from conftest import one_error_line
+from conftest import ROOT, one_error_line
 from ringlet.traces import TraceGenError
 
 RING = """\
@@ -170,3 +170,15 @@ def test_dask_runs_a_trace(traced: Path) -> None:
     local = ringlet.sweep(s, {"network.protocol": ["dfc"]}, processes=1)
     dask = ringlet.sweep(s, {"network.protocol": ["dfc"]}, executor="dask", processes=1)
     assert local.equals(dask)
+
+
+def test_a_capacity_search_over_a_trace(tmp_path):
+    """A trace's traffic is fixed, so the search sweeps another key: here the
+    highest responder service time (node.iqst_ns) at which the trace's mean
+    latency stays within 70 us (about 49 us at 100 ns, 87 us at 1000 ns)."""
+    c = ringlet.capacity(ROOT / "scenarios/traces/allreduce-8node.toml", "mean<=70us", key="node.iqst_ns",
+                         range=(100, 1000), replications=1, out=tmp_path, processes=1)
+    assert 100 < c.capacity < 1000
+    for p in c.probes:
+        assert p.meets == (p.value <= c.capacity), (p.value, p.meets, c.capacity)
+        assert p.stopped_by == "trace_done"
