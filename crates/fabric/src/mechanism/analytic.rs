@@ -250,9 +250,7 @@ impl<P: RingProtocol> Fabric<P> {
             if s == NO_IFACE || !self.ifaces[i as usize].live {
                 continue;
             }
-            let len = self.topo.ringlet_ifaces(r).len() as u16;
-            let hops = (self.topo.position(s) + len - self.topo.position(i)) % len;
-            ways.push((hops, i as usize, s as usize));
+            ways.push((self.hops(i, s), i as usize, s as usize));
         }
         ways.sort_unstable();
         if ways.is_empty() {

@@ -558,6 +558,13 @@ impl<P: RingProtocol> Fabric<P> {
         (leg.out as usize, leg.strip)
     }
 
+    /// Hops from interface `i` to `to`, downstream on their ringlet.
+    #[inline(always)]
+    fn hops(&self, i: u16, to: u16) -> u16 {
+        let len = self.topo.ringlet_ifaces(self.ifaces[i as usize].ringlet).len() as u16;
+        (self.topo.position(to) + len - self.topo.position(i)) % len
+    }
+
     /// Where agent `a` puts a packet of `class` for `dst`: as `route_to`,
     /// or with [`RingChoice::Balance`] on the interface whose output queue
     /// of that class holds the fewest packets, to send or awaiting their echo (ties to fewer hops, then
@@ -582,8 +589,7 @@ impl<P: RingProtocol> Fabric<P> {
             if to == NO_IFACE {
                 continue;
             }
-            let len = self.topo.ringlet_ifaces(r).len() as u16;
-            let hops = (self.topo.position(to) + len - self.topo.position(i)) % len;
+            let hops = self.hops(i, to);
             // Its send buffer's occupancy: packets to send and sent ones awaiting their echo.
             let q = self.ifaces[i as usize].output(class);
             let balance = self.p.client.ring_choice == crate::params::RingChoice::Balance;
