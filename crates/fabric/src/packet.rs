@@ -231,6 +231,11 @@ impl Slab {
         self.live_send
     }
 
+    /// Packets alive, of every kind (send packets, echoes, control packets).
+    pub fn live(&self) -> usize {
+        self.items.len() - self.free.len()
+    }
+
     /// The most packets alive at once so far (slots are reused, never dropped).
     pub fn peak(&self) -> u64 {
         self.items.len() as u64

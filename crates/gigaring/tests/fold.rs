@@ -245,7 +245,7 @@ fn moved_packets_wait_for_room_in_the_send_buffers() {
     for _ in 0..8 {
         f.inject(2, 0, 0, 0);
     }
-    let mut held_seen = 0;
+    let (mut held_seen, mut fullest) = (0, 0);
     let mut t = 0.0;
     while t < 30_000.0 {
         t += 20.0;
@@ -254,21 +254,26 @@ fn moved_packets_wait_for_room_in_the_send_buffers() {
             for class in 0..4 {
                 let (to_send, awaiting) = f.send_buffer(i, class);
                 assert!(to_send + awaiting <= 2, "interface {i}, class {class} at {t} ns: {to_send} + {awaiting}");
+                fullest = fullest.max(to_send + awaiting);
             }
         }
         held_seen = held_seen.max(f.held_packets(2, 2));
+        for (a, class) in (0..4).flat_map(|a| (0..4).map(move |c| (a, c))).filter(|&k| k != (2, 2)) {
+            assert_eq!(f.held_packets(a, class), 0, "only node 2's messages wait, at {t} ns");
+        }
     }
     let r = f.report();
     assert_eq!(r.transactions, 8);
     assert_eq!(f.records().iter().filter(|r| r.what == Serviced).count(), 8, "each once");
     let rc = r.reconfiguration.unwrap();
     assert_eq!((rc.resent, rc.held, held_seen), (4, 2, 2), "two waited, from the fold: {rc:?}");
+    assert_eq!(fullest, 2, "the send buffers fill");
 }
 
 /// A few hundred messages and ReadBlks between random nodes around a node
 /// or link failure, on 4-, 8- and 12-node channels: each is serviced once
 /// (a message's packet, a read's request) or lost with the failed node;
-/// conservation is exact. (Debug builds also check every duplicate verdict
+/// conservation is exact; no packet is left over. (Debug builds also check every duplicate verdict
 /// of the sequence numbers against the packet's history, and that no event
 /// names a freed packet slot.)
 #[test]
@@ -315,6 +320,7 @@ fn every_live_transaction_is_serviced_once() {
                     assert!(packets.iter().all(|&n| n <= 1));
                 }
             }
+            assert_eq!(f.packets_live(), 0, "{nodes} nodes, {fault} {k}: packets left over");
             if fault == "fail_link" {
                 assert_eq!(c.lost, 0);
             } else {
@@ -455,4 +461,47 @@ fn an_echo_is_lost_on_a_cut_link_only_if_its_head_was_not_through() {
     // A head arriving as the link fails is through (as a passing packet's, `on_failure`).
     assert_eq!(folded(head), (0, 0), "cut as its head arrives");
     assert_eq!(folded(head - ns_to_time(1.0)), (1, 1), "cut before its head was through");
+}
+
+/// The message from node 0 to node 2 again, its link failing as the head
+/// reaches node 1 (224 ns): the head is through, so node 1 passes it on
+/// over ring 0 at once and node 2 has it; its echo is back (at 896 ns)
+/// before the fold (1224 ns): nothing is sent again.
+#[test]
+fn a_head_that_arrives_as_its_link_fails_is_through() {
+    let s = load(FOLD, &["faults.fail_link=0", "faults.at_ns=224", "faults.detection_ns=1000", "faults.reinit_circulations=0"].map(String::from));
+    let mut f = ringlet_gigaring::hand_built(&s).unwrap();
+    f.inject(0, 2, 0, 0);
+    f.run_until(ns_to_time(5000.0));
+    assert_eq!(at(&f, Transmit { own: false }), vec![(ring(&f, 0, 1), ns_to_time(224.0))]);
+    assert_eq!(at(&f, Accepted), vec![(ring(&f, 0, 2), ns_to_time(448.0))]);
+    let r = f.report();
+    assert_eq!((r.conservation.completed, r.conservation.in_flight), (1, 0));
+    assert_eq!(r.reconfiguration.unwrap().resent, 0);
+}
+
+/// Node 1 fails at 100 ns and is known to have 1000 ns later. Meanwhile
+/// its interfaces are dead, not only unknown: the message node 0 sends to
+/// node 2 at 50 ns over ring 0 (through node 1) is lost there, not passed
+/// on, and the four node 1 had for node 3 (one sent at 0, three in its
+/// send buffers) are lost with it: nothing of node 1's is sent after
+/// 100 ns. Node 0's message goes again on the folded ring.
+#[test]
+fn a_failed_node_sends_nothing_while_its_failure_is_detected() {
+    let s = load(FOLD, &["faults.fail_node=1", "faults.at_ns=100", "faults.detection_ns=1000", "faults.reinit_circulations=0"].map(String::from));
+    let mut f = ringlet_gigaring::hand_built(&s).unwrap();
+    for _ in 0..4 {
+        f.inject(1, 3, 0, 0);
+    }
+    f.inject(0, 2, 0, ns_to_time(50.0));
+    f.run_until(ns_to_time(10_000.0));
+    let t = f.topology();
+    let late: Vec<_> = f.records().iter().filter(|r| r.time > ns_to_time(100.0) && t.agent_of(r.iface) == 1 && r.what != (Reconfigured { live: false })).collect();
+    assert!(late.is_empty(), "node 1 acted after it failed: {late:?}");
+    let accepted: Vec<_> = f.records().iter().filter(|r| r.what == Accepted && r.kind == Request).map(|r| (t.agent_of(r.iface), r.time > ns_to_time(1100.0))).collect();
+    assert_eq!(accepted, vec![(2, true)], "node 0's message, after the fold only");
+    let r = f.report();
+    let c = &r.conservation;
+    assert_eq!((c.generated, c.completed, c.lost, c.in_flight), (5, 1, 4, 0), "{c:?}");
+    assert_eq!(r.reconfiguration.unwrap().resent, 1);
 }

@@ -16,9 +16,6 @@ use crate::protocol::RingProtocol;
 impl<P: RingProtocol> Fabric<P> {
     /// Puts agent `a`'s waiting responses into output queues while they have room.
     pub(super) fn dma_fill(&mut self, a: usize) {
-        if !self.failed.is_empty() {
-            self.enter_all_held(a as u16);
-        }
         let now = self.sched.now();
         let mut moved = false;
         while let Some(&job) = self.dma[a].front() {

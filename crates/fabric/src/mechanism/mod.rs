@@ -305,6 +305,12 @@ impl<P: RingProtocol> Fabric<P> {
         &self.topo
     }
 
+    /// Packet slots in use, of every kind: none once a run has drained
+    /// (a packet lost with a ring is freed with it).
+    pub fn packets_live(&self) -> usize {
+        self.slab.live()
+    }
+
     /// The protocol instance of ringlet `r`.
     pub fn protocol(&self, r: usize) -> &P {
         &self.protos[r]

@@ -7,8 +7,9 @@
 //!
 //! 1. **The failure** (`failed_at`): the `cut` links deliver nothing from
 //!    then on, and what is on them (not yet at the next interface) is lost;
-//!    the failed agents stop: what their interfaces held on the ring is
-//!    lost, they send, service and generate nothing more. Everyone else
+//!    the failed agents stop: what their interfaces held on the ring and
+//!    in their receive buffers is lost, they send, service and generate
+//!    nothing more. Everyone else
 //!    goes on as before, sending into the broken ringlets, not knowing.
 //! 2. **The change** (`at`: the failure detected): the retired ringlets'
 //!    interfaces stop: nothing they held on the ring (bypass FIFOs,
@@ -96,8 +97,10 @@ pub(super) struct FoldState {
     releases: Vec<Vec<u32>>,
     /// Sent packets of failed agents, lost at the change.
     orphans: Vec<u32>,
-    /// The longest a link takes to deliver a head (events naming a packet
-    /// on a link are due within it).
+    /// The longest a link takes to deliver a head: the events naming a
+    /// send packet on a link (its head's arrival) are due within it of its
+    /// sending, at or before the change; one due at the same time as the
+    /// release was scheduled before it, so goes first (ties run in order).
     horizon: Time,
 }
 
@@ -107,6 +110,8 @@ impl<P: RingProtocol> Fabric<P> {
     pub fn reconfigure(&mut self, r: Reconfiguration) {
         assert!(self.tracked, "a fabric that changes keeps transactions (Params::tracks_transactions)");
         assert!(r.failed_at <= r.at && r.at <= r.live_at, "failure, change, start in order");
+        // (A packet down a send path when its interface retires would reach a dead output queue.)
+        assert!(self.ifaces.iter().all(|n| n.send_delay == 0), "a fabric that changes has no send paths");
         for &ringlet in &r.activate {
             for &i in self.topo.ringlet_ifaces(ringlet) {
                 self.ifaces[i as usize].live = false;
@@ -127,7 +132,7 @@ impl<P: RingProtocol> Fabric<P> {
             self.fold.known = vec![false; agents];
             self.fold.held = vec![VecDeque::new(); agents * self.p.classes.len()];
             self.fold.cut_at = vec![Time::MAX; self.topo.ifaces()];
-            self.fold.horizon = self.ifaces.iter().map(|n| n.hop.max(n.strip_hop)).max().unwrap_or(0) + 1;
+            self.fold.horizon = self.ifaces.iter().map(|n| n.hop.max(n.strip_hop)).max().unwrap_or(0);
         }
         let k = self.reconfigurations.len() as u32;
         self.sched.at(r.failed_at, Event::Reconfigure { index: k << STEP_BITS | FAIL }.pack());
@@ -166,8 +171,11 @@ impl<P: RingProtocol> Fabric<P> {
         // The figures so far are "before".
         self.measure.reconfigured(now);
         for &i in &r.cut {
+            // A packet passing the next interface never gets into its bypass
+            // FIFO; one it would strip arrives dead there (`arrives_dead`),
+            // which frees an echo.
             let n = &mut self.ifaces[i as usize];
-            (n.hop, n.strip_hop) = (CUT, CUT);
+            n.hop = CUT;
             let next = n.next as usize;
             self.fold.cut_at[next] = now;
             // Heads still on the link are lost: their bypass entries at the next interface go.
@@ -194,6 +202,7 @@ impl<P: RingProtocol> Fabric<P> {
                 self.ifaces[i].live = false;
                 self.trace_change(now, i, false);
                 self.clear_ring_side(i);
+                self.clear_receive_buffers(i);
                 for class in 0..self.p.classes.len() as u8 {
                     let (awaiting, to_send) = self.ifaces[i].drain_output(class);
                     // Its sent packets may still be on the ring: freed at the change.
@@ -309,6 +318,24 @@ impl<P: RingProtocol> Fabric<P> {
         self.free_unless_send(&on_ring);
     }
 
+    /// Failed interface `i`'s receive buffers go with it: the packets they
+    /// held (the targets' own copies: their senders keep theirs) are freed;
+    /// its servers' events are ignored from now on.
+    fn clear_receive_buffers(&mut self, i: usize) {
+        for class in 0..self.p.classes.len() {
+            let q = self.ifaces[i].input_mut(class);
+            let mut held: Vec<u32> = q.arriving.take().map(|(id, _)| id).into_iter().chain(q.in_service.take()).collect();
+            while let Some(id) = q.waiting.pop() {
+                held.push(id);
+            }
+            q.occupied = 0;
+            q.stalled = false;
+            for id in held {
+                self.slab.free(id);
+            }
+        }
+    }
+
     /// Frees the echoes and control packets among `ids`, lost on the ring
     /// (each was in one place, with no event naming it). Send packets there
     /// are their senders' copies, kept in their output queues.
@@ -321,10 +348,11 @@ impl<P: RingProtocol> Fabric<P> {
     }
 
     /// Own packet `id` will never be sent again: a request no longer counts
-    /// against its stream's window (its echo will never come).
+    /// against its stream's window (its echo will never come). (A fabric
+    /// that changes keeps transactions: its every request is a stream's.)
     fn drop_own(&mut self, id: u32) {
         let pk = self.slab.at(id);
-        if pk.kind == PacketKind::Request && (pk.echo_of as usize) < self.streams.len() {
+        if pk.kind == PacketKind::Request {
             self.streams[pk.echo_of as usize].state.outstanding -= 1;
         }
     }
@@ -359,19 +387,10 @@ impl<P: RingProtocol> Fabric<P> {
         true
     }
 
-    /// Agent `a` is about to put packets into its send buffers: the moved
-    /// packets waiting for room there go first, in order, wherever room has
-    /// freed (an echo of that class frees it too, `sender_copy_done`).
-    pub(super) fn enter_all_held(&mut self, a: u16) {
-        for class in 0..self.p.classes.len() as u8 {
-            if !self.fold.held[self.held_slot(a, class)].is_empty() {
-                self.enter_held(a, class);
-            }
-        }
-    }
-
     /// Room may have freed in agent `a`'s send buffers of `class`: moved
-    /// packets waiting for it go first, in order.
+    /// packets waiting for it go first, in order. (Only an accepting echo
+    /// frees room, `sender_copy_done`, and it calls this before the agent
+    /// fills its send buffers again.)
     fn enter_held(&mut self, a: u16, class: u8) {
         let slot = self.held_slot(a, class);
         let mut touched = Vec::new();
@@ -395,10 +414,10 @@ impl<P: RingProtocol> Fabric<P> {
             let t = self.txns.get(tag);
             if !self.lost_tags.contains(&tag) && (self.has_failed(t.src) || self.has_failed(t.dst)) {
                 self.lost_tags.insert(tag);
-                if !self.dma.is_empty() && !self.has_failed(t.dst) {
-                    // A live slave's DMA engine drops the transfer of a failed master.
-                    self.free_dma_slot(t.dst as usize, tag);
-                }
+                // A live slave's DMA engine drops the transfer of a failed
+                // master: the slot it held takes another. (A failed one's is
+                // never read again.)
+                self.free_dma_slot(t.dst as usize, tag);
                 self.streams[t.stream as usize].state.in_flight -= 1;
                 self.lose(now, t.src, self.p.shapes[t.kind as usize].data_bytes, true);
             }
@@ -525,7 +544,8 @@ impl<P: RingProtocol> Fabric<P> {
         let pk = *self.slab.at(id);
         debug_assert!(pk.kind != PacketKind::Echo);
         self.slab.free(id);
-        if !self.failed.is_empty() && !self.fold.held[self.held_slot(pk.src, pk.class)].is_empty() {
+        // (Only a fabric that changes copies on acceptance: its fold state is there.)
+        if !self.fold.held[self.held_slot(pk.src, pk.class)].is_empty() {
             self.enter_held(pk.src, pk.class);
         }
     }

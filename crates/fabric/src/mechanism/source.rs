@@ -83,9 +83,6 @@ impl<P: RingProtocol> Fabric<P> {
     /// queues while the one each goes to has room.
     #[inline(always)]
     pub(super) fn fill_requests(&mut self, agent: usize) {
-        if !self.failed.is_empty() {
-            self.enter_all_held(agent as u16);
-        }
         if self.tracked {
             return self.fill_streams(agent);
         }
