@@ -159,6 +159,34 @@ mod tests {
         assert!(r[0].window_mean.is_nan(), "no windows averaged");
     }
 
+    /// Latencies are summed in ps and reported as each interval's mean in
+    /// ns; an interval with none has no mean.
+    #[test]
+    fn latency_means_are_per_interval_in_ns() {
+        let mut s = Series::new(100, 1000);
+        let b = s.bin(1000).unwrap();
+        (b.packets, b.latency_sum) = (2, 3000.0);
+        (b.txn_latencies, b.txn_latency_sum) = (4, 10_000.0);
+        s.bin(1100).unwrap().bytes = 1;
+        let r = s.report(1200);
+        assert_eq!((r[0].latency_ns_mean, r[0].transaction_latency_ns_mean), (1.5, 2.5));
+        assert!(r[1].latency_ns_mean.is_nan() && r[1].transaction_latency_ns_mean.is_nan());
+    }
+
+    /// An interval opened at the run's very end (something counted at the
+    /// last instant, on an interval boundary) is one time unit long, so its
+    /// rates stay finite.
+    #[test]
+    fn an_interval_opened_at_the_end_lasts_one_time_unit() {
+        let mut s = Series::new(100, 1000);
+        s.bin(1000).unwrap().bytes = 100;
+        s.bin(1100).unwrap().bytes = 10;
+        let r = s.report(1100);
+        assert_eq!(r.len(), 2);
+        let unit = time_to_s(1);
+        assert!((r[1].throughput_mbps - 10.0 / unit / 1e6).abs() < 1e-9 * r[1].throughput_mbps);
+    }
+
     /// Intervals after the last activity are reported, empty, up to the
     /// run's end (a network gone quiet shows as zeros, not as nothing).
     #[test]
