@@ -37,7 +37,8 @@ FINDINGS = {"saturates-at-a-kiloword", "overhead-dominates-small-blocks", "overh
             "full-duplex-saturates", "direction-below-half-duplex", "rings-balanced",
             "equal-shares-one-ring", "equal-shares-both-rings", "per-request-starves", "equal-shares-12",
             "equal-shares-12-both-rings", "fairness-at-least-0.95", "cc-halves-readblk-retries",
-            "cc-halves-writeblk-retries", "cc-keeps-mixed-going", "cc-windows-close", "balancing-capacity"}
+            "cc-halves-writeblk-retries", "cc-keeps-mixed-going", "cc-windows-close", "shortest-capacity",
+            "ring-choices-agree-on-two-nodes", "per-packet-doubles-a-lone-stream"}
 
 
 def test_gigaring_study_parses_and_validates():

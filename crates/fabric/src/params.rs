@@ -144,7 +144,9 @@ pub enum RingChoice {
     /// to the fewer hops, then the lower ringlet (GigaRing's automatic load
     /// balancing over its two rings).
     Balance,
-    /// The interface with the fewest hops to the destination; ties to the lower ringlet.
+    /// The interface with the fewest hops to the destination; ties balanced
+    /// as `Balance` does (on an even ring the opposite node is as far both
+    /// ways, and ties to one ringlet would load it alone).
     Nearest,
 }
 

@@ -53,7 +53,7 @@ pub const PARAMS: &[Param] = &[
     Param { section: "gigaring", key: "dma_queue_transfers", kind: Kind::Int { min: 0, max: 65535 }, default: Default::Int(8),
         doc: "Transfers a slave's DMA engine holds at once, from the acceptance of a block's first request packet (a ReadBlk request, a WriteBlk's first data packet; not the set-up) until its last response (or status) is put into a send buffer; a request that would open one more is busied. 0: no bound." },
     Param { section: "gigaring", key: "load_balancing", kind: Kind::Choice(&["per-packet", "shortest"]), default: Default::Str("per-packet"),
-        doc: "Which ring a packet goes on: `per-packet`, the ring whose send buffer for its virtual channel holds the fewest packets (ties to the fewer hops, then ring 0): seed 002's automatic load balancing; or `shortest`, always the ring with fewer hops to the target (ties to ring 0)." },
+        doc: "Which ring a packet goes on: `per-packet`, the ring whose send buffer for its virtual channel holds the fewest packets (ties to the fewer hops, then ring 0): seed 002's automatic load balancing; or `shortest`, the ring with fewer hops to the target (where both are as far, the emptier as `per-packet`)." },
     Param { section: "gigaring", key: "congestion_control", kind: Kind::Bool, default: Default::Bool(true),
         doc: "Adaptive congestion control: each stream's window of outstanding request packets halves on a busy echo (not below `window_min`) and opens by one per window's worth of accepted echoes (up to `window_max`)." },
     Param { section: "gigaring", key: "window_max", kind: Kind::Int { min: 1, max: 65535 }, default: Default::Int(16),

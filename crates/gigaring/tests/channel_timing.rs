@@ -76,7 +76,9 @@ fn a_message_and_its_echo_on_each_ring() {
 
 /// With `shortest`, both messages take ring 0 (one hop to node 1 against
 /// three the other way round a 4-node channel): the second leaves when the
-/// first's slot ends. A message to node 3 takes ring 1.
+/// first's slot ends. A message to node 3 takes ring 1. Node 2 is two hops
+/// either way: of two messages to it, the second takes the ring whose send
+/// buffer is emptier, ring 1, at once.
 #[test]
 fn the_nearest_ring_when_not_balancing() {
     let mut f = channel(4, "message", 32, &["gigaring.load_balancing=\"shortest\""]);
@@ -88,6 +90,13 @@ fn the_nearest_ring_when_not_balancing() {
     // Ring 1's interfaces: 4 = node 3, 5 = node 2, 6 = node 1, 7 = node 0.
     assert_eq!(times(&f, 7, Transmit { own: true }, Request, 0), vec![0]);
     assert_eq!(times(&f, 4, Accepted, Request, 0), vec![ns_to_time(224.0)]);
+    let mut f = channel(4, "message", 32, &["gigaring.load_balancing=\"shortest\""]);
+    f.inject(0, 2, 0, 0);
+    f.inject(0, 2, 0, 0);
+    f.run_until(ns_to_time(5000.0));
+    assert_eq!(times(&f, 0, Transmit { own: true }, Request, 0), vec![0]);
+    assert_eq!(times(&f, 7, Transmit { own: true }, Request, 0), vec![0]);
+    assert_eq!(times(&f, 5, Accepted, Request, 0), vec![ns_to_time(2.0 * 224.0)]);
     // Balanced, the second message to node 1 goes the long way round at once.
     let mut f = channel(4, "message", 32, &[]);
     f.inject(0, 1, 0, 0);
@@ -105,7 +114,7 @@ fn the_nearest_ring_when_not_balancing() {
 /// the first has been serviced.
 #[test]
 fn a_busied_packet_is_sent_again() {
-    let mut f = channel(2, "message", 32, &["gigaring.load_balancing=\"shortest\"", "gigaring.receive_buffer_packets=1", "gigaring.client_port_mbps=100"]);
+    let mut f = channel(2, "message", 32, &["gigaring.rings=1", "gigaring.receive_buffer_packets=1", "gigaring.client_port_mbps=100"]);
     f.inject(0, 1, 0, 0);
     f.inject(0, 1, 0, 0);
     f.run_until(ns_to_time(10_000.0));
@@ -212,7 +221,7 @@ fn the_channel_latency_grows_with_the_wire() {
 /// the sixth and seventh on time.
 #[test]
 fn a_bypass_buffer_drains_through_the_idles() {
-    let mut f = channel(4, "message", 32, &["gigaring.load_balancing=\"shortest\""]);
+    let mut f = channel(4, "message", 32, &["gigaring.rings=1"]);
     for k in 0..7 {
         f.inject(0, 2, 0, k * 100 * SYMBOL);
     }

@@ -87,7 +87,7 @@ fn a_read_block_opens_with_a_handshake_and_ends_with_a_status() {
 }
 
 /// A DMA engine that holds one transfer (`dma_queue_transfers = 1`, no
-/// handshake, both requests on ring 0), 600 ns of slave access: the first
+/// handshake, one ring), 600 ns of slave access: the first
 /// ReadBlk request is at node 1 at 224 ns and serviced at 824 ns + 7.5
 /// symbols (5 in, 2.5 port), when its data packet goes into a send buffer
 /// and the slot frees. The second, sent a 5 + 14-symbol slot after the
@@ -97,7 +97,7 @@ fn a_read_block_opens_with_a_handshake_and_ends_with_a_status() {
 /// at 896 ns + 23, it is at node 1 at 1120 ns + 23 (1273 ns) and accepted.
 #[test]
 fn a_request_is_busied_at_a_full_dma_queue_until_a_transfer_is_done() {
-    let mut f = channel("readblk", 32, &["gigaring.dma_setup_words=0", "gigaring.dma_queue_transfers=1", "gigaring.load_balancing=\"shortest\"", "gigaring.slave_access_ns=600"]);
+    let mut f = channel("readblk", 32, &["gigaring.dma_setup_words=0", "gigaring.dma_queue_transfers=1", "gigaring.rings=1", "gigaring.slave_access_ns=600"]);
     f.inject(0, 1, 0, 0);
     f.inject(0, 1, 0, 0);
     f.run_until(ns_to_time(10_000.0));
@@ -109,7 +109,7 @@ fn a_request_is_busied_at_a_full_dma_queue_until_a_transfer_is_done() {
     let r = f.report();
     assert_eq!((r.transactions, r.retries), (2, 2));
     // With room for two transfers the second is accepted at once.
-    let mut f = channel("readblk", 32, &["gigaring.dma_setup_words=0", "gigaring.dma_queue_transfers=2", "gigaring.load_balancing=\"shortest\"", "gigaring.slave_access_ns=600"]);
+    let mut f = channel("readblk", 32, &["gigaring.dma_setup_words=0", "gigaring.dma_queue_transfers=2", "gigaring.rings=1", "gigaring.slave_access_ns=600"]);
     f.inject(0, 1, 0, 0);
     f.inject(0, 1, 0, 0);
     f.run_until(ns_to_time(10_000.0));

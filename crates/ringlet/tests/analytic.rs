@@ -58,3 +58,24 @@ fn no_family_carries_more_than_the_models_bound() {
         assert!(r.throughput_mbps <= 1.01 * r.model_throughput_mbps, "{file}: {} carried against the bound {}", r.throughput_mbps, r.model_throughput_mbps);
     }
 }
+
+/// GigaRing's `shortest` ring choice in the model: where both rings are as
+/// far (every packet of a two-node channel) the load is parted over both,
+/// as `per-packet` parts it, so the two saturate at the same load; on the
+/// mixed 8-node channel the shorter ways carry each packet's data fewer
+/// hops, so `shortest` saturates later, and past it the simulation carries
+/// no more than the model's bound.
+#[test]
+fn shortest_parts_equal_ways_in_the_model() {
+    let sat = |file: &str, rule: &str| {
+        let r = run(file, &[format!("gigaring.load_balancing=\"{rule}\""), "run.measure_transactions=200".into()]);
+        r.model_saturation_load_mbps_per_node
+    };
+    let p2p = "scenarios/gigaring/p2p-half-duplex.toml";
+    assert_eq!(sat(p2p, "shortest"), sat(p2p, "per-packet"));
+    let mixed = "scenarios/gigaring/mixed-8node.toml";
+    let (shortest, balanced) = (sat(mixed, "shortest"), sat(mixed, "per-packet"));
+    assert!(shortest > 1.2 * balanced, "{shortest} against {balanced}");
+    let r = run(mixed, &["gigaring.load_balancing=\"shortest\"".into(), format!("traffic.load_mbps_per_node={}", 1.5 * shortest), "run.measure_transactions=3000".into(), "run.max_sim_time_ns=400000".into()]);
+    assert!(r.throughput_mbps <= 1.01 * r.model_throughput_mbps, "{} carried against the bound {}", r.throughput_mbps, r.model_throughput_mbps);
+}

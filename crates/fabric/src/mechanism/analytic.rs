@@ -141,7 +141,7 @@ impl<P: RingProtocol> Fabric<P> {
                 let mut pkts = Vec::new();
                 for pk in self.transaction_packets(&shape, src, dst) {
                     // Balanced over several ways, each takes an equal share
-                    // in the long run (the shortest send buffer wins).
+                    // in the long run (the emptier send buffer wins).
                     let ways = self.ways(&pk);
                     let share = r / ways.len() as f64;
                     for &way in &ways {
@@ -236,11 +236,12 @@ impl<P: RingProtocol> Fabric<P> {
 
     /// The ways (output interface, stripping interface) packet `pk` may
     /// leave its agent by: the route's one, or, where the ring choice
-    /// balances, each of the agent's interfaces, fewest hops first (the
-    /// `k`-th packet of a burst in an idle fabric takes the `k`-th, in turn).
+    /// balances, each of the agent's interfaces (with `Nearest`, each of
+    /// those of fewest hops), fewest hops first (the `k`-th packet of a
+    /// burst in an idle fabric takes the `k`-th, in turn).
     fn ways(&self, pk: &Pkt) -> Vec<(usize, usize)> {
         let (o, to) = self.route_packet(pk.from, pk.to, pk.class);
-        if self.p.client.ring_choice != RingChoice::Balance || self.apps[pk.from as usize].iface != NO_IFACE {
+        if self.p.client.ring_choice == RingChoice::Routes || self.apps[pk.from as usize].iface != NO_IFACE {
             return vec![(o, to as usize)];
         }
         let mut ways: Vec<(u16, usize, usize)> = Vec::new();
@@ -255,6 +256,10 @@ impl<P: RingProtocol> Fabric<P> {
         ways.sort_unstable();
         if ways.is_empty() {
             return vec![(o, to as usize)];
+        }
+        if self.p.client.ring_choice == RingChoice::Nearest {
+            let fewest = ways[0].0;
+            ways.retain(|w| w.0 == fewest);
         }
         ways.into_iter().map(|(_, i, s)| (i, s)).collect()
     }

@@ -575,7 +575,7 @@ impl<P: RingProtocol> Fabric<P> {
     /// or with [`RingChoice::Balance`] on the interface whose output queue
     /// of that class holds the fewest packets, to send or awaiting their echo (ties to fewer hops, then
     /// to fewer packets in its output queues of every class, then the lower
-    /// ringlet), with `Nearest` on the one of fewest hops.
+    /// ringlet), with `Nearest` on the one of fewest hops (ties as `Balance`).
     ///
     /// [`RingChoice::Balance`]: crate::params::RingChoice::Balance
     #[inline(always)]
@@ -583,8 +583,9 @@ impl<P: RingProtocol> Fabric<P> {
         if self.p.client.ring_choice == crate::params::RingChoice::Routes || self.apps[a as usize].iface != NO_IFACE {
             return self.route_to(a, dst);
         }
-        // (Its load of the class, hops, load of every class, ringlet): the smallest wins.
-        type Key = (usize, u16, usize, u16);
+        // (Its load of the class, hops, load of every class, ringlet): the
+        // smallest wins; `Nearest` swaps the first two.
+        type Key = (usize, usize, usize, u16);
         let mut best: Option<(Key, usize, u16)> = None;
         for &i in &self.topo.agent(a).ifaces {
             if !self.ifaces[i as usize].live {
@@ -595,15 +596,15 @@ impl<P: RingProtocol> Fabric<P> {
             if to == NO_IFACE {
                 continue;
             }
-            let hops = self.hops(i, to);
+            let hops = self.hops(i, to) as usize;
             // Its send buffer's occupancy: packets to send and sent ones awaiting their echo.
             let q = self.ifaces[i as usize].output(class);
             let balance = self.p.client.ring_choice == crate::params::RingChoice::Balance;
-            let load = if balance { q.to_send.len() + q.awaiting.len() } else { 0 };
+            let load = q.to_send.len() + q.awaiting.len();
             // Ties to the one whose send buffers of every class hold fewer (a
             // handshake's messages would otherwise all take the lower ringlet).
-            let all: usize = if balance { (0..self.p.classes.len() as u8).map(|c| { let o = self.ifaces[i as usize].output(c); o.to_send.len() + o.awaiting.len() }).sum() } else { 0 };
-            let key = (load, hops, all, r);
+            let all: usize = (0..self.p.classes.len() as u8).map(|c| { let o = self.ifaces[i as usize].output(c); o.to_send.len() + o.awaiting.len() }).sum();
+            let key = if balance { (load, hops, all, r) } else { (hops, load, all, r) };
             if best.is_none_or(|(k, _, _)| key < k) {
                 best = Some((key, i as usize, to));
             }
