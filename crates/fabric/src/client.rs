@@ -184,6 +184,12 @@ impl OutputQueue {
         waiting <= self.capacity as usize && waiting + self.awaiting.len() <= (self.capacity + self.ewq) as usize
     }
 
+    /// Packets it holds: to send, and sent ones awaiting their echo.
+    #[inline]
+    pub fn held(&self) -> usize {
+        self.to_send.len() + self.awaiting.len()
+    }
+
     /// The echo for `id` came back: it no longer waits.
     #[inline]
     pub fn echoed(&mut self, id: u32) {

@@ -240,28 +240,20 @@ impl<P: RingProtocol> Fabric<P> {
     /// those of fewest hops), fewest hops first (the `k`-th packet of a
     /// burst in an idle fabric takes the `k`-th, in turn).
     fn ways(&self, pk: &Pkt) -> Vec<(usize, usize)> {
-        let (o, to) = self.route_packet(pk.from, pk.to, pk.class);
-        if self.p.client.ring_choice == RingChoice::Routes || self.apps[pk.from as usize].iface != NO_IFACE {
-            return vec![(o, to as usize)];
-        }
-        let mut ways: Vec<(u16, usize, usize)> = Vec::new();
-        for &i in &self.topo.agent(pk.from).ifaces {
-            let r = self.ifaces[i as usize].ringlet;
-            let s = self.topo.strip_from(i, r, pk.to);
-            if s == NO_IFACE || !self.ifaces[i as usize].live {
-                continue;
-            }
-            ways.push((self.hops(i, s), i as usize, s as usize));
+        let route = || {
+            let (o, to) = self.route_packet(pk.from, pk.to, pk.class);
+            vec![(o, to as usize)]
+        };
+        let mut ways: Vec<(usize, u16, u16)> = Vec::new();
+        if !self.choice_ways(pk.from, pk.to, |i, s, hops| ways.push((hops, i, s))) || ways.is_empty() {
+            return route();
         }
         ways.sort_unstable();
-        if ways.is_empty() {
-            return vec![(o, to as usize)];
-        }
         if self.p.client.ring_choice == RingChoice::Nearest {
             let fewest = ways[0].0;
             ways.retain(|w| w.0 == fewest);
         }
-        ways.into_iter().map(|(_, i, s)| (i, s)).collect()
+        ways.into_iter().map(|(_, i, s)| (i as usize, s as usize)).collect()
     }
 
     /// The wait of packet `pk` in its send buffer behind the earlier packets

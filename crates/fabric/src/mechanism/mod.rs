@@ -571,6 +571,31 @@ impl<P: RingProtocol> Fabric<P> {
         (self.topo.position(to) + len - self.topo.position(i)) % len
     }
 
+    /// Where the ring choice picks per packet, hands `way` each way agent
+    /// `a` may send a packet for `dst` by: each live interface that reaches
+    /// it, with the interface that strips the packet and the hops to it;
+    /// returns `false` where the routes decide (`RingChoice::Routes`, or an
+    /// agent of one interface). (The simulation's choice and the analytic
+    /// model's ways both go through it; a plain loop, which inlines where an
+    /// iterator did not.)
+    #[inline(always)]
+    fn choice_ways(&self, a: u16, dst: u16, mut way: impl FnMut(u16, u16, usize)) -> bool {
+        if self.p.client.ring_choice == crate::params::RingChoice::Routes || self.apps[a as usize].iface != NO_IFACE {
+            return false;
+        }
+        for &i in &self.topo.agent(a).ifaces {
+            let n = &self.ifaces[i as usize];
+            if !n.live {
+                continue;
+            }
+            let to = self.topo.strip_from(i, n.ringlet, dst);
+            if to != NO_IFACE {
+                way(i, to, self.hops(i, to) as usize);
+            }
+        }
+        true
+    }
+
     /// Where agent `a` puts a packet of `class` for `dst`: as `route_to`,
     /// or with [`RingChoice::Balance`] on the interface whose output queue
     /// of that class holds the fewest packets, to send or awaiting their echo (ties to fewer hops, then
@@ -580,35 +605,24 @@ impl<P: RingProtocol> Fabric<P> {
     /// [`RingChoice::Balance`]: crate::params::RingChoice::Balance
     #[inline(always)]
     fn route_packet(&self, a: u16, dst: u16, class: u8) -> (usize, u16) {
-        if self.p.client.ring_choice == crate::params::RingChoice::Routes || self.apps[a as usize].iface != NO_IFACE {
-            return self.route_to(a, dst);
-        }
+        let balance = self.p.client.ring_choice == crate::params::RingChoice::Balance;
         // (Its load of the class, hops, load of every class, ringlet): the
         // smallest wins; `Nearest` swaps the first two.
         type Key = (usize, usize, usize, u16);
         let mut best: Option<(Key, usize, u16)> = None;
-        for &i in &self.topo.agent(a).ifaces {
-            if !self.ifaces[i as usize].live {
-                continue;
-            }
-            let r = self.ifaces[i as usize].ringlet;
-            let to = self.topo.strip_from(i, r, dst);
-            if to == NO_IFACE {
-                continue;
-            }
-            let hops = self.hops(i, to) as usize;
+        // (Where the routes decide it names no way, and `best` stays `None`.)
+        self.choice_ways(a, dst, |i, to, hops| {
+            let n = &self.ifaces[i as usize];
             // Its send buffer's occupancy: packets to send and sent ones awaiting their echo.
-            let q = self.ifaces[i as usize].output(class);
-            let balance = self.p.client.ring_choice == crate::params::RingChoice::Balance;
-            let load = q.to_send.len() + q.awaiting.len();
+            let load = n.output(class).held();
             // Ties to the one whose send buffers of every class hold fewer (a
             // handshake's messages would otherwise all take the lower ringlet).
-            let all: usize = (0..self.p.classes.len() as u8).map(|c| { let o = self.ifaces[i as usize].output(c); o.to_send.len() + o.awaiting.len() }).sum();
-            let key = if balance { (load, hops, all, r) } else { (hops, load, all, r) };
+            let all: usize = (0..self.p.classes.len() as u8).map(|c| n.output(c).held()).sum();
+            let key = if balance { (load, hops, all, n.ringlet) } else { (hops, load, all, n.ringlet) };
             if best.is_none_or(|(k, _, _)| key < k) {
                 best = Some((key, i as usize, to));
             }
-        }
+        });
         best.map_or_else(|| self.route_to(a, dst), |(_, i, to)| (i, to))
     }
 
