@@ -26,7 +26,8 @@
 //! (packets across an agent's bus), `send_path` (an agent's own packets
 //! into its output queues), `echo` (an echo back at its sender),
 //! `source` (transactions into the client side), `trace_rows` (a trace
-//! file's rows as transactions), `effects` (what protocols ask for).
+//! file's rows as transactions), `effects` (what protocols ask for),
+//! `reporting` (the run's report from the measurement and the fabric).
 
 mod analytic;
 mod crossing;
@@ -37,6 +38,7 @@ mod inversions;
 mod output;
 mod prioritized;
 mod receive;
+mod reporting;
 mod reconfigure;
 mod send_path;
 mod sequence;
@@ -52,9 +54,9 @@ use crate::interface::{Iface, NO_DECISION};
 use crate::measure::Measure;
 use crate::packet::Slab;
 use crate::params::Params;
-use crate::protocol::{Effects, Payloads, ProtoCounters, RingProtocol};
+use crate::protocol::{Effects, Payloads, RingProtocol};
 use crate::queue::PriorityFifo;
-use crate::report::{Conservation, Counters, Report};
+use crate::report::{Counters, Report};
 use crate::topology::{Topology, NO_IFACE};
 use crate::trace::{Recorder, TraceKind, TraceRecord};
 use crate::traffic::Traffic;
@@ -351,109 +353,6 @@ impl<P: RingProtocol> Fabric<P> {
     pub fn run(mut self) -> Report {
         self.run_until(self.cap);
         self.report()
-    }
-
-    fn end_time(&self) -> Time {
-        match self.stop {
-            Some(Stop::TimeCap) | None => self.cap.max(self.sched.now()),
-            _ => self.sched.now(),
-        }
-    }
-
-    pub fn report(&self) -> Report {
-        let end = self.end_time();
-        let mut r = self.measure.report(end, self.stop.unwrap_or(Stop::TimeCap), self.offered_per_prio, &self.topo, &self.p.classes.names);
-        let pc: ProtoCounters = self.protos.iter().map(|proto| proto.counters()).sum();
-        r.counters = Counters {
-            events: self.sched.executed(),
-            go_bit_holds: pc.go_bit_holds,
-            debt_holds: pc.debt_holds,
-            debts_repaid: pc.debts_repaid,
-            debts_forgiven: pc.debts_forgiven,
-            reservations: pc.reservations,
-            preemptions: self.counters.preemptions + pc.preemptions,
-            control_symbols: pc.control_symbols,
-            tickets_deleted: pc.tickets_deleted,
-            tickets_without_room: pc.tickets_without_room,
-            flow_holds: pc.flow_holds,
-            inheritances: pc.inheritances,
-            slots_reserved: pc.slots_reserved,
-            slots_released: pc.slots_released,
-            slot_held_ns_mean: if pc.slots_released == 0 { 0.0 } else { time_to_ns(pc.slot_held) / pc.slots_released as f64 },
-            slot_held_ns_max: time_to_ns(pc.slot_held_max),
-            bypass_max_symbols: 0,
-            ..self.counters.clone()
-        };
-        for l in r.per_link.iter_mut() {
-            l.bypass_max_symbols = self.bypass_max_symbols(l.link as usize);
-            r.counters.bypass_max_symbols = r.counters.bypass_max_symbols.max(l.bypass_max_symbols);
-        }
-        let queued: u64 = self.apps.iter().map(|a| a.queue.len() as u64).sum();
-        r.conservation = if self.tracked {
-            // Transactions with a slot are in flight (a block partly put out
-            // included); the rest of the streams' queues wait.
-            let waiting: u64 = self.streams.iter().map(|s| s.queue.iter().filter(|e| e.tag == crate::packet::NO_TAG).count() as u64).sum();
-            let in_flight = self.txns.live() - self.lost_tags.len();
-            Conservation { generated: self.generated, completed: self.completed, queued: queued + waiting, in_flight: in_flight as u64, lost: self.lost }
-        } else {
-            Conservation { generated: self.generated, completed: self.completed, queued, in_flight: self.slab.live_send(), lost: self.lost }
-        };
-        r.packets_peak = self.slab.peak();
-        self.backlogs(&mut r, end);
-        if self.failed.iter().any(|&f| f) {
-            // A failed node offered load only until it failed: no share of it is judged.
-            for n in r.per_node.iter_mut().filter(|n| self.has_failed(n.node as u16)) {
-                n.carried_share = f64::NAN;
-            }
-            crate::measure::refresh_fairness(&mut r);
-        }
-        if let Some(c) = r.client.as_mut() {
-            c.window_decreases = self.streams.iter().map(|s| s.state.decreases).sum();
-        }
-        if let Some(inv) = self.inversions.as_ref() {
-            (r.counters.output_inversions, r.counters.input_inversions, r.per_inversion) = inv.report();
-        }
-        // Per thousand packets whose one-way latency was measured (the window's).
-        let packets: u64 = r.per_priority.iter().map(|p| p.packets).sum();
-        let per_k = |n: u64| if packets > 0 { n as f64 * 1e3 / packets as f64 } else { 0.0 };
-        r.summary.output_inversions_per_kpacket = per_k(r.counters.output_inversions);
-        r.summary.input_inversions_per_kpacket = per_k(r.counters.input_inversions);
-        let model = self.analytic.clone().or_else(|| (!self.analysed).then(|| self.analytic(self.load_per_node)).flatten()).unwrap_or(Analytic { throughput_mbps: f64::NAN, latency_ns_mean: f64::NAN, saturation_load_mbps_per_node: f64::NAN, utilization: f64::NAN, bottleneck: String::new() });
-        r.summary.model_throughput_mbps = model.throughput_mbps;
-        r.summary.model_latency_ns_mean = model.latency_ns_mean;
-        r.summary.model_saturation_load_mbps_per_node = model.saturation_load_mbps_per_node;
-        r.summary.model_bottleneck = model.bottleneck;
-        r.summary.model_utilization = model.utilization;
-        self.report_trace(&mut r, end);
-        if let Some(rc) = r.reconfiguration.as_mut() {
-            let c = self.reconfiguration_counts;
-            (rc.resent, rc.duplicates_suppressed, rc.held) = (c.resent, c.duplicates_suppressed, c.held);
-            (rc.lost_transactions, rc.lost_at_fold, rc.lost_after_fold) = (c.lost_at_fold + c.lost_after_fold, c.lost_at_fold, c.lost_after_fold);
-        }
-        r
-    }
-
-    /// Each node's backlog when the run stops, and the age of the oldest of
-    /// its transactions still in its application queue (or its streams').
-    fn backlogs(&self, r: &mut Report, end: Time) {
-        let mut oldest: Vec<Option<Time>> = vec![None; self.apps.len()];
-        let mut note = |a: usize, born: Time| oldest[a] = Some(oldest[a].map_or(born, |o: Time| o.min(born)));
-        for (a, app) in self.apps.iter().enumerate() {
-            for e in app.queue.iter() {
-                note(a, e.born);
-            }
-        }
-        for (s, stream) in self.streams.iter().enumerate() {
-            let agent = self.stream_agent(s) as usize;
-            for e in stream.queue.iter().filter(|e| e.tag == crate::packet::NO_TAG) {
-                note(agent, e.born);
-            }
-        }
-        for n in r.per_node.iter_mut() {
-            let a = n.node as usize;
-            n.backlog = self.generated_by[a] - self.ended_by[a];
-            n.oldest_waiting_ns = oldest[a].map_or(0.0, |born| time_to_ns(end.saturating_sub(born)));
-        }
     }
 
     /// Keeps a trace record of what happens now at interface `i` to packet `pkt`.
