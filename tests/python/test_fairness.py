@@ -20,7 +20,7 @@ import pandas as pd
 import pytest
 
 import ringlet
-from ringlet.cli.render import node_views
+from ringlet.cli.render import node_views, progress_views
 from ringlet.runs.replications import REPLICATED_FIELDS
 from ringlet.runs.store import Store
 from ringlet.runs.table import NODE_FIELDS, NODE_LIST_FIELDS, TEXT_FIELDS, node_list, node_list_text, rows
@@ -56,7 +56,7 @@ def dfc(hot) -> ringlet.Result:
 def test_the_hot_spot_starves_the_hot_node_and_those_downstream(dfc, hot):
     assert dfc.starved_nodes == [5, 6, 7] == dfc["starved_nodes"]
     nodes = dfc.per_node.set_index("node")
-    assert list(dfc.per_node.columns[-3:]) == ["carried_share", "backlog", "oldest_waiting_ns"]
+    assert list(dfc.per_node.columns[-4:]) == ["carried_share", "backlog", "oldest_waiting_ns", "longest_stall_ns"]
     assert (nodes.loc[[5, 6, 7], "carried_share"] < 0.1).all() and (nodes["carried_share"] > 0.5).any()
     assert dfc.summary["min_carried_share_node"] == 5
     assert dfc.summary["min_carried_share"] == nodes["carried_share"].min()
@@ -69,6 +69,10 @@ def test_the_hot_spot_starves_the_hot_node_and_those_downstream(dfc, hot):
     assert "starved_nodes" not in dfc.tables and "per_node" in dfc.tables
     with pytest.raises(KeyError):
         dfc.table("starved_nodes")
+    # They complete (almost) nothing, by their own progress: stalled too.
+    assert dfc.stalled_nodes == [5, 6, 7] == dfc["stalled_nodes"]
+    assert (nodes.loc[[5, 6, 7], "longest_stall_ns"] > dfc.summary["stall_window_ns"]).all()
+    assert (nodes.loc[[0, 1, 2, 3, 4], "longest_stall_ns"] < dfc.summary["stall_window_ns"]).all()
     base = hot.set("network.protocol", "sci").run()
     assert base.starved_nodes == [] and base.summary["fairness_index"] > dfc.summary["fairness_index"]
 
@@ -151,6 +155,38 @@ def test_node_views_of_made_up_runs():
     assert [str(t).split(":")[0] for t in node_views(old)] == ["per node over 2 nodes"]
 
 
+def test_run_table_names_a_stalled_node():
+    """Every node reads from node 0 beyond what it answers: node 0 completes nothing (its
+    requests wait behind the responses it owes), nobody carries half its load, so nobody
+    is starved; the run table names node 0 stalled, by its own progress."""
+    sets = ["--set", "network.nodes=16", "--set", "traffic.destinations=hotspot", "--set", "traffic.hotspot_node=0",
+            "--set", "traffic.hotspot_fraction=1.0", "--set", f"{LOAD}=40", "--set", "run.max_sim_time_ns=1e6",
+            "--set", "run.measure_transactions=1000000"]
+    p = run_cli(["run", BASE, *sets, "--json"])
+    assert p.returncode == 0, p.stderr
+    out = json.loads(p.stdout)
+    assert out["stalled_nodes"] == [0] and out["starved_nodes"] == []
+    hot = out["per_node"][0]
+    p = run_cli(["run", BASE, *sets])
+    text = flat(p.stdout)
+    assert (f"stalled (no completion for over {out['stall_window_ns'] / 1e3:.1f} µs with work outstanding): "
+            f"node 0 completed nothing for {hot['longest_stall_ns'] / 1e3:.1f} µs (0 completed; backlog "
+            f"{hot['backlog']:,})") in text
+    assert "starved:" not in text and "delivered twice" not in text
+
+
+def test_progress_views_of_made_up_runs():
+    node = {"node": 3, "transactions": 2, "backlog": 40, "longest_stall_ns": 2.5e6}
+    run = {"per_node": [node], "stalled_nodes": [3], "stall_window_ns": 1e6, "conservation": {"delivered_twice": 2}}
+    text = flat(" ".join(str(t) for t in progress_views(run)))
+    assert "stalled (no completion for over 1.0 ms with work outstanding): node 3 completed nothing for 2.5 ms " \
+           "(2 completed; backlog 40)" in text
+    assert "2 packets delivered twice" in text
+    assert progress_views({"per_node": [node], "stalled_nodes": [], "conservation": {"delivered_twice": 0}}) == []
+    # A report from before the figures: nothing to say.
+    assert progress_views({"per_node": [node]}) == []
+
+
 def test_a_failed_node_is_not_judged():
     """A GigaRing node that fails mid-run offered load only until it failed: the core leaves
     its carried share empty and never flags it, so the run table names no starved node."""
@@ -168,8 +204,8 @@ def test_a_failed_node_is_not_judged():
 
 
 def test_node_lists_in_a_row():
-    assert NODE_LIST_FIELDS == ["starved_nodes"] and "starved_nodes" in TEXT_FIELDS
-    assert NODE_FIELDS == ["node_latency_ns_p99_max_node", "total_min_carried_share_node", "starved_nodes"]
+    assert NODE_LIST_FIELDS == ["starved_nodes", "stalled_nodes"] and "stalled_nodes" in TEXT_FIELDS
+    assert NODE_FIELDS == ["node_latency_ns_p99_max_node", "total_min_carried_share_node", "starved_nodes", "stalled_nodes"]
     assert node_list_text([5, 6, 7]) == "5 6 7" and node_list_text([]) is None
     # However a table file gives a cell back: text, empty, or a lone node read as a number.
     for cell, nodes in (("5 6 7", [5, 6, 7]), (None, []), (float("nan"), []), (5, [5]), (5.0, [5]), ("", [])):

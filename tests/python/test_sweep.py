@@ -24,7 +24,8 @@ TOTALS = ["total_throughput_mbps", "total_throughput_mbps_ci95", "total_loss_mbp
           "total_latency_ns_mean_ci95", "total_latency_ns_p99", "total_retries", "total_fairness_index",
           "total_min_carried_share", "total_min_carried_share_node", "total_output_inversions_per_kpacket",
           "total_input_inversions_per_kpacket", "total_transactions", "stopped_by", "model_throughput_mbps",
-          "model_latency_ns_mean", "model_saturation_load_mbps_per_node", "model_utilization", "starved_nodes"]
+          "model_latency_ns_mean", "model_saturation_load_mbps_per_node", "model_utilization", "starved_nodes",
+          "stalled_nodes"]
 PROVENANCE = ["scenario_hash", "seed", "ringlet_version"]
 
 

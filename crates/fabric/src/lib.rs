@@ -33,6 +33,7 @@ pub mod protocol;
 pub mod queue;
 pub mod report;
 pub mod series;
+pub mod stalls;
 pub mod topology;
 pub mod trace;
 pub mod trace_source;

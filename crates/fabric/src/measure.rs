@@ -532,6 +532,7 @@ impl Measure {
                 carried_share: f64::NAN,
                 backlog: 0,
                 oldest_waiting_ns: 0.0,
+                longest_stall_ns: 0.0,
             })
             .map(|mut n: NodeReport| {
                 if n.offered_mbps > 0.0 {
@@ -636,6 +637,7 @@ impl Measure {
                 measure_time_ns: time_to_ns(window),
                 batches: thr.batches,
                 stopped_by: stop.name(),
+                stall_window_ns: time_to_ns(window) * crate::stalls::STALL_FRACTION,
                 // The fabric's analytic estimate, filled in by the fabric.
                 model_throughput_mbps: f64::NAN,
                 model_latency_ns_mean: f64::NAN,

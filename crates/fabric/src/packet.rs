@@ -80,6 +80,12 @@ pub struct Packet {
     /// fabric's table of transactions awaiting their responses (`NO_TAG`
     /// otherwise).
     pub tag: u32,
+    /// Debug builds: the send packet's identity, the same in every copy of
+    /// it (a packet sent on across a bridge, a target's copy of what it
+    /// accepted), for the audit that no packet is delivered twice
+    /// (`Slab::alloc` gives a new one, `Slab::alloc_copy` keeps it).
+    #[cfg(debug_assertions)]
+    pub serial: u64,
 }
 
 /// A packet's `tag` when it carries none.
@@ -109,6 +115,8 @@ impl Packet {
             retries: 0,
             traffic_control: 0,
             tag: NO_TAG,
+            #[cfg(debug_assertions)]
+            serial: 0,
         }
     }
 
@@ -145,14 +153,29 @@ pub struct Slab {
     /// or read after it was freed (an event outliving its packet).
     #[cfg(debug_assertions)]
     live: Vec<bool>,
+    /// Debug builds: the next send packet's identity.
+    #[cfg(debug_assertions)]
+    serials: u64,
 }
 
 impl Slab {
     pub fn with_capacity(n: usize) -> Slab {
-        Slab { items: Vec::with_capacity(n), free: Vec::with_capacity(n), live_send: 0, #[cfg(debug_assertions)] live: Vec::with_capacity(n) }
+        Slab { items: Vec::with_capacity(n), free: Vec::with_capacity(n), live_send: 0, #[cfg(debug_assertions)] live: Vec::with_capacity(n), #[cfg(debug_assertions)] serials: 0 }
     }
 
-    pub fn alloc(&mut self, p: Packet) -> u32 {
+    /// A new packet (a send packet gets an identity of its own).
+    pub fn alloc(&mut self, #[allow(unused_mut)] mut p: Packet) -> u32 {
+        #[cfg(debug_assertions)]
+        if p.is_send() {
+            self.serials += 1;
+            p.serial = self.serials;
+        }
+        self.alloc_copy(p)
+    }
+
+    /// Another copy of a send packet already in the fabric: the same
+    /// packet sent on, or a target's own copy of what it accepted.
+    pub fn alloc_copy(&mut self, p: Packet) -> u32 {
         if p.is_send() {
             self.live_send += 1;
         }

@@ -115,6 +115,8 @@ table! {
         backlog: u64 [""],
         /// Age, when the run stopped, of the oldest of its transactions still waiting in its application queue (0: none waits).
         oldest_waiting_ns: f64 ["ns"],
+        /// The longest stretch of the measurement window in which it had transactions outstanding (generated, neither completed nor lost) and completed none; over the summary's `stall_window_ns`, the node is stalled (`stalled_nodes`).
+        longest_stall_ns: f64 ["ns"],
     }
 }
 
@@ -409,6 +411,8 @@ table! {
         in_flight: u64 [""],
         /// Lost: generated while the source's application queue, and the output queue it would go to, were full (never sent).
         lost: u64 [""],
+        /// Send packets delivered to their destination a second time (a copy sent again after a change of the network that its target had accepted already, and did not tell from new): always 0 in a sound model.
+        delivered_twice: u64 [""],
     }
 }
 
@@ -457,6 +461,8 @@ table! {
         batches: usize [""],
         /// Why the run stopped: transactions, precision, time_cap, backlog, trace_end (a traced run's window), interrupted, or trace_done (a trace-driven run's trace played out).
         stopped_by: &'static str [""],
+        /// A node that, with transactions outstanding, completes none for longer than this (a tenth of the measurement window) is stalled (`stalled_nodes`; each node's `longest_stall_ns`).
+        stall_window_ns: f64 ["ns"],
         /// The analytic model's throughput (docs/analytic.md): the offered data, capped where the busiest resource saturates.
         model_throughput_mbps: f64 ["MB/s"],
         /// The analytic model's mean one-way packet latency: unloaded latency plus M/G/1 waits (NaN at or beyond saturation).
@@ -531,6 +537,10 @@ pub struct Report {
     /// Sending nodes flagged as starved: each carried less than a tenth of
     /// its offered load while another carried more than half of its own.
     pub starved_nodes: Vec<u32>,
+    /// Sending nodes flagged as stalled: each had transactions outstanding
+    /// and completed none for longer than `stall_window_ns`, judged by its
+    /// own completions alone.
+    pub stalled_nodes: Vec<u32>,
     /// Data per traffic class (GigaRing's virtual channels), where transactions are kept.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub per_vc: Vec<VcReport>,

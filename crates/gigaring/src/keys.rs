@@ -82,11 +82,6 @@ pub const PARAMS: &[Param] = &[
         doc: "Nodes 0 to `masters` - 1 issue transactions and the others only answer (seed 002's half duplex: 1 of 2); 0: every node does both (full duplex). `load_mbps_per_node` is the payload each master offers." },
 ];
 
-/// Most send buffer packets per ring and virtual channel with a fault: a
-/// source's packets unechoed toward one target on one virtual channel (both
-/// rings' send buffers) fit the target's window of sequence numbers.
-pub const MAX_SEND_BUFFER_WITH_FAULT: u32 = ringlet_fabric::mechanism::SEQUENCE_WINDOW as u32 / 2;
-
 /// The largest block (`traffic.block_words`), 64-bit words: 32 768 packets,
 /// within a block's packet count (16 bits).
 pub const MAX_BLOCK_WORDS: i64 = 1 << 20;
@@ -238,9 +233,6 @@ impl Settings {
             }
             if matches!(f.what, Failure::Node(_)) && self.nodes < 3 {
                 return Err(format!("faults.fail_node: a channel of {} nodes cannot fold around a node (at least 3)", self.nodes));
-            }
-            if self.send_buffer > MAX_SEND_BUFFER_WITH_FAULT {
-                return Err(format!("gigaring.send_buffer_packets: at most {MAX_SEND_BUFFER_WITH_FAULT} with a fault (a target's window of sequence numbers covers the send buffers of both rings), got {}", self.send_buffer));
             }
             if self.masters == 1 && f.what == Failure::Node(0) {
                 return Err("faults.fail_node: node 0 is the only master (traffic.masters = 1); nothing would be left to measure after it fails".to_string());

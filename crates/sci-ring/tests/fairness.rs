@@ -37,6 +37,26 @@ fn a_hot_spot_starves_nodes_under_dfc_and_the_report_names_them() {
     }
 }
 
+/// Every node reads from node 0 (16 nodes, 40 MB/s each, far beyond what
+/// node 0 answers): node 0's own requests wait behind the responses it
+/// owes everyone (responses go first at its output) and it completes
+/// nothing, while the others each carry a few per cent of their load.
+/// Nobody carries half of its load, so nobody is starved by comparison;
+/// by its own progress node 0 is stalled, and only node 0.
+#[test]
+fn a_node_that_completes_nothing_is_named_stalled_whatever_the_others_carry() {
+    let r = run(16, &["traffic.destinations=hotspot", "traffic.hotspot_node=0", "traffic.hotspot_fraction=1.0", "traffic.load_mbps_per_node=40", "run.warmup_ns=10000", "run.max_sim_time_ns=2e6", "run.measure_transactions=1000000"]);
+    assert!(r.starved_nodes.is_empty(), "{:?}", r.starved_nodes);
+    assert_eq!(r.stalled_nodes, vec![0]);
+    let hot = &r.per_node[0];
+    assert_eq!(hot.transactions, 0);
+    assert!(hot.backlog > 0 && hot.longest_stall_ns > 0.9 * r.measure_time_ns, "{hot:?}");
+    assert!((r.stall_window_ns - 0.1 * r.measure_time_ns).abs() < 1e-6 * r.measure_time_ns);
+    for n in &r.per_node[1..] {
+        assert!(n.transactions > 0 && n.longest_stall_ns < r.stall_window_ns, "{n:?}");
+    }
+}
+
 /// Below saturation every node carries what it offers: the index is 1 to
 /// within the measurement's noise, nothing waits long, nobody is starved.
 #[test]

@@ -161,6 +161,13 @@ class Result:
         return list(self._raw.get("starved_nodes") or [])
 
     @property
+    def stalled_nodes(self) -> list[int]:
+        """The sending nodes flagged as stalled: each had transactions outstanding and
+        completed none for longer than the run's ``stall_window_ns`` (a tenth of its
+        measurement window), judged by its own completions alone (``[]`` if none)."""
+        return list(self._raw.get("stalled_nodes") or [])
+
+    @property
     def counters(self) -> dict[str, int]:
         """Event counts that explain the result (retries, busy echoes, ...)."""
         return dict(self._raw.get("counters", {}))

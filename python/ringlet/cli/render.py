@@ -223,6 +223,32 @@ def node_views(r: Mapping[str, Any]) -> list[Any]:
             "a starved node's latency figures come only from the few of its transactions that got through: "
             "read its carried share, backlog and oldest waiting age instead (per_node in --json)",
             style="yellow"))
+    parts.extend(progress_views(r))
+    return parts
+
+
+def progress_views(r: Mapping[str, Any]) -> list[Any]:
+    """Warnings of broken promises: the nodes that completed nothing for longer than the
+    stall window while they had work outstanding (each with its longest stretch, what it
+    completed and its backlog), and packets delivered twice."""
+    parts: list[Any] = []
+    stalled = list(r.get("stalled_nodes") or [])
+    if stalled:
+        by_node = {n.get("node"): n for n in r.get("per_node", [])}
+        listed = []
+        for k in stalled[:MAX_STARVED_LISTED]:
+            n = by_node.get(k, {})
+            listed.append(f"node {k} completed nothing for {_duration(n.get('longest_stall_ns'))} "
+                          f"({_num(n.get('transactions'))} completed; backlog {_num(n.get('backlog'))})")
+        more = len(stalled) - len(listed)
+        parts.append(Text(
+            f"stalled (no completion for over {_duration(r.get('stall_window_ns'))} with work outstanding): "
+            + "; ".join(listed) + (f"; and {more:,} more nodes" if more > 0 else ""),
+            style="bold yellow"))
+    twice = (r.get("conservation") or {}).get("delivered_twice")
+    if twice:
+        parts.append(Text(f"{twice:,} packets delivered twice: their targets did not tell them from new "
+                          "(a defect of the model: please report it)", style="bold red"))
     return parts
 
 

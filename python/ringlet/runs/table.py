@@ -53,7 +53,7 @@ NUMERIC_FIELDS = [*PRIORITY_FIELDS, *(c for c in TOTAL_FIELDS if c not in TEXT_T
 
 #: Lists of node numbers in the report (a top-level list, not a table), copied into a point's rows as
 #: text: the numbers separated by spaces; None (empty) for an empty list, as for a result without the list.
-NODE_LIST_FIELDS = ["starved_nodes"]
+NODE_LIST_FIELDS = ["starved_nodes", "stalled_nodes"]
 
 #: Figures that are text (why a run stopped, a list of nodes), the same on every row of a point.
 TEXT_FIELDS = [*(c for c in TOTAL_FIELDS if c not in NUMERIC_FIELDS), *NODE_LIST_FIELDS]

@@ -101,7 +101,7 @@ impl<P: RingProtocol> Fabric<P> {
     pub(super) fn cross(&mut self, i: usize, o: usize, pk: Packet) {
         let a = self.ifaces[i].agent as usize;
         let exit = self.buses[a].as_ref().expect("a bus").spec.exit;
-        let id = self.slab.alloc(pk);
+        let id = self.slab.alloc_copy(pk);
         let now = self.sched.now();
         let data = self.data_carried(&pk);
         self.measure.crossed(now, a, i, o, data);

@@ -67,7 +67,6 @@ use ringlet_scenario::Scenario;
 
 pub use analytic::Analytic;
 pub use reconfigure::{Reconfiguration, ReconfigurationCounts};
-pub use sequence::WINDOW as SEQUENCE_WINDOW;
 
 pub struct Fabric<P: RingProtocol> {
     pub p: Params,
@@ -113,6 +112,10 @@ pub struct Fabric<P: RingProtocol> {
     /// numbers (in a fabric that may change).
     copy_on_accept: bool,
     seqs: sequence::Sequences,
+    /// Debug builds: the identity of every send packet delivered at its
+    /// destination, to tell one delivered twice (`Packet::serial`).
+    #[cfg(debug_assertions)]
+    delivered_serials: std::collections::HashSet<u64>,
     /// What the changes keep: cut links, held packets, slots to free later.
     fold: reconfigure::FoldState,
     /// Slots of transactions lost with a failed agent (kept so that their
@@ -139,6 +142,8 @@ pub struct Fabric<P: RingProtocol> {
     /// (over the whole run: its backlog is the difference).
     generated_by: Vec<u64>,
     ended_by: Vec<u64>,
+    /// Each agent's stretches with work outstanding and no completion.
+    stalls: crate::stalls::Stalls,
     /// Transactions lost: generated while their source's application queue (and output queue) was full.
     lost: u64,
     /// Per-priority offered load per endpoint, MB/s (for the report).
@@ -250,6 +255,8 @@ impl<P: RingProtocol> Fabric<P> {
             reconfiguration_counts: ReconfigurationCounts::default(),
             copy_on_accept: false,
             seqs: Default::default(),
+            #[cfg(debug_assertions)]
+            delivered_serials: Default::default(),
             fold: Default::default(),
             lost_tags: Default::default(),
             inversions: (s.traffic.priorities > 1).then(|| inversions::Inversions::new(s.traffic.priorities as usize, topo.ifaces())),
@@ -263,6 +270,7 @@ impl<P: RingProtocol> Fabric<P> {
             completed: 0,
             generated_by: vec![0; agents],
             ended_by: vec![0; agents],
+            stalls: crate::stalls::Stalls::new(agents, ns_to_time(s.run.warmup_ns)),
             lost: 0,
             offered_per_prio: p.offered_data_mbps(s.traffic.load_mbps_per_node),
             load_per_node: s.traffic.load_mbps_per_node,
@@ -529,6 +537,26 @@ impl<P: RingProtocol> Fabric<P> {
     #[inline(always)]
     fn kind_of(&self, pk: &crate::packet::Packet) -> usize {
         if self.tracked { self.txns.get(pk.tag).kind as usize } else { 0 }
+    }
+
+    /// Agent `a` generated a transaction.
+    #[inline(always)]
+    fn note_generated(&mut self, a: u16) {
+        let a = a as usize;
+        self.stalls.generated(a, self.sched.now(), self.generated_by[a] - self.ended_by[a]);
+        self.generated += 1;
+        self.generated_by[a] += 1;
+    }
+
+    /// A transaction of agent `a` ended: completed, or lost (progress only
+    /// if completed; a loss ends a stretch only when nothing is left).
+    #[inline(always)]
+    fn note_ended(&mut self, a: u16, completed: bool) {
+        let a = a as usize;
+        self.ended_by[a] += 1;
+        if completed || self.generated_by[a] == self.ended_by[a] {
+            self.stalls.ended(a, self.sched.now());
+        }
     }
 
     /// Whether the run has stopped (why, if so).

@@ -275,6 +275,10 @@ impl<P: RingProtocol> Fabric<P> {
                 self.protos[r].mark_passing(at, now, &mut pk.traffic_control);
             }
         }
+        if own && send && self.copy_on_accept {
+            // It carries its flow's floor (`sequence.rs`).
+            self.sent_numbered(id);
+        }
         self.measure.link_used(i, now, len as Time * self.p.cycle, send);
         self.record(i, TraceKind::Transmit { own }, id);
     }

@@ -53,6 +53,13 @@ impl<P: RingProtocol> Fabric<P> {
         let (r, at) = self.ifaces[i].place();
         // The packet before this one on the link is in by now.
         self.settle_arrival(i, class);
+        if self.copy_on_accept && self.is_duplicate(id) {
+            // Known by its number at the header: echoed as accepted and
+            // dropped, whatever room its input queue has.
+            self.record(i, TraceKind::Accepted, id);
+            let e = self.accept_echo(i, id, &pk);
+            return self.put_echo(i, e, &pk);
+        }
         let me = self.ifaces[i].agent;
         let dma_bounded = self.dma_bounded(me, &pk);
         let admission = if dma_bounded && self.dma_full(me as usize, &pk, false) {
@@ -96,17 +103,22 @@ impl<P: RingProtocol> Fabric<P> {
                 Some(self.busy_echo(i, id, phase))
             }
         };
-        // The echo takes the stripped packet's place: ahead of packets that arrive after it.
         if let Some(e) = echo {
-            if self.p.client.echo_at_tail {
-                // Ready to leave once the checksum is in: what arrives next waits behind it.
-                let tail = self.sched.now() + pk.len as Time * self.p.cycle;
-                self.insert_in_stream_ready(i, e, tail);
-            } else {
-                self.insert_in_stream(i, e);
-            }
+            self.put_echo(i, e, &pk);
         }
         self.input_changed(i, class);
+    }
+
+    /// Echo `e` for send packet `pk` takes the stripped packet's place:
+    /// ahead of packets that arrive after it.
+    fn put_echo(&mut self, i: usize, e: u32, pk: &Packet) {
+        if self.p.client.echo_at_tail {
+            // Ready to leave once the checksum is in: what arrives next waits behind it.
+            let tail = self.sched.now() + pk.len as Time * self.p.cycle;
+            self.insert_in_stream_ready(i, e, tail);
+        } else {
+            self.insert_in_stream(i, e);
+        }
     }
 
     /// Counts a busy echo by the kind of packet busied and its cause.
@@ -139,15 +151,7 @@ impl<P: RingProtocol> Fabric<P> {
             self.slab.at_mut(id).queued_at = tail;
         }
         let echo_of = id;
-        let id = if self.copy_on_accept {
-            match self.accepted_copy(id) {
-                Some(copy) => copy,
-                // A duplicate sent again after a reconfiguration: echoed, not kept.
-                None => return Some(self.accept_echo(i, echo_of, pk)),
-            }
-        } else {
-            id
-        };
+        let id = if self.copy_on_accept { self.accepted_copy(id) } else { id };
         let me = self.ifaces[i].agent;
         if self.dma_bounded(me, pk) {
             // Taken, not a duplicate: if it opens a transfer, the slot is its from now on.

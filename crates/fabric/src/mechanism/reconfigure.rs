@@ -266,9 +266,12 @@ impl<P: RingProtocol> Fabric<P> {
         let mut touched = Vec::new();
         for (id, sent) in moving {
             let pk = *self.slab.at(id);
-            // (One for a failed target whose transaction is not lost had
-            // been accepted there already: its echo went with the ring.)
-            if self.lost_tags.contains(&pk.tag) || self.has_failed(pk.src) || self.has_failed(pk.dst) {
+            // Its transaction is lost if its requester or target failed (as
+            // `lose_transactions_of_failed` judges). Not by its slot: a
+            // packet awaiting the echo of an acceptance that completed its
+            // transaction names a slot another may hold now; it goes again
+            // and its target tells it for a duplicate.
+            if self.has_failed(pk.src) || self.has_failed(pk.dst) {
                 self.drop_own(id);
                 // A pending event may still name it (its head on the way to a retired interface).
                 freed.push(id);
@@ -447,7 +450,7 @@ impl<P: RingProtocol> Fabric<P> {
     /// agent: at the change (`at_fold`), or generated for one afterwards.
     pub(super) fn lose(&mut self, now: Time, agent: u16, bytes: u32, at_fold: bool) {
         self.lost += 1;
-        self.ended_by[agent as usize] += 1;
+        self.note_ended(agent, false);
         let c = &mut self.reconfiguration_counts;
         *if at_fold { &mut c.lost_at_fold } else { &mut c.lost_after_fold } += 1;
         self.measure.lost(now, bytes, agent);
@@ -461,8 +464,7 @@ impl<P: RingProtocol> Fabric<P> {
         if !(self.has_failed(src) || self.knows_failed(dst)) {
             return false;
         }
-        self.generated += 1;
-        self.generated_by[src as usize] += 1;
+        self.note_generated(src);
         self.lose(self.sched.now(), src, self.p.shapes[kind as usize].data_bytes, false);
         true
     }
@@ -515,6 +517,13 @@ impl<P: RingProtocol> Fabric<P> {
         }
     }
 
+    /// Own packet `id` of the fabric that changes is sent: it carries its flow's floor.
+    #[cold]
+    pub(super) fn sent_numbered(&mut self, id: u32) {
+        let pk = self.slab.at(id);
+        self.seqs.sent(id, (pk.src, pk.dst, pk.class));
+    }
+
     /// Sender's packet `id` of the fabric that changes enters a send buffer: its sequence number.
     pub(super) fn number(&mut self, id: u32) {
         let pk = self.slab.at(id);
@@ -524,18 +533,27 @@ impl<P: RingProtocol> Fabric<P> {
         }
     }
 
-    /// An accepted packet `id` of the fabric that changes: returns the id
-    /// the input queue holds (the target's own copy), or `None` for a
-    /// duplicate, one whose number the target accepted already (echoed,
-    /// then dropped).
-    pub(super) fn accepted_copy(&mut self, id: u32) -> Option<u32> {
+    /// An accepted packet `id` of the fabric that changes (its target told
+    /// it from a duplicate at its header, `is_duplicate`): returns the id the
+    /// input queue holds, the target's own copy.
+    pub(super) fn accepted_copy(&mut self, id: u32) -> u32 {
         let pk = *self.slab.at(id);
-        if !self.seqs.accept(id, (pk.src, pk.dst, pk.class)) {
-            self.reconfiguration_counts.duplicates_suppressed += 1;
-            self.measure.series_duplicate(self.sched.now());
-            return None;
+        self.seqs.accept(id, (pk.src, pk.dst, pk.class));
+        self.slab.alloc_copy(pk)
+    }
+
+    /// Whether sender's packet `id`, arriving at its target, is a duplicate
+    /// (echoed as accepted and dropped, counted).
+    pub(super) fn is_duplicate(&mut self, id: u32) -> bool {
+        let pk = self.slab.at(id);
+        let flow = (pk.src, pk.dst, pk.class);
+        if !self.seqs.is_duplicate(id, flow) {
+            return false;
         }
-        Some(self.slab.alloc(pk))
+        self.seqs.dropped(id, flow);
+        self.reconfiguration_counts.duplicates_suppressed += 1;
+        self.measure.series_duplicate(self.sched.now());
+        true
     }
 
     /// The sender's copy `id` is done with (its accepting echo is back):
@@ -543,6 +561,7 @@ impl<P: RingProtocol> Fabric<P> {
     pub(super) fn sender_copy_done(&mut self, id: u32) {
         let pk = *self.slab.at(id);
         debug_assert!(pk.kind != PacketKind::Echo);
+        self.seqs.acknowledged(id, (pk.src, pk.dst, pk.class));
         self.slab.free(id);
         // (Only a fabric that changes copies on acceptance: its fold state is there.)
         if !self.fold.held[self.held_slot(pk.src, pk.class)].is_empty() {

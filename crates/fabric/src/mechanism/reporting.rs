@@ -51,9 +51,9 @@ impl<P: RingProtocol> Fabric<P> {
             // included); the rest of the streams' queues wait.
             let waiting: u64 = self.streams.iter().map(|s| s.queue.iter().filter(|e| e.tag == crate::packet::NO_TAG).count() as u64).sum();
             let in_flight = self.txns.live() - self.lost_tags.len();
-            Conservation { generated: self.generated, completed: self.completed, queued: queued + waiting, in_flight: in_flight as u64, lost: self.lost }
+            Conservation { generated: self.generated, completed: self.completed, queued: queued + waiting, in_flight: in_flight as u64, lost: self.lost, delivered_twice: self.seqs.delivered_twice() }
         } else {
-            Conservation { generated: self.generated, completed: self.completed, queued, in_flight: self.slab.live_send(), lost: self.lost }
+            Conservation { generated: self.generated, completed: self.completed, queued, in_flight: self.slab.live_send(), lost: self.lost, delivered_twice: self.seqs.delivered_twice() }
         };
         r.packets_peak = self.slab.peak();
         self.backlogs(&mut r, end);
@@ -110,7 +110,11 @@ impl<P: RingProtocol> Fabric<P> {
             let a = n.node as usize;
             n.backlog = self.generated_by[a] - self.ended_by[a];
             n.oldest_waiting_ns = oldest[a].map_or(0.0, |born| time_to_ns(end.saturating_sub(born)));
+            n.longest_stall_ns = time_to_ns(self.stalls.longest(a, end, n.backlog));
         }
+        let window = r.summary.stall_window_ns;
+        // (A failed node stops for good: it is not judged, as for its share.)
+        r.stalled_nodes = r.per_node.iter().filter(|n| n.longest_stall_ns > window && !self.has_failed(n.node as u16)).map(|n| n.node).collect();
     }
 
 }

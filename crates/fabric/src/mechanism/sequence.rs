@@ -3,124 +3,192 @@
 //! sent again after a change may be one its target already accepted (its
 //! echo was lost with the ring).
 //!
-//! Every send packet an agent queues carries a 16-bit number, counted per
-//! (source, target, traffic class). The target keeps, per (source, class),
-//! the highest number it accepted and a 128-bit window of which of the 128
-//! numbers below it it accepted. A packet whose number is marked is a
-//! duplicate: echoed as accepted, then dropped. The window holds every
-//! packet a source can have sent and not seen echoed toward one target on
-//! one class (its send buffers fill and stop it: the family checks
-//! `gigaring.send_buffer_packets` at most 64 with a fault), so a duplicate
-//! is always within it; a number older than the window is a packet busied
-//! for long while later ones of its flow went through, never accepted: new.
+//! Every send packet an agent queues carries a number, counted per
+//! (source, target, traffic class), and, each time it is sent, its
+//! sender's *floor* for that flow: the oldest number whose accepting echo
+//! the sender has not had (cumulative, so it only grows). The target keeps,
+//! per flow, the numbers it accepted at or above the highest floor it has
+//! seen. A packet whose number is kept is a duplicate: it is told at its
+//! header and echoed as accepted, then dropped, whatever room its input
+//! queue has.
 //!
-//! The tables are kept only where the fabric may change; debug builds also
-//! keep the per-packet truth and check the numbers give the same verdict.
-
-use std::collections::HashMap;
-
-/// Numbers a window covers below the highest accepted one.
-pub const WINDOW: u16 = 128;
+//! Forgetting below a floor loses nothing, whatever order packets arrive
+//! in: every number below it had its accepting echo, so is never sent
+//! again. The numbers kept are those accepted since the flow's oldest
+//! unacknowledged packet was queued: the packets of a flow that pass one
+//! its target busies for long (or that waits in one send buffer while the
+//! flow's others go by another ring). A fixed window of numbers below the
+//! highest accepted would not do: after a fold, a packet accepted before
+//! it may come again after more than any window's worth of its flow.
+//!
+use std::collections::{BTreeSet, HashMap};
 
 /// (source agent, target agent, class).
 type Flow = (u16, u16, u8);
 
-/// The numbers a target accepted from one source on one class.
-#[derive(Clone, Copy, Debug, Default)]
-struct Window {
-    /// One past the highest number accepted.
-    top: u16,
-    /// Bit k: number `top - 1 - k` was accepted.
-    bits: u128,
-    /// Nothing accepted yet (any number is new).
-    used: bool,
+/// A sender's side of one flow: the next number, and those whose
+/// accepting echo it has not had.
+#[derive(Clone, Debug, Default)]
+struct Sender {
+    next: u32,
+    unacknowledged: BTreeSet<u32>,
 }
 
-impl Window {
-    /// Number `n` arrives: returns whether it is new (and marks it).
-    fn accept(&mut self, n: u16) -> bool {
-        let ahead = n.wrapping_sub(self.top) as i16;
-        if !self.used || ahead >= 0 {
-            let shift = if self.used { ahead as u32 + 1 } else { 128 };
-            self.bits = if shift >= 128 { 0 } else { self.bits << shift };
-            self.bits |= 1;
-            self.top = n.wrapping_add(1);
-            self.used = true;
-            return true;
+/// A target's side of one flow: the numbers it accepted at or above the highest floor.
+#[derive(Clone, Debug, Default)]
+struct Target {
+    accepted: BTreeSet<u32>,
+}
+
+impl Target {
+    /// A packet arrives carrying `floor`: what lies below can never come again.
+    fn forget_below(&mut self, floor: u32) {
+        while self.accepted.first().is_some_and(|&n| n < floor) {
+            self.accepted.pop_first();
         }
-        let k = self.top.wrapping_sub(n) - 1;
-        if k >= WINDOW {
-            return true; // older than the window: busied while later ones went, never accepted
-        }
-        let bit = 1u128 << k;
-        let new = self.bits & bit == 0;
-        self.bits |= bit;
-        new
     }
 }
 
-/// The senders' counters, the targets' windows, and the number each
-/// sender's packet carries (by packet id: the field of the packet, kept
+/// The senders' and targets' tables, and the number and floor each
+/// sender's packet carries (by packet id: fields of the packet, kept
 /// beside the slab so that fabrics that never change pay nothing).
 #[derive(Default)]
 pub(super) struct Sequences {
-    next: HashMap<Flow, u16>,
-    seen: HashMap<Flow, Window>,
-    of: Vec<u16>,
-    /// Debug builds: by sender's packet id, accepted by its target already.
-    #[cfg(debug_assertions)]
+    senders: HashMap<Flow, Sender>,
+    targets: HashMap<Flow, Target>,
+    of: Vec<u32>,
+    floor: Vec<u32>,
+    /// By sender's packet id: accepted by its target already.
     truth: Vec<bool>,
+    /// Packets taken for new that their target had accepted before.
+    delivered_twice: u64,
+}
+
+/// `v[k]`, the table grown to hold it.
+fn slot<T: Default + Clone>(v: &mut Vec<T>, k: u32) -> &mut T {
+    let k = k as usize;
+    if k >= v.len() {
+        v.resize(k + 1, T::default());
+    }
+    &mut v[k]
 }
 
 impl Sequences {
     /// Sender's packet `id` of `flow` enters its send buffer: its number.
     pub fn number(&mut self, id: u32, flow: Flow) {
-        let next = self.next.entry(flow).or_insert(0);
-        let k = id as usize;
-        if k >= self.of.len() {
-            self.of.resize(k + 1, 0);
-        }
-        self.of[k] = *next;
-        *next = next.wrapping_add(1);
-        #[cfg(debug_assertions)]
-        if let Some(t) = self.truth.get_mut(k) {
-            *t = false;
+        let s = self.senders.entry(flow).or_default();
+        *slot(&mut self.of, id) = s.next;
+        s.unacknowledged.insert(s.next);
+        s.next += 1;
+        *slot(&mut self.truth, id) = false;
+    }
+
+    /// Sender's packet `id` of `flow` is sent: it carries the flow's floor.
+    pub fn sent(&mut self, id: u32, flow: Flow) {
+        let s = &self.senders[&flow];
+        *slot(&mut self.floor, id) = *s.unacknowledged.first().expect("the packet itself");
+    }
+
+    /// The accepting echo of sender's packet `id` of `flow` is back: its
+    /// number will never be sent again.
+    pub fn acknowledged(&mut self, id: u32, flow: Flow) {
+        let n = self.of[id as usize];
+        if let Some(s) = self.senders.get_mut(&flow) {
+            s.unacknowledged.remove(&n);
         }
     }
 
-    /// Sender's packet `id` of `flow` is accepted by its target: whether it
-    /// is new there (false: a duplicate).
-    pub fn accept(&mut self, id: u32, flow: Flow) -> bool {
-        let n = self.of.get(id as usize).copied().unwrap_or(0);
-        let new = self.seen.entry(flow).or_default().accept(n);
-        #[cfg(debug_assertions)]
-        {
-            let k = id as usize;
-            if k >= self.truth.len() {
-                self.truth.resize(k + 1, false);
-            }
-            assert_eq!(new, !self.truth[k], "sequence number {n} of packet {id} {flow:?}: the window's verdict differs from the packet's history");
-            self.truth[k] = true;
-        }
-        new
+    /// Whether sender's packet `id` of `flow`, arriving at its target, is
+    /// one the target accepted already, as it tells by the number and the
+    /// floor at the header.
+    pub fn is_duplicate(&mut self, id: u32, flow: Flow) -> bool {
+        let (n, floor) = (self.of[id as usize], self.floor[id as usize]);
+        let t = self.targets.entry(flow).or_default();
+        t.forget_below(floor);
+        t.accepted.contains(&n)
+    }
+
+    /// Sender's packet `id` of `flow` is accepted by its target (not a
+    /// duplicate: `is_duplicate` said so at its header).
+    pub fn accept(&mut self, id: u32, flow: Flow) {
+        let n = self.of[id as usize];
+        self.targets.entry(flow).or_default().accepted.insert(n);
+        let before = std::mem::replace(slot(&mut self.truth, id), true);
+        self.delivered_twice += before as u64;
+    }
+
+    /// A packet dropped as a duplicate: its target had it (debug builds check).
+    pub fn dropped(&self, id: u32, flow: Flow) {
+        debug_assert!(self.truth.get(id as usize).copied().unwrap_or(false), "packet {id} of {flow:?} dropped as a duplicate, never accepted before");
+    }
+
+    /// Packets delivered a second time: their target did not tell them from new.
+    pub fn delivered_twice(&self) -> u64 {
+        self.delivered_twice
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::Window;
+    use super::Sequences;
 
-    /// In order, out of order, again, wrapping at 2^16, and older than the window.
+    const F: (u16, u16, u8) = (0, 1, 2);
+
+    /// A target keeps what it accepted until a floor passes it; however
+    /// far the flow's numbers run ahead of an old packet, and whatever the
+    /// order packets arrive in, it is told.
     #[test]
-    fn a_window_marks_what_it_accepted() {
-        let mut w = Window::default();
-        assert!(w.accept(0) && w.accept(2) && w.accept(1));
-        assert!(!w.accept(1) && !w.accept(2) && !w.accept(0));
-        assert!(w.accept(200));
-        assert!(w.accept(3), "128 or more below the highest: a packet busied for long, new");
-        assert!(w.accept(199) && !w.accept(199));
-        let mut w = Window::default();
-        assert!(w.accept(65534) && w.accept(65535) && w.accept(0) && w.accept(1));
-        assert!(!w.accept(65535) && !w.accept(0));
+    fn a_target_tells_what_it_accepted_until_the_floor_passes_it() {
+        let mut s = Sequences::default();
+        // Packets 0 and 1 queued; 1 is sent first, with floor 0.
+        s.number(0, F);
+        s.number(1, F);
+        s.sent(1, F);
+        s.sent(0, F);
+        assert!(!s.is_duplicate(0, F));
+        s.accept(0, F);
+        // Packet 0's echo is lost: it stays unacknowledged while 300 more go and are echoed.
+        for id in 2..=300 {
+            s.number(id, F);
+            s.sent(id, F);
+            assert!(!s.is_duplicate(id, F));
+            s.accept(id, F);
+            s.acknowledged(id, F);
+        }
+        // Packet 1 arrives late: its floor (0) forgets nothing.
+        assert!(!s.is_duplicate(1, F));
+        s.accept(1, F);
+        s.acknowledged(1, F);
+        s.sent(0, F);
+        assert!(s.is_duplicate(0, F), "sent again, it is told");
+        s.acknowledged(0, F);
+        // All acknowledged: the next packet's floor is its own number, and what was kept is forgotten.
+        s.number(301, F);
+        s.sent(301, F);
+        assert!(!s.is_duplicate(301, F));
+        assert_eq!(s.targets[&F].accepted.len(), 0);
+        assert_eq!(s.delivered_twice(), 0);
+        // A packet accepted twice counts.
+        s.accept(301, F);
+        s.accept(301, F);
+        assert_eq!(s.delivered_twice(), 1);
+    }
+
+    /// A busied packet holds the floor (it may go again), and going again
+    /// it is new at its target.
+    #[test]
+    fn a_busied_packet_holds_the_floor_and_is_new_when_it_goes_again() {
+        let mut s = Sequences::default();
+        s.number(7, F);
+        s.sent(7, F);
+        assert!(!s.is_duplicate(7, F)); // busied there
+        s.number(8, F);
+        s.sent(8, F);
+        assert_eq!(s.floor[8], 0, "packet 7 (number 0) is not acknowledged");
+        assert!(!s.is_duplicate(8, F));
+        s.accept(8, F);
+        s.acknowledged(8, F);
+        s.sent(7, F);
+        assert!(!s.is_duplicate(7, F));
     }
 }

@@ -152,6 +152,8 @@ impl<P: RingProtocol> Fabric<P> {
             self.start_service(i, class);
             return;
         }
+        #[cfg(debug_assertions)]
+        assert!(self.delivered_serials.insert(pk.serial), "send packet {} ({:?} of class {} from agent {} to {}) delivered twice at {now}", pk.serial, pk.kind, pk.class, pk.src, pk.dst);
         let requester = pk.requester();
         self.measure.packet_serviced(now, pk.born, pk.priority, requester, pk.class);
         if self.tracked {
@@ -298,7 +300,7 @@ impl<P: RingProtocol> Fabric<P> {
         if self.has_bus(i) {
             return self.cross(i, o, next);
         }
-        let id = self.slab.alloc(next);
+        let id = self.slab.alloc_copy(next);
         self.ifaces[o].push_own(next.class, next.priority, id);
         self.try_output(o);
     }
@@ -327,7 +329,7 @@ impl<P: RingProtocol> Fabric<P> {
 
     fn complete(&mut self, priority: u16, requester: u16) {
         self.completed += 1;
-        self.ended_by[requester as usize] += 1;
+        self.note_ended(requester, true);
         let now = self.sched.now();
         if let Some(stop) = self.measure.transaction_completed(now, priority, requester) {
             self.stop = Some(stop);

@@ -49,19 +49,18 @@ impl<P: RingProtocol> Fabric<P> {
     /// full: the switch study's loss rule).
     #[inline(always)]
     pub(super) fn generate(&mut self, agent: u16, e: AppEntry) {
-        self.generated += 1;
-        self.generated_by[agent as usize] += 1;
+        self.note_generated(agent);
         if self.knows_failed(e.dst) {
             return self.lose(self.sched.now(), agent, self.p.shapes[e.kind as usize].data_bytes, false);
         }
-        let shape = &self.p.shapes[e.kind as usize];
+        let shape = self.p.shapes[e.kind as usize];
         let room = self.apps[agent as usize].has_room() || {
             let i = self.out_iface(agent, e.dst);
             self.ifaces[i].output(shape.request_class).has_room()
         };
         if !room {
             self.lost += 1;
-            self.ended_by[agent as usize] += 1;
+            self.note_ended(agent, false);
             self.measure.lost(self.sched.now(), shape.data_bytes, agent);
         } else if self.tracked {
             self.streams[e.stream as usize].queue.push_back(e);
