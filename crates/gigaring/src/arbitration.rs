@@ -8,14 +8,17 @@
 //!   source node". How much is the control law ([`SharingLaw`]);
 //! - **queue reservation**: a busied packet gets a reserved place in the
 //!   receive buffer after a second busy (IEEE 1596's A/B queue allocation,
-//!   `ringlet_sci`), so no packet is busied forever.
+//!   `ringlet_sci`), so no packet is busied forever. A node owed such a
+//!   place contends for the ring until its packet is accepted (it asks to
+//!   share, and its packets say their source contends): the promise holds
+//!   only if the bandwidth allocation lets every node owed a place reach it.
 //!
 //! The patent does not give its control law's constants; see
 //! `docs/model-gigaring.md` and `docs/assumptions.md`.
 
 use ringlet_engine::Time;
-use ringlet_fabric::packet::Packet;
-use ringlet_fabric::protocol::{Admission, BypassOrder, EchoAt, Effects, Permit, ProtoCounters, QueueView, RingProtocol, Rules};
+use ringlet_fabric::packet::{Packet, Phase};
+use ringlet_fabric::protocol::{Admission, BypassOrder, EchoAt, Effects, Permit, ProtoCounters, QueueView, RingProtocol, RingletView, Rules};
 use ringlet_sci::protocol::queue_allocation::QueueAllocation;
 
 /// The request-to-share count's unit in the traffic-control field.
@@ -45,7 +48,11 @@ pub enum SharingLaw {
 
 /// One ring's arbitration.
 pub struct Arbitration {
+    view: RingletView,
     queues: QueueAllocation,
+    /// Per node: its packets the receive buffers have reserved a place for
+    /// (answered BUSY_A / BUSY_B) and not yet accepted.
+    owed: Vec<u32>,
     sharing: bool,
     law: SharingLaw,
     /// Idle time a source inserts per request to share it hears (`PerRequest`).
@@ -69,13 +76,16 @@ pub struct Arbitration {
 }
 
 impl Arbitration {
-    /// The arbitration of a ring of `nodes`; `per_request`: the idles a
-    /// source inserts per request to share under [`SharingLaw::PerRequest`].
-    pub fn new(nodes: usize, sharing: bool, law: SharingLaw, queue_reservation: bool, per_request: Time, cycle: Time, separator: u32) -> Self {
+    /// The arbitration of ring `view`; `per_request`: the idles a source
+    /// inserts per request to share under [`SharingLaw::PerRequest`].
+    pub fn new(view: &RingletView, sharing: bool, law: SharingLaw, queue_reservation: bool, per_request: Time, cycle: Time, separator: u32) -> Self {
+        let nodes = view.len();
         Arbitration {
+            view: view.clone(),
             cycle,
             separator: separator as Time,
             queues: QueueAllocation::new(nodes, queue_reservation),
+            owed: vec![0; nodes],
             sharing,
             law,
             per_request,
@@ -92,6 +102,39 @@ impl Arbitration {
     /// it, itself included (`EqualShare`).
     pub fn contenders(&self, at: usize) -> u32 {
         self.upstream[at] as u32 + 1 + self.downstream[at] as u32
+    }
+
+    /// Whether the node at `at` asks to share: its own packet waits, or a
+    /// receive buffer holds a reserved place for one of its packets.
+    ///
+    /// A node owed a place wants the ring until that packet is in, though
+    /// between its retries it has nothing waiting: the packet is on the
+    /// ring, to come back busied while the receive buffer serves the other
+    /// phase. Counted only while waiting, nodes whose retries go round are
+    /// missed by every source, so each source leaves idles for too few
+    /// contenders, the others' retries fill the link into the target, and
+    /// the node just upstream of it, owed the served phase's place, never
+    /// finds its bypass buffer empty: the place waits for it, every other
+    /// packet is refused, and the channel livelocks.
+    #[inline(always)]
+    fn asks(&self, at: usize) -> bool {
+        self.wants[at] || (self.sharing && self.owed[at] > 0)
+    }
+
+    /// Follows the places reserved for each node's packets: one more for
+    /// a DOTRY packet answered BUSY_A / BUSY_B, one fewer for a RETRY
+    /// packet accepted (`admission` is the receive buffer's answer to `pk`).
+    #[inline]
+    fn follow_reservations(&mut self, pk: &Packet, admission: Admission) {
+        let from = self.view.pos(pk.from);
+        match (pk.phase, admission) {
+            (Phase::DoTry, Admission::Busy(Phase::Retry(_)) | Admission::Reserved(Phase::Retry(_))) => self.owed[from] += 1,
+            (Phase::Retry(_), Admission::Accept) => {
+                debug_assert!(self.owed[from] > 0, "a RETRY packet accepted with no place reserved for its node");
+                self.owed[from] -= 1;
+            }
+            _ => {}
+        }
     }
 }
 
@@ -143,14 +186,15 @@ impl RingProtocol for Arbitration {
             let ahead = (*field & COUNT) + (*field >> 7);
             self.upstream[at] = self.upstream[at].max(ahead);
         }
-        if self.wants[at] {
+        if self.asks(at) {
             // One more node asks to share (a count, the patent's hierarchy of request bits in its simplest form).
             *field = (*field & SOURCE_WAITS) | ((*field & COUNT) + REQUEST_TO_SHARE).min(COUNT);
         }
     }
 
     fn own_field(&mut self, at: usize) -> u8 {
-        if self.sharing && self.law == SharingLaw::EqualShare && self.backlogged[at] {
+        // (A node owed a reserved place has more to send: that packet, until it is accepted.)
+        if self.sharing && self.law == SharingLaw::EqualShare && (self.backlogged[at] || self.owed[at] > 0) {
             SOURCE_WAITS
         } else {
             0
@@ -169,7 +213,9 @@ impl RingProtocol for Arbitration {
     }
 
     fn admit(&mut self, at: usize, _now: Time, class: usize, _id: u32, pk: &Packet, q: QueueView) -> Admission {
-        self.queues.admit(at, class, pk.phase, q.free())
+        let admission = self.queues.admit(at, class, pk.phase, q.free());
+        self.follow_reservations(pk, admission);
+        admission
     }
 
     fn counters(&self) -> ProtoCounters {
@@ -181,6 +227,7 @@ impl RingProtocol for Arbitration {
 mod tests {
     use super::*;
     use ringlet_fabric::packet::PacketKind;
+    use ringlet_sci::ring::view_of;
 
     const CYCLE: Time = 20_000;
 
@@ -190,7 +237,7 @@ mod tests {
     }
 
     fn ring(law: SharingLaw) -> Arbitration {
-        Arbitration::new(4, true, law, true, 100 * CYCLE, CYCLE, 1)
+        Arbitration::new(&view_of(4, CYCLE), true, law, true, 100 * CYCLE, CYCLE, 1)
     }
 
     /// A source counts three requests from its last echo, two contenders
@@ -237,7 +284,7 @@ mod tests {
         let mut b = ring(SharingLaw::PerRequest);
         b.on_sent(1, 0, 0, &packet(), Some(0), &mut fx);
         assert_eq!(b.own_field(1), 0);
-        let mut c = Arbitration::new(4, false, SharingLaw::EqualShare, true, 0, CYCLE, 1);
+        let mut c = Arbitration::new(&view_of(4, CYCLE), false, SharingLaw::EqualShare, true, 0, CYCLE, 1);
         c.on_sent(1, 0, 0, &packet(), Some(0), &mut fx);
         assert_eq!(c.own_field(1), 0);
     }
@@ -255,5 +302,39 @@ mod tests {
         assert_eq!(a.may_send(2, until, 0, &packet(), &mut fx), Permit::Go);
         a.on_sent(2, until, 0, &packet(), Some(0), &mut fx);
         assert_eq!(a.may_send(2, until + 1, 0, &packet(), &mut fx), Permit::Go, "no hold of its own after a packet");
+    }
+
+    /// A node a receive buffer owes a place asks to share on every packet
+    /// it passes and marks its own as contending, with nothing waiting,
+    /// until that packet is accepted; a BUSY_D reserves nothing.
+    #[test]
+    fn a_node_owed_a_reserved_place_contends_until_its_packet_is_in() {
+        let mut a = ring(SharingLaw::EqualShare);
+        // Node 1's packet to node 3, whose one-slot receive buffer is full.
+        let mut pk = packet().on(1, 3);
+        let full = QueueView::new(1, 1);
+        assert_eq!(a.admit(3, 0, 0, 0, &pk, full), Admission::Busy(Phase::DoTry));
+        pk.phase = Phase::DoTry;
+        let mut field = 0;
+        a.mark_passing(1, 0, &mut field);
+        assert_eq!((field, a.own_field(1)), (0, 0), "BUSY_D: nothing owed");
+        assert_eq!(a.admit(3, 0, 0, 0, &pk, full), Admission::Busy(Phase::Retry(0)));
+        pk.phase = Phase::Retry(0);
+        a.mark_passing(1, 0, &mut field);
+        assert_eq!((field, a.own_field(1)), (REQUEST_TO_SHARE, SOURCE_WAITS), "owed a place: asks, and its packets say it contends");
+        // Refused again (the buffer still full): still owed.
+        assert_eq!(a.admit(3, 0, 0, 0, &pk, full), Admission::Busy(Phase::Retry(0)));
+        assert_eq!(a.own_field(1), SOURCE_WAITS);
+        assert_eq!(a.admit(3, 0, 0, 0, &pk, QueueView::new(1, 0)), Admission::Accept);
+        let mut after = 0;
+        a.mark_passing(1, 0, &mut after);
+        assert_eq!((after, a.own_field(1)), (0, 0), "accepted: nothing owed");
+        // Without the sharing, nobody asks.
+        let mut off = Arbitration::new(&view_of(4, CYCLE), false, SharingLaw::EqualShare, true, 0, CYCLE, 1);
+        pk.phase = Phase::DoTry;
+        assert_eq!(off.admit(3, 0, 0, 0, &pk, full), Admission::Busy(Phase::Retry(0)));
+        let mut quiet = 0;
+        off.mark_passing(1, 0, &mut quiet);
+        assert_eq!(quiet, 0);
     }
 }
