@@ -6,6 +6,7 @@
 //! their provenance; benchmarks. The Python binding calls only this crate.
 
 pub mod bench;
+pub mod campaign;
 pub mod capacity;
 pub mod registry;
 pub mod yardstick;

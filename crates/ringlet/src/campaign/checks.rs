@@ -1,0 +1,280 @@
+//! One scenario run and judged: it runs to its end without a panic (debug
+//! builds check every packet is delivered at most once, and much else, as
+//! they go), conservation is exact, no packet is delivered twice, every
+//! source makes progress where the protocol promises it, and the run's
+//! memory and time per event stay within their bounds.
+
+use super::draw::{Overrides, BACKLOG};
+use ringlet_fabric::Report;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+/// What a promise broken is, and how it shows.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Problem {
+    /// Which check failed: `panic`, `error`, `conservation`, `delivered_twice`, `stalled`, `memory`, `time`.
+    pub check: &'static str,
+    pub detail: String,
+}
+
+/// How a drawn scenario fared.
+#[derive(Debug)]
+pub enum Verdict {
+    /// Refused when loaded or checked (the draw made a combination the contract rules out).
+    Refused(String),
+    Passed(Measured),
+    Failed(Problem),
+}
+
+/// What a passed run used, for the campaign's summary.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Measured {
+    pub events: u64,
+    /// Peak heap bytes over the memory bound's allowance (at most 1).
+    pub memory_share: f64,
+    /// Wall time per event of the run (its set-up aside), µs, where judged
+    /// (at least `TIME_JUDGED_EVENTS`; 0 otherwise).
+    pub us_per_event: f64,
+    /// Whether the progress check applied (the protocol promises it there).
+    pub progress_judged: bool,
+}
+
+/// Heap a run may use: a base, and so much per ring interface, per agent,
+/// per packet alive at once and per transaction waiting (`memory_bound`).
+pub const MEMORY_BASE: u64 = 16 << 20;
+pub const MEMORY_PER_IFACE: u64 = 16 << 10;
+pub const MEMORY_PER_AGENT: u64 = 64 << 10;
+pub const MEMORY_PER_PACKET: u64 = 1 << 10;
+pub const MEMORY_PER_WAITING: u64 = 256;
+
+/// The memory bound of a run of `ifaces` interfaces and `agents` agents
+/// that had `packets` packets alive at most, with its backlog capped.
+pub fn memory_bound(ifaces: u64, agents: u64, packets: u64) -> u64 {
+    MEMORY_BASE + MEMORY_PER_IFACE * ifaces + MEMORY_PER_AGENT * agents + MEMORY_PER_PACKET * packets + MEMORY_PER_WAITING * BACKLOG
+}
+
+/// Most wall time per event a run may take (its set-up aside), µs, judged
+/// on runs of at least `TIME_JUDGED_EVENTS`: a hundred times a run's usual
+/// cost in a test build, so that only work that grows with the network per
+/// event (a scan of every interface, say) trips it, not a slow machine.
+pub const MAX_US_PER_EVENT: f64 = 100.0;
+pub const TIME_JUDGED_EVENTS: u64 = 50_000;
+
+/// Below this utilisation of its busiest resource (the analytic model's),
+/// every protocol must let every source complete transactions.
+pub const PROGRESS_BELOW_UTILIZATION: f64 = 0.35;
+
+/// Runs `o` and judges it.
+pub fn judge(o: &Overrides) -> Verdict {
+    let s = match crate::load_str("", o).and_then(|s| crate::check(&s).map(|_| s)) {
+        Ok(s) => s,
+        Err(e) => return Verdict::Refused(e.message),
+    };
+    let base = super::memory::start();
+    let ran = quietly(|| crate::run(&s));
+    let memory = super::memory::peak_since(base);
+    let r = match ran {
+        Err(panic) => return Verdict::Failed(Problem { check: "panic", detail: panic }),
+        Ok(Err(e)) => return Verdict::Failed(Problem { check: "error", detail: e.message }),
+        Ok(Ok(r)) => r,
+    };
+    let run_s = r.wall_time_s - r.setup_time_s;
+    match invariants(o, &r.report, memory, run_s) {
+        Ok(m) => Verdict::Passed(m),
+        Err(p) => Verdict::Failed(p),
+    }
+}
+
+/// The checks on a finished run's report.
+fn invariants(o: &Overrides, r: &Report, memory: u64, run_s: f64) -> Result<Measured, Problem> {
+    let c = &r.conservation;
+    if c.generated != c.completed + c.queued + c.in_flight + c.lost {
+        return Err(Problem { check: "conservation", detail: format!("{c:?}") });
+    }
+    if c.delivered_twice > 0 {
+        return Err(Problem { check: "delivered_twice", detail: format!("{} packets", c.delivered_twice) });
+    }
+    let progress_judged = promises_progress(o, r);
+    if progress_judged && !r.stalled_nodes.is_empty() {
+        stalls(o, r)?;
+    }
+    let (ifaces, agents) = (r.per_link.len() as u64, r.per_node.len() as u64);
+    let bound = memory_bound(ifaces, agents, r.packets_peak);
+    // (A program without the counting allocator measures 0.)
+    if memory > bound {
+        return Err(Problem { check: "memory", detail: format!("{memory} bytes at peak, over {bound} ({ifaces} interfaces, {agents} agents, {} packets at once)", r.packets_peak) });
+    }
+    let events = r.counters.events;
+    let us_per_event = if events >= TIME_JUDGED_EVENTS { run_s * 1e6 / events as f64 } else { 0.0 };
+    if us_per_event > MAX_US_PER_EVENT {
+        return Err(Problem { check: "time", detail: format!("{us_per_event:.1} µs per event over {events} events") });
+    }
+    Ok(Measured { events, memory_share: memory as f64 / bound as f64, us_per_event, progress_judged })
+}
+
+/// Judges the nodes the report names stalled against the scenario's own
+/// time scales, which a brief run may not span: a node is stalled for the
+/// campaign only if it completed nothing for longer than the report's
+/// stall window, twenty of its fair transaction gaps (a transaction's data
+/// over the smaller of its offered load and the model's saturation load:
+/// a large block on a busy channel comes seldom) and ten unloaded
+/// transaction latencies (measured by a probe at a hundredth of the load:
+/// long links and slow memories make one transaction long), plus a
+/// fault's detection and restart. Where the run is too short to tell
+/// (under twice that limit), the node is not judged.
+fn stalls(o: &Overrides, r: &Report) -> Result<(), Problem> {
+    let Some((bytes, latency)) = probe(o) else { return Ok(()) };
+    let allowance = r.reconfiguration.as_ref().map_or(0.0, |f| f.live_ns - f.at_ns);
+    let saturation = r.model_saturation_load_mbps_per_node * r.per_priority.len() as f64;
+    let mut stalled = Vec::new();
+    for n in r.per_node.iter().filter(|n| r.stalled_nodes.contains(&n.node)) {
+        let rate = if saturation.is_finite() && saturation > 0.0 { n.offered_mbps.min(saturation) } else { n.offered_mbps };
+        let gap = if rate > 0.0 { bytes / rate * 1e3 } else { f64::INFINITY };
+        let limit = r.stall_window_ns.max(20.0 * gap).max(10.0 * latency) + allowance;
+        if 2.0 * limit <= r.measure_time_ns && n.longest_stall_ns > limit {
+            stalled.push(format!("node {} completed nothing for {:.0} ns, over {limit:.0} ({} completed, backlog {})", n.node, n.longest_stall_ns, n.transactions, n.backlog));
+        }
+    }
+    if stalled.is_empty() {
+        return Ok(());
+    }
+    Err(Problem { check: "stalled", detail: format!("at model utilisation {:.2}: {}", r.model_utilization, stalled.join("; ")) })
+}
+
+/// The scenario at a hundredth of its load (or its trace as it is): the
+/// data a transaction carries, bytes, and the longest latency of a
+/// transaction alone (a GigaRing's transaction latency; elsewhere a
+/// packet's, twice for a request and its response), ns; `None` if the
+/// probe completes nothing.
+fn probe(o: &Overrides) -> Option<(f64, f64)> {
+    let mut light = o.clone();
+    for (k, v) in light.iter_mut() {
+        if k == "traffic.load_mbps_per_node" {
+            *v = format!("{:?}", v.parse::<f64>().ok()? / 100.0);
+        }
+    }
+    let s = crate::load_str("", &light).ok()?;
+    let p = quietly(|| crate::run(&s)).ok()?.ok()?.report;
+    if p.transactions == 0 {
+        return None;
+    }
+    let bytes = p.throughput_mbps * p.measure_time_ns * 1e-3 / p.transactions as f64;
+    let latency = match p.client.as_ref() {
+        Some(c) if c.transaction_latency_ns_p99.is_finite() => c.transaction_latency_ns_p99,
+        _ => 2.0 * p.latency_ns_max,
+    };
+    Some((bytes, latency))
+}
+
+/// Whether the scenario's protocol promises every source progress: below
+/// saturation every one must; beyond it, GigaRing's queue reservation with
+/// its bandwidth allocation ("forward progress is therefore assured", seed
+/// 002). IEEE 1596's A/B queue allocation promises that a packet sent is
+/// accepted in the end, not that a node's requests leave before its own
+/// responses, so an overloaded SCI network is not judged (its report still
+/// names a stalled node); nor are the real-time protocols, whose purpose
+/// in overload is to let the higher priorities go first.
+fn promises_progress(o: &Overrides, r: &Report) -> bool {
+    if r.model_utilization.is_finite() && r.model_utilization < PROGRESS_BELOW_UTILIZATION {
+        return true;
+    }
+    let set = |key: &str| o.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str());
+    set("network.kind") == Some("\"gigaring\"") && set("gigaring.queue_reservation") != Some("false") && set("gigaring.bandwidth_sharing") != Some("false")
+}
+
+thread_local! {
+    static QUIET: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    static PANIC: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
+}
+
+/// Runs `f`, a panic caught and returned as its message and place, not printed.
+fn quietly<T>(f: impl FnOnce() -> T) -> Result<T, String> {
+    static HOOK: std::sync::Once = std::sync::Once::new();
+    HOOK.call_once(|| {
+        let default = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if QUIET.with(|q| q.get()) {
+                let place = info.location().map(|l| format!(" at {}:{}", l.file(), l.line())).unwrap_or_default();
+                let message = info.payload().downcast_ref::<String>().cloned().or_else(|| info.payload().downcast_ref::<&str>().map(|s| s.to_string())).unwrap_or_default();
+                PANIC.with(|p| *p.borrow_mut() = format!("{message}{place}"));
+            } else {
+                default(info);
+            }
+        }));
+    });
+    QUIET.with(|q| q.set(true));
+    let out = catch_unwind(AssertUnwindSafe(f));
+    QUIET.with(|q| q.set(false));
+    out.map_err(|_| PANIC.with(|p| p.borrow().clone()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ringlet_fabric::report::NodeReport;
+
+    fn overrides(pairs: &[(&str, &str)]) -> Overrides {
+        pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+    }
+
+    /// A report that keeps every promise, of a run of 2 nodes at light load.
+    fn sound() -> Report {
+        let mut r = Report::default();
+        r.conservation.generated = 10;
+        r.conservation.completed = 7;
+        r.conservation.queued = 2;
+        r.conservation.in_flight = 1;
+        r.summary.model_utilization = 0.1;
+        r.summary.measure_time_ns = 1e7;
+        r.summary.stall_window_ns = 1e6;
+        r.per_node = (0..2).map(|k| NodeReport { node: k, offered_mbps: 10.0, ..NodeReport::default() }).collect();
+        r
+    }
+
+    /// Each check fails on the report that breaks its promise, and only then.
+    #[test]
+    fn each_broken_promise_is_told() {
+        let o = overrides(&[("network.kind", "\"sci-ring\"")]);
+        assert!(invariants(&o, &sound(), 0, 0.0).is_ok());
+        let mut r = sound();
+        r.conservation.queued = 3;
+        assert_eq!(invariants(&o, &r, 0, 0.0).unwrap_err().check, "conservation");
+        let mut r = sound();
+        r.conservation.delivered_twice = 1;
+        assert_eq!(invariants(&o, &r, 0, 0.0).unwrap_err().check, "delivered_twice");
+        let bound = memory_bound(0, 2, 0);
+        assert!(invariants(&o, &sound(), bound, 0.0).is_ok());
+        assert_eq!(invariants(&o, &sound(), bound + 1, 0.0).unwrap_err().check, "memory");
+        let mut r = sound();
+        r.counters.events = TIME_JUDGED_EVENTS;
+        let limit = MAX_US_PER_EVENT * 1e-6 * TIME_JUDGED_EVENTS as f64;
+        assert!(invariants(&o, &r, 0, limit * 0.99).is_ok());
+        assert_eq!(invariants(&o, &r, 0, limit * 1.01).unwrap_err().check, "time");
+    }
+
+    /// A light scenario's node that completed nothing for most of a long
+    /// run is stalled; one that waited less than its limit is not; where
+    /// the protocol promises nothing (an overloaded SCI ring), neither is.
+    #[test]
+    fn a_node_that_completes_nothing_for_long_is_stalled_where_progress_is_promised() {
+        let o = overrides(&[("network.kind", "\"sci-ring\""), ("traffic.load_mbps_per_node", "10.0"), ("run.max_sim_time_ns", "2e5")]);
+        let mut r = sound();
+        r.summary.model_saturation_load_mbps_per_node = 100.0;
+        r.per_priority = vec![Default::default()];
+        r.stalled_nodes = vec![1];
+        r.per_node[1].longest_stall_ns = 9e6;
+        let stalled = invariants(&o, &r, 0, 0.0).unwrap_err();
+        assert_eq!(stalled.check, "stalled");
+        assert!(stalled.detail.contains("node 1 completed nothing for 9000000 ns"), "{}", stalled.detail);
+        // Its limit: the stall window (1 ms), above 20 gaps of 64 bytes at 10 MB/s (128 µs) and ten latencies.
+        r.per_node[1].longest_stall_ns = 0.9e6;
+        assert!(invariants(&o, &r, 0, 0.0).is_ok(), "under its limit");
+        r.per_node[1].longest_stall_ns = 9e6;
+        r.summary.model_utilization = 2.0;
+        assert!(invariants(&o, &r, 0, 0.0).is_ok(), "an overloaded SCI ring promises no node progress");
+        // (Messages at a load whose hundredth completes some in the probe's 200 µs.)
+        let giga = overrides(&[("network.kind", "\"gigaring\""), ("traffic.transaction", "\"message\""), ("traffic.block_words", "32"), ("traffic.load_mbps_per_node", "1000.0"), ("run.max_sim_time_ns", "2e5")]);
+        assert_eq!(invariants(&giga, &r, 0, 0.0).unwrap_err().check, "stalled", "GigaRing's queue reservation promises it");
+        let off: Overrides = giga.iter().cloned().chain(overrides(&[("gigaring.queue_reservation", "false")])).collect();
+        assert!(invariants(&off, &r, 0, 0.0).is_ok());
+    }
+}
