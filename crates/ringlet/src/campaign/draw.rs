@@ -85,7 +85,8 @@ pub fn draw(rng: &mut Stream, family: &FamilySchema, reach: &Reach) -> Overrides
         let drop = if rng.gen_bool(0.5) { "faults.fail_node" } else { "faults.fail_link" };
         o.retain(|(k, _)| k != drop);
     }
-    let run_ns = reach.run_ns * [0.25, 0.5, 1.0].choose(rng).expect("lengths");
+    // A faster clock packs more events into each ns: the run is as much shorter.
+    let run_ns = reach.run_ns * [0.25, 0.5, 1.0].choose(rng).expect("lengths") * clock_scale(family, &o);
     o.push(("run.seed".into(), rng.gen_range(0..1_000_000u64).to_string()));
     o.push(("run.warmup_ns".into(), format!("{:?}", *[0.0, 1000.0, run_ns / 10.0].choose(rng).expect("warm-ups"))));
     o.push(("run.measure_transactions".into(), "1000000000".into()));
@@ -100,6 +101,22 @@ pub fn draw(rng: &mut Stream, family: &FamilySchema, reach: &Reach) -> Overrides
         o.push(("faults.at_ns".into(), format!("{:?}", rng.gen_range(0.0..run_ns).round())));
     }
     o
+}
+
+/// How much faster than its default the drawn symbol clock runs (at most 1):
+/// `cycle_ns` over its default, or the default `clock_mhz` over the drawn one.
+fn clock_scale(family: &FamilySchema, o: &Overrides) -> f64 {
+    let drawn = |key: &str| o.iter().find(|(k, _)| k == key).and_then(|(_, v)| v.parse::<f64>().ok());
+    let default = |key: &str| crate::schema().params(family).into_iter().find(|p| name(p) == key).and_then(|p| match p.default {
+        Default::Float(d) => Some(d),
+        _ => None,
+    });
+    let scale = match (drawn("network.cycle_ns"), default("network.cycle_ns"), drawn("gigaring.clock_mhz"), default("gigaring.clock_mhz")) {
+        (Some(c), Some(d), ..) => c / d,
+        (_, _, Some(c), Some(d)) => d / c,
+        _ => 1.0,
+    };
+    scale.clamp(1e-3, 1.0)
 }
 
 /// A value for key `p` of a scenario of `nodes` nodes, weighted toward its

@@ -60,12 +60,17 @@ pub struct FamilyOutcome {
     pub ran: usize,
     /// Drawn combinations the contract refused (drawn again).
     pub refused: usize,
-    /// Of those run, the ones whose protocol promised progress (judged for stalls).
+    /// Of those run, the ones whose protocol promised progress (judged for
+    /// stalls), the trace-driven ones and those with a fault.
     pub progress_judged: usize,
+    pub traced: usize,
+    pub faulted: usize,
     pub events: u64,
     /// The largest share of the memory bound a run used, and of the time bound per event.
     pub memory_share_max: f64,
     pub us_per_event_max: f64,
+    /// Wall time the family's campaign took, s.
+    pub wall_s: f64,
     pub failures: Vec<Failure>,
 }
 
@@ -82,6 +87,7 @@ pub fn run(c: &Config, progress: &mut dyn FnMut(&str, usize, &Overrides, &Verdic
         if !c.families.is_empty() && !c.families.iter().any(|f| f == family.kind) {
             continue;
         }
+        let started = std::time::Instant::now();
         let mut rng = StreamSeeds::new(c.seed).stream(k as u64);
         let mut fo = FamilyOutcome { family: family.kind.to_string(), ..FamilyOutcome::default() };
         let mut refused_in_a_row = 0;
@@ -104,6 +110,8 @@ pub fn run(c: &Config, progress: &mut dyn FnMut(&str, usize, &Overrides, &Verdic
                 Verdict::Passed(m) => {
                     refused_in_a_row = 0;
                     fo.ran += 1;
+                    fo.traced += o.iter().any(|(k, _)| k == "traffic.trace") as usize;
+                    fo.faulted += o.iter().any(|(k, _)| k.starts_with("faults.fail")) as usize;
                     fo.events += m.events;
                     fo.progress_judged += m.progress_judged as usize;
                     fo.memory_share_max = fo.memory_share_max.max(m.memory_share);
@@ -116,6 +124,7 @@ pub fn run(c: &Config, progress: &mut dyn FnMut(&str, usize, &Overrides, &Verdic
                     fo.failures.push(Failure { drawn: o.clone(), shrunk, problem: p.clone() });
                 }
             }
+            fo.wall_s = started.elapsed().as_secs_f64();
             if !progress(family.kind, fo.ran, &o, &verdict) {
                 out.push(fo);
                 return out;
