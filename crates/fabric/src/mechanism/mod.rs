@@ -29,7 +29,6 @@
 //! file's rows as transactions), `effects` (what protocols ask for),
 //! `reporting` (the run's report from the measurement and the fabric).
 
-mod analytic;
 mod crossing;
 mod dma;
 mod echo;
@@ -56,6 +55,7 @@ use crate::packet::Slab;
 use crate::params::Params;
 use crate::protocol::{Effects, Payloads, RingProtocol};
 use crate::queue::PriorityFifo;
+use crate::analytic::Analytic;
 use crate::report::{Counters, Report};
 use crate::topology::{Topology, NO_IFACE};
 use crate::trace::{Recorder, TraceKind, TraceRecord};
@@ -65,14 +65,13 @@ use ringlet_engine::time::{ns_to_time, time_to_ns, time_to_ps};
 use ringlet_engine::{Scheduler, Time};
 use ringlet_scenario::Scenario;
 
-pub use analytic::Analytic;
 pub use reconfigure::{Reconfiguration, ReconfigurationCounts};
 pub use sequence::WINDOW as SEQUENCE_WINDOW;
 
 pub struct Fabric<P: RingProtocol> {
     pub p: Params,
-    topo: Topology,
-    ifaces: Dense<Iface>,
+    pub(crate) topo: Topology,
+    pub(crate) ifaces: Dense<Iface>,
     /// Each agent's application queue.
     apps: Dense<Application>,
     /// Each agent's bus, if any agent has one (else empty).
@@ -81,8 +80,8 @@ pub struct Fabric<P: RingProtocol> {
     /// Events packed by `Event::pack`.
     sched: Scheduler<u64>,
     /// One protocol instance per ringlet.
-    protos: Dense<P>,
-    traffic: Option<Traffic>,
+    pub(crate) protos: Dense<P>,
+    pub(crate) traffic: Option<Traffic>,
     /// With `traffic.source = "trace"`: the trace replayed (no `traffic` then).
     replay: Option<Box<trace_rows::Replay>>,
     /// Every row of the trace is issued: the run stops once none of its
@@ -478,7 +477,7 @@ impl<P: RingProtocol> Fabric<P> {
     /// model's ways both go through it; a plain loop, which inlines where an
     /// iterator did not.)
     #[inline(always)]
-    fn choice_ways(&self, a: u16, dst: u16, mut way: impl FnMut(u16, u16, usize)) -> bool {
+    pub(crate) fn choice_ways(&self, a: u16, dst: u16, mut way: impl FnMut(u16, u16, usize)) -> bool {
         if self.p.client.ring_choice == crate::params::RingChoice::Routes || self.apps[a as usize].iface != NO_IFACE {
             return false;
         }
@@ -503,7 +502,7 @@ impl<P: RingProtocol> Fabric<P> {
     ///
     /// [`RingChoice::Balance`]: crate::params::RingChoice::Balance
     #[inline(always)]
-    fn route_packet(&self, a: u16, dst: u16, class: u8) -> (usize, u16) {
+    pub(crate) fn route_packet(&self, a: u16, dst: u16, class: u8) -> (usize, u16) {
         let balance = self.p.client.ring_choice == crate::params::RingChoice::Balance;
         // (Its load of the class, hops, load of every class, ringlet): the
         // smallest wins; `Nearest` swaps the first two.

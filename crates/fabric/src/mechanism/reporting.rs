@@ -2,7 +2,8 @@
 //! itself knows beside them: counters, conservation, each node's backlog,
 //! the analytic estimate, a fold's counts.
 
-use super::{Analytic, Fabric};
+use super::Fabric;
+use crate::analytic::Analytic;
 use crate::protocol::{ProtoCounters, RingProtocol};
 use crate::report::{Conservation, Counters, Report};
 use ringlet_engine::run::Stop;

@@ -28,7 +28,7 @@
 //! packets and holds (TRAIN, DFC, go bits), priorities, windows and
 //! loss. Near saturation it parts from simulation; below, it should not.
 
-use super::Fabric;
+use crate::mechanism::Fabric;
 use crate::params::{Responder, RingChoice, Shape};
 use crate::protocol::RingProtocol;
 use crate::topology::{AgentId, NO_IFACE};
