@@ -27,12 +27,29 @@
 //! What it leaves out, on purpose: busy retries, protocols' control
 //! packets and holds (TRAIN, DFC, go bits), priorities, windows and
 //! loss. Near saturation it parts from simulation; below, it should not.
+//!
+//! Memory is linear in the network (docs/analytic.md): each resource keeps
+//! accumulators of its load, and no pair's path is kept. The work is a
+//! walk of every (source, destination) pair's packets, or beyond
+//! `MAX_PAIRS` of one pair in `k`, each standing for its neighbours; a leg
+//! is walked link by link (`Legs::ByHop`, the reference, while the work is
+//! small) or added as runs of its ringlet in constant time (`Legs::ByRun`).
+//! The files by job: `packets` (the traffic's pairs and packets), `loads`
+//! (a packet's way and the resources' loads), `latency` (the waits).
+
+mod latency;
+mod loads;
+mod packets;
 
 use crate::mechanism::Fabric;
-use crate::params::{Responder, RingChoice, Shape};
+use crate::params::Shape;
 use crate::protocol::RingProtocol;
-use crate::topology::{AgentId, NO_IFACE};
-use ringlet_engine::time::time_to_s;
+use crate::topology::AgentId;
+use crate::traffic::Traffic;
+use latency::{RunLoads, Visits};
+pub use loads::Legs;
+use loads::{Load, Resources, Walker};
+use packets::Pkt;
 
 /// The model's figures for one scenario.
 #[derive(Clone, Debug, PartialEq)]
@@ -50,81 +67,97 @@ pub struct Analytic {
     pub utilization: f64,
     /// What it is ("link out of node 3", "bus of switch 2", ...).
     pub bottleneck: String,
+    /// One (source, destination) pair in `stride` was walked, standing for
+    /// its neighbours (1: every pair; docs/analytic.md states the error).
+    pub stride: usize,
+    /// How the legs were walked.
+    pub legs: Legs,
 }
 
-/// Most (source, destination) pairs walked: beyond, every k-th destination
-/// of a source stands for k (a 4,096-node Banyan has 16 million pairs).
-const MAX_PAIRS: usize = 1 << 19;
-
-/// One resource's load: packets per second, utilisation, and the sum of
-/// rate x hold² (the Pollaczek-Khinchine numerator); for a link also the
-/// same for the packets its interface sends itself.
-#[derive(Clone, Copy, Default)]
-struct Load {
-    busy: f64,
-    second: f64,
-    own_busy: f64,
-    own_second: f64,
+impl Analytic {
+    /// No figures (no traffic sources to model).
+    pub fn none() -> Analytic {
+        Analytic { throughput_mbps: f64::NAN, latency_ns_mean: f64::NAN, saturation_load_mbps_per_node: f64::NAN, utilization: f64::NAN, bottleneck: String::new(), stride: 1, legs: Legs::ByHop }
+    }
 }
 
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Wait {
-    /// Queues for it (M/G/1).
-    Queue,
-    /// Passes it: waits out the residual of the owner's own packet.
-    Residual,
-    /// Loads it, no packet measured waits (an echo).
-    None,
+/// How the model goes over the traffic: `Fabric::analytic` takes
+/// `Plan::default()`; tests set it, to compare the ways.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Plan {
+    /// Most (source, destination) pairs walked: beyond, one in `k` (`k`
+    /// odd) stands for its neighbours.
+    pub max_pairs: usize,
+    /// How legs are walked (`None`: link by link while the pairs walked
+    /// times the longest ringlet are at most `BY_HOP_WORK`, else by runs).
+    pub legs: Option<Legs>,
 }
 
-#[derive(Clone, Copy)]
-struct Use {
-    res: usize,
-    hold: f64,
-    wait: Wait,
+impl Default for Plan {
+    fn default() -> Plan {
+        Plan { max_pairs: MAX_PAIRS, legs: None }
+    }
 }
 
-/// One packet's way: what it uses, and its latency with every resource idle, s.
-#[derive(Default)]
-struct Path {
-    uses: Vec<Use>,
-    fixed: f64,
-    /// From its head leaving its sender until its echo is back there, s
-    /// (a send buffer's slot is held that long).
-    round: f64,
-}
+/// Most pairs walked by default: a 1,448-node ring's every pair; a
+/// 4,096-node ring or Banyan (16.8 million pairs) walks one in nine.
+pub const MAX_PAIRS: usize = 1 << 21;
 
-/// One packet of a transaction, as sent.
-struct Pkt {
-    from: AgentId,
-    to: AgentId,
-    class: u8,
-    len: u16,
-    /// Its place in the burst it is sent in, and whether it was born with
-    /// the burst (requests: the transaction's birth) or as it entered the
-    /// send buffer (a DMA engine's packets).
-    k: u16,
-    born_together: bool,
-    /// It is a handshake's set-up or ready.
-    handshake: bool,
-    /// It is a request that goes once the handshake is through (born with
-    /// the transaction, before it).
-    after_handshake: bool,
-}
+/// Most pairs walked times the longest ringlet for legs to be walked link
+/// by link by default (a 256-node ring's every pair is 16.7 million: about
+/// 0.1 s of walking; a 1,024-node ring's would be 64 times that).
+pub const BY_HOP_WORK: usize = 1 << 25;
 
 impl<P: RingProtocol> Fabric<P> {
     /// The analytic estimate of the scenario's traffic (`None` without
     /// traffic sources: a hand-built fabric).
     pub fn analytic(&self, load_mbps_per_node: f64) -> Option<Analytic> {
+        self.analytic_by(load_mbps_per_node, Plan::default())
+    }
+
+    /// `analytic`, going over the traffic as `plan` says.
+    pub fn analytic_by(&self, load_mbps_per_node: f64, plan: Plan) -> Option<Analytic> {
         let traffic = self.traffic.as_ref()?;
-        let (links, classes, agents) = (self.ifaces.len(), self.p.classes.len(), self.topo.agents().len());
-        let n_res = links + links * classes + 2 * agents;
-        let mut loads = vec![Load::default(); n_res];
-        // Per (source, destination): rate and packets, kept for the latency pass.
-        let mut flows: Vec<(f64, Vec<(Pkt, Path)>)> = Vec::new();
-        let mut offered = 0.0;
         let pairs: usize = (0..traffic.sources.len()).map(|i| traffic.destination_weights(i).len()).sum();
-        let stride = pairs.div_ceil(MAX_PAIRS).max(1);
+        let stride = packets::stride(pairs, plan.max_pairs);
+        let longest = (0..self.topo.ringlets()).map(|r| self.topo.ringlet_ifaces(r as u16).len()).max().unwrap_or(0);
+        let legs = plan.legs.unwrap_or(if pairs.div_ceil(stride).saturating_mul(longest) <= BY_HOP_WORK { Legs::ByHop } else { Legs::ByRun });
+        let walker = Walker::new(self, legs);
+        let (offered, loads, visits) = match legs {
+            Legs::ByHop => {
+                let (offered, loads) = self.loads_by_hop(&walker, traffic, stride);
+                (offered, loads, None)
+            }
+            Legs::ByRun => {
+                let (offered, loads, visits) = self.by_run(&walker, traffic, stride);
+                (offered, loads, Some(visits))
+            }
+        };
+        let (busiest, util) = loads.iter().enumerate().map(|(k, l)| (k, l.busy)).fold((0, 0.0), |b, x| if x.1 > b.1 { x } else { b });
+        let saturation = if util > 0.0 { load_mbps_per_node / util } else { f64::INFINITY };
+        // Latency: the mean over measured packets, weighted by their rates.
+        let latency = match visits {
+            _ if util >= 1.0 => f64::NAN,
+            None => self.latency_by_hop(&walker, traffic, stride, &loads),
+            Some(v) => v.mean(&loads, walker.res),
+        };
+        Some(Analytic {
+            throughput_mbps: offered / util.max(1.0),
+            latency_ns_mean: latency,
+            saturation_load_mbps_per_node: saturation,
+            utilization: util,
+            bottleneck: if util > 0.0 { self.resource_name(busiest, walker.res) } else { String::new() },
+            stride,
+            legs,
+        })
+    }
+
+    /// Hands `pair` every (source, destination) pair walked: the source's
+    /// agent and kind of transaction, the destination, and the
+    /// transactions per second it stands for; returns the offered data, MB/s.
+    fn each_pair(&self, traffic: &Traffic, stride: usize, mut pair: impl FnMut(AgentId, &Shape, AgentId, f64)) -> f64 {
+        let places = if stride > 1 { traffic.places(self.topo.agents().len()) } else { Default::default() };
+        let mut offered = 0.0;
         for i in 0..traffic.sources.len() {
             let rate = traffic.rate_per_s(i);
             if rate <= 0.0 {
@@ -133,234 +166,115 @@ impl<P: RingProtocol> Fabric<P> {
             let (src, kind) = (traffic.sources[i].agent, traffic.sources[i].kind as usize);
             let shape = self.p.shapes[kind];
             offered += rate * shape.data_bytes as f64 / 1e6;
-            let weights = traffic.destination_weights(i);
-            for chunk in weights.chunks(stride) {
-                let (dst, w) = chunk[0];
-                let w: f64 = w * chunk.iter().map(|c| c.1).sum::<f64>() / chunk[0].1;
-                let r = rate * w;
-                let mut pkts = Vec::new();
-                for pk in self.transaction_packets(&shape, src, dst) {
-                    // Balanced over several ways, each takes an equal share
-                    // in the long run (the emptier send buffer wins).
-                    let ways = self.ways(&pk);
-                    let share = r / ways.len() as f64;
-                    for &way in &ways {
-                        for u in &self.path_of(&pk, way).uses {
-                            let l = &mut loads[u.res];
-                            l.busy += share * u.hold;
-                            l.second += share * u.hold * u.hold;
-                            if u.wait == Wait::Queue && u.res < links {
-                                l.own_busy += share * u.hold;
-                                l.own_second += share * u.hold * u.hold;
-                            }
+            packets::destinations(traffic, i, stride, &places, |dst, w| pair(src, &shape, dst, rate * w));
+        }
+        offered
+    }
+
+    /// The loads, legs walked link by link: every way a packet may take,
+    /// each its share. Returns them and the offered data, MB/s.
+    fn loads_by_hop(&self, walker: &Walker<P>, traffic: &Traffic, stride: usize) -> (f64, Vec<Load>) {
+        let res = walker.res;
+        let mut loads = vec![Load::default(); res.len()];
+        let (mut pkts, mut ways) = (Vec::new(), Vec::new());
+        let offered = self.each_pair(traffic, stride, |src, shape, dst, r| {
+            self.transaction_packets(shape, src, dst, &mut pkts);
+            for pk in &pkts {
+                // Balanced over several ways, each takes an equal share in
+                // the long run (the emptier send buffer wins).
+                self.ways(pk, &mut ways);
+                let share = r / ways.len() as f64;
+                for &(_, o, s) in &ways {
+                    walker.path(pk, (o as usize, s as usize), |u| loads[u.res].add(&u, share, u.res < res.links));
+                }
+            }
+        });
+        (offered, loads)
+    }
+
+    /// The mean latency, ns, every load known, legs walked link by link
+    /// again: each measured packet's (the way an idle fabric sends it by)
+    /// summed as it goes, weighted by its rate.
+    fn latency_by_hop(&self, walker: &Walker<P>, traffic: &Traffic, stride: usize, loads: &[Load]) -> f64 {
+        let res = walker.res;
+        let (mut latency, mut weight) = (0.0, 0.0);
+        let (mut pkts, mut ways, mut uses) = (Vec::new(), Vec::new(), Vec::new());
+        self.each_pair(traffic, stride, |src, shape, dst, r| {
+            self.transaction_packets(shape, src, dst, &mut pkts);
+            let mut handshake = 0.0;
+            for pk in &pkts {
+                self.ways(pk, &mut ways);
+                // An idle fabric sends it the way its place in its burst gives.
+                let (_, o, s) = ways[pk.k as usize % ways.len()];
+                uses.clear();
+                let path = walker.path(pk, (o as usize, s as usize), |u| uses.push(u));
+                let mut l = path.fixed + self.burst_wait(pk, ways.len(), path.round);
+                if pk.after_handshake {
+                    l += handshake;
+                }
+                for u in &uses {
+                    l += loads[u.res].wait(u.wait, u.res < res.links);
+                }
+                if pk.handshake {
+                    handshake += l;
+                }
+                latency += r * l;
+                weight += r;
+            }
+        });
+        if weight > 0.0 { latency / weight * 1e9 } else { f64::NAN }
+    }
+
+    /// The model walking legs by runs, in one walk: the loads as
+    /// `loads_by_hop`'s, and, for the way each measured packet takes, where
+    /// it waits and its unloaded latency (`Visits`). Returns the offered
+    /// data, MB/s, the loads and the visits.
+    fn by_run(&self, walker: &Walker<P>, traffic: &Traffic, stride: usize) -> (f64, Vec<Load>, Visits) {
+        let (res, rings) = (walker.res, walker.runs.as_ref().expect("walking by runs"));
+        let mut loads = RunLoads::new(res);
+        let mut visits = Visits::new(res);
+        let (mut pkts, mut ways): (Vec<Pkt>, _) = (Vec::new(), Vec::new());
+        let offered = self.each_pair(traffic, stride, |src, shape, dst, r| {
+            self.transaction_packets(shape, src, dst, &mut pkts);
+            let mut after = pkts.iter().filter(|p| p.after_handshake).count();
+            for pk in &pkts {
+                after -= pk.after_handshake as usize;
+                // Its latency counts once, a handshake's once more in each request that waits for it.
+                let rate = r * if pk.handshake { 1 + after } else { 1 } as f64;
+                self.ways(pk, &mut ways);
+                let share = r / ways.len() as f64;
+                let taken = pk.k as usize % ways.len();
+                for (w, &(_, o, s)) in ways.iter().enumerate() {
+                    let path = walker.path(pk, (o as usize, s as usize), |u| {
+                        loads.add(&u, share, rings, res);
+                        if w == taken {
+                            visits.add(&u, rate, rings);
                         }
+                    });
+                    if w == taken {
+                        visits.fixed += rate * (path.fixed + self.burst_wait(pk, ways.len(), path.round));
                     }
-                    // An idle fabric sends it the way its place in its burst gives.
-                    let path = self.path_of(&pk, ways[pk.k as usize % ways.len()]);
-                    pkts.push((pk, path));
                 }
-                flows.push((r, pkts));
+                visits.weight += r;
             }
-        }
-        let (busiest, util) = loads.iter().enumerate().map(|(k, l)| (k, l.busy)).fold((0, 0.0), |b, x| if x.1 > b.1 { x } else { b });
-        let saturation = if util > 0.0 { load_mbps_per_node / util } else { f64::INFINITY };
-        // Latency: the mean over measured packets, weighted by their rates.
-        let mut latency = if util < 1.0 { 0.0 } else { f64::NAN };
-        let mut weight = 0.0;
-        if util < 1.0 {
-            for (r, pkts) in &flows {
-                let rounds: Vec<f64> = pkts.iter().map(|(_, p)| p.round).collect();
-                let mut handshake = 0.0;
-                for (n, (pk, path)) in pkts.iter().enumerate() {
-                    let mut l = path.fixed + self.burst_wait(pk, rounds[n]);
-                    if pk.after_handshake {
-                        l += handshake;
-                    }
-                    for u in &path.uses {
-                        let ld = &loads[u.res];
-                        // What passes an interface goes before its own
-                        // packets (a non-preemptive priority M/G/1): its own
-                        // wait out the passing traffic's busy periods too;
-                        // passing packets wait only behind an own packet
-                        // leaving and what passed meanwhile.
-                        let passing = ld.busy - ld.own_busy;
-                        l += match u.wait {
-                            Wait::Queue if u.res < links => ld.second / (2.0 * (1.0 - passing) * (1.0 - ld.busy)),
-                            Wait::Queue => ld.second / (2.0 * (1.0 - ld.busy)),
-                            Wait::Residual => ld.own_second / (2.0 * (1.0 - passing)),
-                            Wait::None => 0.0,
-                        };
-                    }
-                    if pk.handshake {
-                        handshake += l;
-                    }
-                    latency += r * l;
-                    weight += r;
-                }
-            }
-            latency = if weight > 0.0 { latency / weight * 1e9 } else { f64::NAN };
-        }
-        Some(Analytic {
-            throughput_mbps: offered / util.max(1.0),
-            latency_ns_mean: latency,
-            saturation_load_mbps_per_node: saturation,
-            utilization: util,
-            bottleneck: if util > 0.0 { self.resource_name(busiest) } else { String::new() },
-        })
+        });
+        visits.settle(rings);
+        (offered, loads.settle(rings), visits)
     }
 
-    /// The packets one transaction of `shape` from `src` to `dst` sends, in
-    /// the order the client sides send them (`client`, `dma`).
-    fn transaction_packets(&self, shape: &Shape, src: AgentId, dst: AgentId) -> Vec<Pkt> {
-        let mut out = Vec::new();
-        let pkt = |from, to, class, len, k, born_together| Pkt { from, to, class, len, k, born_together, handshake: false, after_handshake: false };
-        let dma = self.p.client.responder == Responder::Dma;
-        let handshake = self.p.client.handshake.filter(|_| dma && shape.has_response());
-        if let Some(h) = handshake {
-            // The requests go once the ready is serviced back at the requester.
-            out.push(Pkt { handshake: true, ..pkt(src, dst, h.setup_class, h.setup_len, 0, true) });
-            out.push(Pkt { handshake: true, ..pkt(dst, src, h.status_class, h.status_len, 0, false) });
-        }
-        for k in 0..shape.requests {
-            out.push(Pkt { after_handshake: handshake.is_some(), ..pkt(src, dst, shape.request_class, shape.len_of(false, k), k, true) });
-        }
-        for k in 0..shape.responses {
-            // A server answers with all of them at once; a DMA engine puts them out as room frees.
-            out.push(pkt(dst, src, shape.response_class, shape.len_of(true, k), k, !dma));
-        }
-        if let Some(h) = handshake.filter(|_| shape.data_in_response) {
-            out.push(pkt(dst, src, h.status_class, h.status_len, 0, false));
-        }
-        out
-    }
-
-    /// The ways (output interface, stripping interface) packet `pk` may
-    /// leave its agent by: the route's one, or, where the ring choice
-    /// balances, each of the agent's interfaces (with `Nearest`, each of
-    /// those of fewest hops), fewest hops first (the `k`-th packet of a
-    /// burst in an idle fabric takes the `k`-th, in turn).
-    fn ways(&self, pk: &Pkt) -> Vec<(usize, usize)> {
-        let route = || {
-            let (o, to) = self.route_packet(pk.from, pk.to, pk.class);
-            vec![(o, to as usize)]
-        };
-        let mut ways: Vec<(usize, u16, u16)> = Vec::new();
-        if !self.choice_ways(pk.from, pk.to, |i, s, hops| ways.push((hops, i, s))) || ways.is_empty() {
-            return route();
-        }
-        ways.sort_unstable();
-        if self.p.client.ring_choice == RingChoice::Nearest {
-            let fewest = ways[0].0;
-            ways.retain(|w| w.0 == fewest);
-        }
-        ways.into_iter().map(|(_, i, s)| (i as usize, s as usize)).collect()
-    }
-
-    /// The wait of packet `pk` in its send buffer behind the earlier packets
-    /// of its burst: the `j`-th on its interface goes `j` slots after the
-    /// first while the buffer has room, and a buffer of `q` packets, each
-    /// held a round, lets `q` go per round.
-    fn burst_wait(&self, pk: &Pkt, round: f64) -> f64 {
-        let j = (pk.k as usize / self.ways(pk).len()) as f64;
-        if j == 0.0 {
-            return 0.0;
-        }
-        let slot = (pk.len as f64 + self.p.separator as f64) * time_to_s(self.p.cycle);
-        let q = self.p.output_queue.max(1) as f64;
-        let sent = |j: f64| if round <= q * slot { j * slot } else { (j / q).floor() * round + (j % q) * slot };
-        if pk.born_together || j < q {
-            sent(j)
-        } else {
-            // It entered when the packet `q` ahead had its echo back.
-            (sent(j) - (sent(j - q) + round)).max(0.0)
-        }
-    }
-
-    /// Packet `pk`'s way through an idle fabric, leg by leg, from output
-    /// interface `o` to stripping interface `s` first.
-    fn path_of(&self, pk: &Pkt, (mut o, mut s): (usize, usize)) -> Path {
-        let cycle = time_to_s(self.p.cycle);
-        let slot = |len: u16| (len as f64 + self.p.separator as f64) * cycle;
-        let links = self.ifaces.len();
-        let classes = self.p.classes.len();
-        let agents = self.topo.agents().len();
-        let mut path = Path::default();
-        path.fixed += time_to_s(self.ifaces[o].send_delay);
-        let mut first = true;
-        loop {
-            // Its protocol's leave to go, on an idle ringlet.
-            path.fixed += time_to_s(self.protos[self.ifaces[o].ringlet as usize].idle_send_wait());
-            // The packet from `o` to `s`.
-            let mut i = o;
-            let mut travel = 0.0;
-            loop {
-                path.uses.push(Use { res: i, hold: slot(pk.len), wait: if i == o { Wait::Queue } else { Wait::Residual } });
-                let n = &self.ifaces[i];
-                if n.next as usize == s {
-                    travel += time_to_s(n.strip_hop);
-                    break;
-                }
-                travel += time_to_s(n.hop);
-                i = n.next as usize;
-            }
-            // Its echo, from `s` back to `o`.
-            let mut e = s;
-            let mut back = 0.0;
-            while e != o {
-                path.uses.push(Use { res: e, hold: slot(self.p.echo_len), wait: Wait::None });
-                let n = &self.ifaces[e];
-                back += time_to_s(if n.next as usize == o { n.strip_hop } else { n.hop });
-                e = n.next as usize;
-            }
-            if first {
-                path.round = travel + back + self.p.echo_len as f64 * cycle;
-                first = false;
-            }
-            // In at `s` with its tail, then serviced.
-            path.fixed += travel + pk.len as f64 * cycle;
-            let n = &self.ifaces[s];
-            let class = pk.class as usize;
-            let took = time_to_s(n.service_time(class)) + pk.len as f64 * time_to_s(self.p.client.service_per_symbol);
-            path.fixed += took;
-            let a = n.agent;
-            if n.shared_server {
-                path.uses.push(Use { res: links + links * classes + a as usize, hold: took, wait: Wait::Queue });
-            } else if n.pipelined {
-                path.uses.push(Use { res: links + s * classes + class, hold: time_to_s(n.spacing(class)), wait: Wait::Queue });
-            } else {
-                path.uses.push(Use { res: links + s * classes + class, hold: took, wait: Wait::Queue });
-            }
-            if a == pk.to {
-                return path;
-            }
-            // Passed on: across the agent's bus, if it has one, to the next leg.
-            let leg = self.topo.leg(a, pk.to);
-            if leg.out == NO_IFACE {
-                return path;
-            }
-            if let Some(bus) = self.topo.agent(a).bus {
-                let hold = time_to_s(bus.transfer(pk.len));
-                path.uses.push(Use { res: links + links * classes + agents + a as usize, hold, wait: Wait::Queue });
-                path.fixed += time_to_s(bus.arbitration + bus.exit) + hold;
-            }
-            (o, s) = (leg.out as usize, leg.strip as usize);
-        }
-    }
-
-    /// What resource `k` of `analytic`'s numbering is, in words.
-    fn resource_name(&self, k: usize) -> String {
-        let (links, classes) = (self.ifaces.len(), self.p.classes.len());
+    /// What resource `k` is, in words.
+    fn resource_name(&self, k: usize, res: Resources) -> String {
         let label = |a: AgentId| self.topo.agent(a).label.clone();
-        if k < links {
+        if k < res.links {
             let n = &self.ifaces[k];
             format!("link out of {} (ringlet {})", label(n.agent), n.ringlet)
-        } else if k < links + links * classes {
-            let (i, c) = ((k - links) / classes, (k - links) % classes);
+        } else if k < res.port(0) {
+            let (i, c) = ((k - res.links) / res.classes, (k - res.links) % res.classes);
             format!("{} input queue of {}", self.p.classes.names[c], label(self.ifaces[i].agent))
-        } else if k < links + links * classes + self.topo.agents().len() {
-            format!("client port of {}", label((k - links - links * classes) as AgentId))
+        } else if k < res.bus(0) {
+            format!("client port of {}", label((k - res.port(0)) as AgentId))
         } else {
-            format!("bus of {}", label((k - links - links * classes - self.topo.agents().len()) as AgentId))
+            format!("bus of {}", label((k - res.bus(0)) as AgentId))
         }
     }
 }

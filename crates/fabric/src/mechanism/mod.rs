@@ -45,6 +45,7 @@ mod service;
 mod source;
 mod trace_rows;
 
+use crate::analytic::{Analytic, Plan};
 use crate::bus::Bus;
 use crate::client::{Application, DmaJob, Stream, Txn};
 use crate::dense::Dense;
@@ -55,7 +56,6 @@ use crate::packet::Slab;
 use crate::params::Params;
 use crate::protocol::{Effects, Payloads, RingProtocol};
 use crate::queue::PriorityFifo;
-use crate::analytic::Analytic;
 use crate::report::{Counters, Report};
 use crate::topology::{Topology, NO_IFACE};
 use crate::trace::{Recorder, TraceKind, TraceRecord};
@@ -292,6 +292,13 @@ impl<P: RingProtocol> Fabric<P> {
         }
     }
 
+    /// Takes the analytic estimate of the fabric now, going over the
+    /// traffic as `plan` says: the report gives it (a model-only run's).
+    pub fn analyse(&mut self, plan: Plan) {
+        self.analytic = self.analytic_by(self.load_per_node, plan);
+        self.analysed = true;
+    }
+
     /// Records what happens in `window` (see [`TraceRecord`]).
     pub fn enable_trace(&mut self, window: TraceWindow) {
         self.trace = Some(Recorder::new(window));
@@ -502,7 +509,7 @@ impl<P: RingProtocol> Fabric<P> {
     ///
     /// [`RingChoice::Balance`]: crate::params::RingChoice::Balance
     #[inline(always)]
-    pub(crate) fn route_packet(&self, a: u16, dst: u16, class: u8) -> (usize, u16) {
+    fn route_packet(&self, a: u16, dst: u16, class: u8) -> (usize, u16) {
         let balance = self.p.client.ring_choice == crate::params::RingChoice::Balance;
         // (Its load of the class, hops, load of every class, ringlet): the
         // smallest wins; `Nearest` swaps the first two.
