@@ -7,6 +7,7 @@
 //! benchmark workloads. The front crate's registry lists the families; a
 //! new family is one more line there.
 
+use crate::analytic::Plan;
 use crate::chrome_trace::TraceOutput;
 use crate::mechanism::Fabric;
 use crate::protocol::RingProtocol;
@@ -44,8 +45,9 @@ pub enum Mode<'a> {
     /// Records packet lifetimes in the window (the run ends at its end).
     Traced(TraceWindow),
     /// Builds the fabric and runs nothing: the report holds only the
-    /// analytic model's figures (`model_*`, docs/analytic.md).
-    Model,
+    /// analytic model's figures (`model_*`, docs/analytic.md), the model
+    /// going over the traffic as the plan says (a run's: `Plan::default()`).
+    Model(Plan),
 }
 
 /// A run's report, and what its mode adds.
@@ -63,7 +65,8 @@ pub struct Outcome {
 /// checked and opened (an error names the file, row and column); a row
 /// unreadable mid-run is an error too, never a partial result.
 pub fn drive<P: RingProtocol>(mut fabric: Fabric<P>, mode: Mode<'_>) -> Result<Outcome, String> {
-    if let Mode::Model = mode {
+    if let Mode::Model(plan) = mode {
+        fabric.analyse(plan);
         return Ok(Outcome { report: fabric.report(), trace: None, interrupted: false, started: std::time::Instant::now() });
     }
     fabric.start_trace()?;
@@ -82,7 +85,7 @@ fn run_in<P: RingProtocol>(fabric: Fabric<P>, mode: Mode<'_>) -> Outcome {
             let (report, finished) = fabric.run_observed(every, progress);
             Outcome { report, trace: None, interrupted: !finished, started }
         }
-        Mode::Model => unreachable!("handled by `drive`"),
+        Mode::Model(_) => unreachable!("handled by `drive`"),
         Mode::Traced(window) => {
             let (cycle, topology, classes) = (fabric.p.cycle, fabric.topology().clone(), fabric.p.classes.names.clone());
             let (report, recorder) = fabric.run_traced(window);

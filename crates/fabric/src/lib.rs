@@ -17,6 +17,7 @@
 //!   column schema; [`trace`] and [`chrome_trace`]: packet lifetimes;
 //! - [`family`]: how a network family plugs in (its contract, builder, run, benchmarks).
 
+pub mod analytic;
 pub mod bus;
 pub mod bypass;
 pub mod chrome_trace;
@@ -39,5 +40,6 @@ pub mod trace;
 pub mod trace_source;
 pub mod traffic;
 
-pub use mechanism::{Analytic, Fabric};
+pub use analytic::Analytic;
+pub use mechanism::Fabric;
 pub use report::Report;

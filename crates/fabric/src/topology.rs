@@ -305,6 +305,7 @@ impl TopologyBuilder {
             column: Vec::new(),
             columns: 0,
             out: Vec::new(),
+            lowest: Vec::new(),
             routes: self.routes,
         };
         if t.routes.is_some() {
@@ -350,6 +351,12 @@ pub struct Topology {
     /// contiguous row: agent-major, it wrote one leg into every switch's
     /// row, a cache miss apiece, which was most of a large Banyan's build.
     out: Vec<Leg>,
+    /// Where every endpoint sits on every ringlet (a ring, a GigaRing
+    /// channel), every route is direct and an agent of several interfaces
+    /// sends on its lowest one whatever the destination: per agent, that
+    /// interface, and `out` is empty (endpoints x agents legs, 64 MB for a
+    /// 4,096-node channel, for one column's worth of information).
+    lowest: Vec<IfaceId>,
     /// The family's routes, if it gives them (then `strip` and `out` are empty).
     routes: Option<std::sync::Arc<dyn Routes>>,
 }
@@ -367,7 +374,11 @@ impl Topology {
         let mut columns = 0;
         self.column = self.agents.iter().map(|a| if a.ifaces.len() > 1 { columns += 1; columns as u32 - 1 } else { NO_COLUMN }).collect();
         self.columns = columns;
-        self.out = vec![NO_LEG; span * columns];
+        if self.endpoints.iter().all(|&d| self.agents[d as usize].ifaces.len() == nr) {
+            self.lowest = self.agents.iter().map(|a| a.ifaces.iter().copied().min().unwrap_or(NO_IFACE)).collect();
+        } else {
+            self.out = vec![NO_LEG; span * columns];
+        }
         if let Some(&a) = self.endpoints.iter().find(|&&a| self.agents[a as usize].ifaces.is_empty()) {
             if let Some(&d) = self.endpoints.iter().find(|&&d| d != a) {
                 return Err(format!("{} cannot reach {}", self.agents[a as usize].label, self.agents[d as usize].label));
@@ -431,6 +442,9 @@ impl Topology {
         let strip = &mut self.strip[d * nr..(d + 1) * nr];
         for &i in &self.agents[d].ifaces {
             strip[self.ringlet_of[i as usize] as usize] = i;
+        }
+        if !self.lowest.is_empty() {
+            return true; // (`out_leg` reads the legs off `lowest` and `strip`.)
         }
         let row = &mut self.out[d * self.columns..(d + 1) * self.columns];
         for (a, &c) in self.column.iter().enumerate() {
@@ -604,6 +618,11 @@ impl Topology {
         let c = self.column[a as usize];
         if c == NO_COLUMN || dst as usize >= self.span {
             return NO_LEG;
+        }
+        if !self.lowest.is_empty() {
+            // Every route direct: as `direct_routes` would have written it.
+            let out = self.lowest[a as usize];
+            return Leg { out, strip: self.strip[dst as usize * self.ringlets.len() + self.ringlet_of[out as usize] as usize] };
         }
         self.out[dst as usize * self.columns + c as usize]
     }

@@ -185,26 +185,24 @@ impl Traffic {
     /// analytic estimate's traffic matrix).
     pub fn destination_weights(&self, i: usize) -> Vec<(AgentId, f64)> {
         let me = self.sources[i].endpoint;
-        let all: Vec<u16> = match &self.receivers {
-            Some(r) => r.clone(),
-            None => (0..self.endpoints.len() as u16).collect(),
+        // (Written into one vector in one pass over the candidates: the
+        // analytic model asks for every source's, 16 million on a
+        // 4,096-node ring.)
+        let mut out: Vec<(AgentId, f64)> = Vec::with_capacity(self.receivers.as_ref().map_or(self.endpoints.len(), |r| r.len()));
+        let one = |out: &mut Vec<(AgentId, f64)>, k: u16, p: f64| {
+            if p > 0.0 {
+                out.push((self.endpoints[k as usize], p));
+            }
         };
-        // Uniform over the candidates but `me` and `but`.
-        let uniform_but = |but: u16, p: f64| -> Vec<(u16, f64)> {
-            let c: Vec<u16> = all.iter().copied().filter(|&k| k != me && k != but).collect();
-            let w = p / c.len().max(1) as f64;
-            c.into_iter().map(|k| (k, w)).collect()
-        };
-        let weights = match self.destinations {
-            Destinations::Uniform => uniform_but(me, 1.0),
-            Destinations::Permutation => vec![(self.fixed[me as usize], 1.0)],
+        match self.destinations {
+            Destinations::Uniform => self.uniform_but(&mut out, me, me, 1.0),
+            Destinations::Permutation => one(&mut out, self.fixed[me as usize], 1.0),
             Destinations::Local => {
                 let (home, p) = (self.local[me as usize], self.locality.min(1.0));
-                let mut w = vec![(home, p)];
+                one(&mut out, home, p);
                 if p < 1.0 {
-                    w.extend(uniform_but(home, 1.0 - p));
+                    self.uniform_but(&mut out, me, home, 1.0 - p);
                 }
-                w
             }
             Destinations::Hotspot => {
                 let h = match &self.receivers {
@@ -212,17 +210,59 @@ impl Traffic {
                     None => self.hotspot,
                 };
                 if self.receivers.is_none() && me == h {
-                    uniform_but(me, 1.0)
+                    self.uniform_but(&mut out, me, me, 1.0);
                 } else if self.receivers.is_none() && self.endpoints.len() == 2 {
-                    vec![(h, 1.0)]
+                    one(&mut out, h, 1.0);
                 } else {
-                    let mut w = vec![(h, self.hotspot_fraction)];
-                    w.extend(uniform_but(h, 1.0 - self.hotspot_fraction));
-                    w
+                    one(&mut out, h, self.hotspot_fraction);
+                    self.uniform_but(&mut out, me, h, 1.0 - self.hotspot_fraction);
                 }
             }
+        }
+        out
+    }
+
+    /// Appends to `out` the candidate destinations (the receivers, or every
+    /// endpoint) but `me` and `but`, each `p` over their number.
+    fn uniform_but(&self, out: &mut Vec<(AgentId, f64)>, me: u16, but: u16, p: f64) {
+        // (Counted, not filtered: the receivers are in endpoint order.)
+        let (n, is) = match &self.receivers {
+            Some(r) => (r.len(), r.binary_search(&me).is_ok() as usize + (but != me && r.binary_search(&but).is_ok()) as usize),
+            None => (self.endpoints.len(), 1 + (but != me) as usize),
         };
-        weights.into_iter().filter(|&(_, p)| p > 0.0).map(|(k, p)| (self.endpoints[k as usize], p)).collect()
+        let w = p / (n - is).max(1) as f64;
+        if w <= 0.0 {
+            return;
+        }
+        let mut one = |k: u16| {
+            if k != me && k != but {
+                out.push((self.endpoints[k as usize], w));
+            }
+        };
+        match &self.receivers {
+            Some(r) => r.iter().for_each(|&k| one(k)),
+            None => (0..self.endpoints.len() as u16).for_each(one),
+        }
+    }
+
+    /// Per agent (of `agents`), its place among the agents that send (in
+    /// endpoint order) and among those that receive (`u32::MAX` where it
+    /// does not): the analytic model's sampling takes each source's
+    /// destinations from its own place on.
+    pub fn places(&self, agents: usize) -> (Vec<u32>, Vec<u32>) {
+        let (mut send, mut receive) = (vec![u32::MAX; agents], vec![u32::MAX; agents]);
+        let mut senders = 0;
+        for s in &self.sources {
+            if send[s.agent as usize] == u32::MAX {
+                send[s.agent as usize] = senders;
+                senders += 1;
+            }
+        }
+        match &self.receivers {
+            Some(r) => r.iter().enumerate().for_each(|(k, &e)| receive[self.endpoints[e as usize] as usize] = k as u32),
+            None => self.endpoints.iter().enumerate().for_each(|(k, &a)| receive[a as usize] = k as u32),
+        }
+        (send, receive)
     }
 
     /// The transactions these sources generate before `until`, as trace

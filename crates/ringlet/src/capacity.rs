@@ -3,6 +3,7 @@
 //! (`ringlet.api.preflight`): the analytic model's saturation load
 //! (docs/analytic.md), from the fabric built and not run.
 
+use ringlet_fabric::analytic::Plan;
 use ringlet_fabric::family::Mode;
 use ringlet_scenario::Scenario;
 
@@ -13,7 +14,7 @@ use ringlet_scenario::Scenario;
 /// run, no load) or the network cannot be built.
 pub fn capacity_mbps_per_node(s: &Scenario) -> Option<f64> {
     let family = crate::registry().families().iter().find(|f| f.schema.kind == s.network.kind)?;
-    let outcome = (family.run)(s, Mode::Model).ok()?;
+    let outcome = (family.run)(s, Mode::Model(Plan::default())).ok()?;
     let per_priority = outcome.report.summary.model_saturation_load_mbps_per_node;
     (per_priority.is_finite() && per_priority > 0.0).then_some(per_priority * s.traffic.priorities as f64)
 }

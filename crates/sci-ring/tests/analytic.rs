@@ -4,6 +4,7 @@
 //! Pollaczek-Khinchine's and Cobham's formulas on each resource.
 
 use ringlet_engine::time::{time_to_ns, time_to_s};
+use ringlet_fabric::analytic::{Legs, Plan};
 use ringlet_fabric::{Analytic, Fabric};
 use ringlet_sci::keys::Settings;
 use ringlet_sci::protocol::sci::BaseSci;
@@ -87,4 +88,51 @@ fn the_waits_are_the_m_g_1_formulas() {
     let expected = (unloaded(s.request_len, tq) + md1(tq) + unloaded(s.response_len, tr) + md1(tr)) / 2.0 + link;
     assert!((m.latency_ns_mean - expected * 1e9).abs() < 1e-6, "{} against {}", m.latency_ns_mean, expected * 1e9);
     assert!((m.utilization - (own + passing).max(lambda * tq).max(lambda * tr)).abs() < 1e-12);
+}
+
+/// Beyond `max_pairs`, one destination in `k` (odd) stands for the run of
+/// `k` around it, runs taken from each source's own place on
+/// (docs/analytic.md): on a ring each link's utilisation, and so the
+/// saturation load, is then within (k - 1) / (N - 1) of the figure with
+/// every pair walked, and the mean latency too; uniform and hot-spot
+/// reads, uniform writes. With uniform traffic every source's runs are
+/// the same turned, each a whole number of hops on from the last, and a
+/// run's middle destination is as far as its mean: where the last run is
+/// of odd length too (300 = 100 x 3 = 33 x 9 + 3 = 9 x 33 + 3), the
+/// figures are every pair's, rounding apart. Up to the bound, every pair
+/// is walked.
+#[test]
+fn sampled_pairs_are_within_the_stated_error() {
+    let n = 301;
+    let nodes = format!("network.nodes={n}");
+    for extra in [&[][..], &["traffic.transaction=\"write64\""], &["traffic.destinations=\"hotspot\"", "traffic.hotspot_node=40"]] {
+        let settings: Vec<&str> = [nodes.as_str(), "traffic.load_mbps_per_node=0.5"].into_iter().chain(extra.iter().copied()).collect();
+        let uniform = !extra.iter().any(|e| e.contains("hotspot"));
+        let (f, _) = ring(&settings);
+        let every = |max_pairs| f.analytic_by(0.5, Plan { max_pairs, legs: Some(Legs::ByRun) }).expect("traffic sources");
+        let pairs = n * (n - 1);
+        let exact = every(pairs);
+        assert_eq!(exact.stride, 1);
+        for k in [3, 9, 33] {
+            let m = every(pairs.div_ceil(k));
+            assert_eq!(m.stride, k, "{extra:?}");
+            let bound = if uniform { 1e-9 } else { (k - 1) as f64 / (n - 1) as f64 };
+            let apart = |a: f64, b: f64| ((a - b) / a).abs();
+            assert!(apart(exact.saturation_load_mbps_per_node, m.saturation_load_mbps_per_node) <= bound, "{extra:?}, k {k}: {} against {}", m.saturation_load_mbps_per_node, exact.saturation_load_mbps_per_node);
+            assert!(apart(exact.latency_ns_mean, m.latency_ns_mean) <= bound, "{extra:?}, k {k}: {} against {}", m.latency_ns_mean, exact.latency_ns_mean);
+        }
+    }
+}
+
+/// By default a ring's every pair is walked, link by link while that is
+/// little work (then the figures are bit for bit those first written,
+/// tests/recorded_results.rs), by runs beyond; from 1,449 nodes, one pair
+/// in an odd `k`.
+#[test]
+fn the_default_plan_walks_every_pair_of_a_ring_to_1448_nodes() {
+    for (n, legs, stride) in [(8, Legs::ByHop, 1), (256, Legs::ByHop, 1), (512, Legs::ByRun, 1), (1448, Legs::ByRun, 1), (1449, Legs::ByRun, 3)] {
+        let (f, _) = ring(&[&format!("network.nodes={n}")]);
+        let m = f.analytic(50.0).expect("traffic sources");
+        assert_eq!((m.legs, m.stride), (legs, stride), "{n} nodes");
+    }
 }

@@ -29,7 +29,6 @@
 //! file's rows as transactions), `effects` (what protocols ask for),
 //! `reporting` (the run's report from the measurement and the fabric).
 
-mod analytic;
 mod crossing;
 mod dma;
 mod echo;
@@ -46,6 +45,7 @@ mod service;
 mod source;
 mod trace_rows;
 
+use crate::analytic::{Analytic, Plan};
 use crate::bus::Bus;
 use crate::client::{Application, DmaJob, Stream, Txn};
 use crate::dense::Dense;
@@ -65,13 +65,12 @@ use ringlet_engine::time::{ns_to_time, time_to_ns, time_to_ps};
 use ringlet_engine::{Scheduler, Time};
 use ringlet_scenario::Scenario;
 
-pub use analytic::Analytic;
 pub use reconfigure::{Reconfiguration, ReconfigurationCounts};
 
 pub struct Fabric<P: RingProtocol> {
     pub p: Params,
-    topo: Topology,
-    ifaces: Dense<Iface>,
+    pub(crate) topo: Topology,
+    pub(crate) ifaces: Dense<Iface>,
     /// Each agent's application queue.
     apps: Dense<Application>,
     /// Each agent's bus, if any agent has one (else empty).
@@ -80,8 +79,8 @@ pub struct Fabric<P: RingProtocol> {
     /// Events packed by `Event::pack`.
     sched: Scheduler<u64>,
     /// One protocol instance per ringlet.
-    protos: Dense<P>,
-    traffic: Option<Traffic>,
+    pub(crate) protos: Dense<P>,
+    pub(crate) traffic: Option<Traffic>,
     /// With `traffic.source = "trace"`: the trace replayed (no `traffic` then).
     replay: Option<Box<trace_rows::Replay>>,
     /// Every row of the trace is issued: the run stops once none of its
@@ -301,6 +300,13 @@ impl<P: RingProtocol> Fabric<P> {
         }
     }
 
+    /// Takes the analytic estimate of the fabric now, going over the
+    /// traffic as `plan` says: the report gives it (a model-only run's).
+    pub fn analyse(&mut self, plan: Plan) {
+        self.analytic = self.analytic_by(self.load_per_node, plan);
+        self.analysed = true;
+    }
+
     /// Records what happens in `window` (see [`TraceRecord`]).
     pub fn enable_trace(&mut self, window: TraceWindow) {
         self.trace = Some(Recorder::new(window));
@@ -486,7 +492,7 @@ impl<P: RingProtocol> Fabric<P> {
     /// model's ways both go through it; a plain loop, which inlines where an
     /// iterator did not.)
     #[inline(always)]
-    fn choice_ways(&self, a: u16, dst: u16, mut way: impl FnMut(u16, u16, usize)) -> bool {
+    pub(crate) fn choice_ways(&self, a: u16, dst: u16, mut way: impl FnMut(u16, u16, usize)) -> bool {
         if self.p.client.ring_choice == crate::params::RingChoice::Routes || self.apps[a as usize].iface != NO_IFACE {
             return false;
         }

@@ -2,7 +2,8 @@
 //! itself knows beside them: counters, conservation, each node's backlog,
 //! the analytic estimate, a fold's counts.
 
-use super::{Analytic, Fabric};
+use super::Fabric;
+use crate::analytic::Analytic;
 use crate::protocol::{ProtoCounters, RingProtocol};
 use crate::report::{Conservation, Counters, Report};
 use ringlet_engine::run::Stop;
@@ -75,7 +76,7 @@ impl<P: RingProtocol> Fabric<P> {
         let per_k = |n: u64| if packets > 0 { n as f64 * 1e3 / packets as f64 } else { 0.0 };
         r.summary.output_inversions_per_kpacket = per_k(r.counters.output_inversions);
         r.summary.input_inversions_per_kpacket = per_k(r.counters.input_inversions);
-        let model = self.analytic.clone().or_else(|| (!self.analysed).then(|| self.analytic(self.load_per_node)).flatten()).unwrap_or(Analytic { throughput_mbps: f64::NAN, latency_ns_mean: f64::NAN, saturation_load_mbps_per_node: f64::NAN, utilization: f64::NAN, bottleneck: String::new() });
+        let model = self.analytic.clone().or_else(|| (!self.analysed).then(|| self.analytic(self.load_per_node)).flatten()).unwrap_or_else(Analytic::none);
         r.summary.model_throughput_mbps = model.throughput_mbps;
         r.summary.model_latency_ns_mean = model.latency_ns_mean;
         r.summary.model_saturation_load_mbps_per_node = model.saturation_load_mbps_per_node;

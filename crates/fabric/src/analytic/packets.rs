@@ -1,0 +1,171 @@
+//! The traffic's packets: the (source, destination) pairs the model walks
+//! (every one, or beyond a bound one in `k` standing for its neighbours),
+//! the packets one transaction sends, the ways each may leave its agent
+//! by, and its wait behind the earlier packets of its burst.
+
+use crate::mechanism::Fabric;
+use crate::params::{Responder, RingChoice, Shape};
+use crate::protocol::RingProtocol;
+use crate::topology::AgentId;
+use crate::traffic::Traffic;
+use ringlet_engine::time::time_to_s;
+
+/// One packet of a transaction, as sent.
+pub(super) struct Pkt {
+    pub from: AgentId,
+    pub to: AgentId,
+    pub class: u8,
+    pub len: u16,
+    /// Its place in the burst it is sent in, and whether it was born with
+    /// the burst (requests: the transaction's birth) or as it entered the
+    /// send buffer (a DMA engine's packets).
+    pub k: u16,
+    pub born_together: bool,
+    /// It is a handshake's set-up or ready.
+    pub handshake: bool,
+    /// It is a request that goes once the handshake is through (born with
+    /// the transaction, before it).
+    pub after_handshake: bool,
+}
+
+/// The stride that keeps the pairs walked within `max_pairs`: 1 (every
+/// pair), or an odd number, so that a run's middle destination stands
+/// for it (with an even stride the destinations it stands for would lie
+/// more on one side: on a ring, a bias of half a destination per source).
+pub(super) fn stride(pairs: usize, max_pairs: usize) -> usize {
+    let k = pairs.div_ceil(max_pairs.max(1)).max(1);
+    if k > 1 && k.is_multiple_of(2) { k + 1 } else { k }
+}
+
+/// Hands `pair` each destination of source `i` walked, with the share of
+/// its transactions it stands for: with `stride` 1 every destination
+/// alone, in the traffic's order; else, within each run of destinations
+/// of equal weight (a hot spot or a home is a run of its own), each
+/// `stride` consecutive destinations stand as one, their middle one
+/// walked, the first run of `stride` taken from the source's own place
+/// on (`places`: its place among the senders, theirs among the
+/// receivers), round. On a ring that is the first destination after the
+/// source, so each run is of destinations one hop further each; and the
+/// destinations walked differ from source to source, so that each stands
+/// for as many sources (a Banyan's last stage sees every memory's load).
+pub(super) fn destinations(traffic: &Traffic, i: usize, stride: usize, places: &(Vec<u32>, Vec<u32>), mut pair: impl FnMut(AgentId, f64)) {
+    let weights = traffic.destination_weights(i);
+    if stride == 1 {
+        for c in weights.chunks(1) {
+            pair(c[0].0, standing_for(c, 0));
+        }
+        return;
+    }
+    let (send, receive) = places;
+    let me = send[traffic.sources[i].agent as usize];
+    let mut run = Vec::new();
+    let mut start = 0;
+    while start < weights.len() {
+        let end = start + weights[start..].iter().take_while(|d| d.1 == weights[start].1).count();
+        // (Receivers are in agent order: their places grow along the run.)
+        let after = weights[start..end].partition_point(|d| receive[d.0 as usize] < me);
+        run.clear();
+        run.extend_from_slice(&weights[start + after..end]);
+        run.extend_from_slice(&weights[start..start + after]);
+        for c in run.chunks(stride) {
+            let mid = c.len() / 2;
+            pair(c[mid].0, standing_for(c, mid));
+        }
+        start = end;
+    }
+}
+
+/// The weight destination `c[at]` is walked with, standing for the run `c`:
+/// its own scaled to the run's (w * sum / w, not the sum: as first written,
+/// so that a destination walked alone keeps its figures bit for bit).
+fn standing_for(c: &[(AgentId, f64)], at: usize) -> f64 {
+    let w = c[at].1;
+    w * c.iter().map(|d| d.1).sum::<f64>() / w
+}
+
+impl<P: RingProtocol> Fabric<P> {
+    /// The packets one transaction of `shape` from `src` to `dst` sends, in
+    /// the order the client sides send them (`client`, `dma`), into `out`.
+    pub(super) fn transaction_packets(&self, shape: &Shape, src: AgentId, dst: AgentId, out: &mut Vec<Pkt>) {
+        out.clear();
+        let pkt = |from, to, class, len, k, born_together| Pkt { from, to, class, len, k, born_together, handshake: false, after_handshake: false };
+        let dma = self.p.client.responder == Responder::Dma;
+        let handshake = self.p.client.handshake.filter(|_| dma && shape.has_response());
+        if let Some(h) = handshake {
+            // The requests go once the ready is serviced back at the requester.
+            out.push(Pkt { handshake: true, ..pkt(src, dst, h.setup_class, h.setup_len, 0, true) });
+            out.push(Pkt { handshake: true, ..pkt(dst, src, h.status_class, h.status_len, 0, false) });
+        }
+        for k in 0..shape.requests {
+            out.push(Pkt { after_handshake: handshake.is_some(), ..pkt(src, dst, shape.request_class, shape.len_of(false, k), k, true) });
+        }
+        for k in 0..shape.responses {
+            // A server answers with all of them at once; a DMA engine puts them out as room frees.
+            out.push(pkt(dst, src, shape.response_class, shape.len_of(true, k), k, !dma));
+        }
+        if let Some(h) = handshake.filter(|_| shape.data_in_response) {
+            out.push(pkt(dst, src, h.status_class, h.status_len, 0, false));
+        }
+    }
+
+    /// The ways (hops, output interface, stripping interface) packet `pk`
+    /// may leave its agent by, into `ways`: the route's one, or, where the
+    /// ring choice balances, each of the agent's interfaces (with
+    /// `Nearest`, each of those of fewest hops), fewest hops first (the
+    /// `k`-th packet of a burst in an idle fabric takes the `k`-th, in turn).
+    pub(super) fn ways(&self, pk: &Pkt, ways: &mut Vec<(usize, u16, u16)>) {
+        ways.clear();
+        // The route (`route_packet`'s where there is no choice, read from
+        // the topology's tables alone: on a large ring the interface's and
+        // application's state are a cache miss apiece).
+        let route = |ways: &mut Vec<(usize, u16, u16)>| {
+            let leg = self.topo.leg(pk.from, pk.to);
+            ways.clear();
+            ways.push((0, leg.out, leg.strip));
+        };
+        if self.topo.agent(pk.from).ifaces.len() == 1 || !self.choice_ways(pk.from, pk.to, |i, s, hops| ways.push((hops, i, s))) || ways.is_empty() {
+            return route(ways);
+        }
+        ways.sort_unstable();
+        if self.p.client.ring_choice == RingChoice::Nearest {
+            let fewest = ways[0].0;
+            ways.retain(|w| w.0 == fewest);
+        }
+    }
+
+    /// The wait of packet `pk`, which has `ways` ways, in its send buffer
+    /// behind the earlier packets of its burst: the `j`-th on its
+    /// interface goes `j` slots after the first while the buffer has room,
+    /// and a buffer of `q` packets, each held a round, lets `q` go per round.
+    pub(super) fn burst_wait(&self, pk: &Pkt, ways: usize, round: f64) -> f64 {
+        let j = (pk.k as usize / ways) as f64;
+        if j == 0.0 {
+            return 0.0;
+        }
+        let slot = (pk.len as f64 + self.p.separator as f64) * time_to_s(self.p.cycle);
+        let q = self.p.output_queue.max(1) as f64;
+        let sent = |j: f64| if round <= q * slot { j * slot } else { (j / q).floor() * round + (j % q) * slot };
+        if pk.born_together || j < q {
+            sent(j)
+        } else {
+            // It entered when the packet `q` ahead had its echo back.
+            (sent(j) - (sent(j - q) + round)).max(0.0)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::stride;
+
+    /// Every pair up to the bound; beyond, the least odd stride that keeps within it.
+    #[test]
+    fn strides_are_one_or_odd() {
+        assert_eq!(stride(100, 100), 1);
+        assert_eq!(stride(101, 100), 3);
+        assert_eq!(stride(300, 100), 3);
+        assert_eq!(stride(301, 100), 5);
+        assert_eq!(stride(16_773_120, 1 << 21), 9);
+        assert_eq!(stride(0, 100), 1);
+    }
+}
