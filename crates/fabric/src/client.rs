@@ -164,7 +164,9 @@ impl OutputQueue {
     pub fn new(capacity: u32, ewq: u32, levels: usize) -> Self {
         OutputQueue {
             to_send: PriorityFifo::new(levels),
-            awaiting: Vec::with_capacity((capacity + ewq) as usize),
+            // (A queue as large as the scenario allows would take memory for
+            // packets that may never be: it grows as they come, and keeps it.)
+            awaiting: Vec::with_capacity(((capacity + ewq) as usize).min(64)),
             capacity,
             ewq,
             waiters: Vec::new(),

@@ -209,9 +209,13 @@ impl Traffic {
                     Some(r) => r[self.hotspot as usize],
                     None => self.hotspot,
                 };
+                let others = match &self.receivers {
+                    Some(r) => r.iter().filter(|&&k| k != me && k != h).count(),
+                    None => self.endpoints.len().saturating_sub(2),
+                };
                 if self.receivers.is_none() && me == h {
                     self.uniform_but(&mut out, me, me, 1.0);
-                } else if self.receivers.is_none() && self.endpoints.len() == 2 {
+                } else if others == 0 {
                     one(&mut out, h, 1.0);
                 } else {
                     one(&mut out, h, self.hotspot_fraction);
@@ -318,9 +322,11 @@ impl Traffic {
             Destinations::Local => uniform_but(&mut s.rng, self.local[me as usize]),
             Destinations::Permutation => self.fixed[me as usize],
             Destinations::Hotspot => {
-                // The hot spot is numbered among the receivers.
+                // The hot spot is numbered among the receivers; where it is
+                // the only one besides the source, all goes there (as on two nodes).
                 let h = receivers[self.hotspot as usize];
-                if s.rng.gen::<f64>() < self.hotspot_fraction {
+                let others = receivers.iter().filter(|&&k| k != me && k != h).count();
+                if others == 0 || s.rng.gen::<f64>() < self.hotspot_fraction {
                     h
                 } else {
                     uniform_but(&mut s.rng, h)

@@ -58,7 +58,18 @@ fn validate(s: &Scenario) -> Result<(), String> {
     if let (Some(n), Some(l)) = (f.opt_int("fail_node"), f.opt_int("fail_link")) {
         return Err(format!("faults.fail_link: give a failed node or a failed link, not both (faults.fail_node = {n}, faults.fail_link = {l})"));
     }
-    Settings::of(s).check()
+    let settings = Settings::of(s);
+    // With masters only the others receive, and the hot spot is numbered among them.
+    let slaves = s.network.nodes as usize - settings.masters;
+    if settings.masters > 0 && s.traffic.destinations == ringlet_scenario::Destinations::Hotspot && s.traffic.hotspot_node as usize >= slaves {
+        return Err(format!(
+            "traffic.hotspot_node: expected a slave's index in 0..{} (with traffic.masters = {} only the other {slaves} nodes receive, numbered among themselves), got {}",
+            slaves - 1,
+            settings.masters,
+            s.traffic.hotspot_node
+        ));
+    }
+    settings.check()
 }
 
 /// Checks what only the built network can.

@@ -229,3 +229,24 @@ fn responses_busied_at_a_slow_master_go_again() {
         assert!(r.throughput_mbps < 300.0 && r.throughput_mbps > 0.7 * 300.0, "{} MB/s", r.throughput_mbps);
     }
 }
+
+/// One master reads from the one slave of a two-node channel with a hot
+/// spot: the slave is the hot spot and the only other node, so every
+/// transaction goes there (a draw among the others would be empty). Below
+/// saturation it carries what it offers, and the analytic model sends all
+/// of it there too, whatever the hot spot's share (its traffic matrix lost
+/// the rest before): the same saturation as uniform traffic.
+#[test]
+fn a_hot_spot_that_is_the_only_slave_takes_everything() {
+    let two = |extra: &[&str]| {
+        let mut sets: Vec<String> = ["traffic.masters=1", "traffic.load_mbps_per_node=100", "run.measure_transactions=2000"].map(String::from).to_vec();
+        sets.extend(extra.iter().map(|e| e.to_string()));
+        run("[network]\nkind = \"gigaring\"\nnodes = 2\n", &sets)
+    };
+    let uniform = two(&[]);
+    for fraction in ["traffic.hotspot_fraction=0.5", "traffic.hotspot_fraction=0.95"] {
+        let r = two(&["traffic.destinations=\"hotspot\"", fraction]);
+        assert!((r.throughput_mbps - 100.0).abs() < 5.0, "{fraction}: {}", r.throughput_mbps);
+        assert_eq!(r.model_saturation_load_mbps_per_node, uniform.model_saturation_load_mbps_per_node, "{fraction}");
+    }
+}

@@ -533,3 +533,19 @@ fn a_duplicate_is_told_however_far_its_flow_has_run_ahead() {
         assert!(r.reconfiguration.as_ref().unwrap().duplicates_suppressed > 128, "{fail}: the sent packets the slave had are told");
     }
 }
+
+/// With several priorities the priority inversions are counted: a packet
+/// a receive buffer of the two rings busied and the folded ring's then
+/// accepted leaves the count of the queue that busied it (it went to the
+/// folded ring's before, and below zero there).
+#[test]
+fn a_packet_busied_before_the_fold_and_accepted_after_it_is_counted_where_it_was_busied() {
+    let r = run(
+        "[network]\nkind = \"gigaring\"\nnodes = 3\n",
+        &["traffic.priorities=8", "traffic.transaction=\"writeblk\"", "traffic.block_words=64", "traffic.load_mbps_per_node=400", "gigaring.receive_buffer_packets=1", "faults.fail_node=1", "faults.at_ns=6334", "run.warmup_ns=0", "run.max_sim_time_ns=40000", "run.measure_transactions=1000000"]
+            .map(String::from),
+    );
+    let c = &r.conservation;
+    assert_eq!(c.generated, c.completed + c.queued + c.in_flight + c.lost);
+    assert!(r.reconfiguration.is_some() && r.counters.busy_echoes > 0 && r.counters.input_inversions > 0, "{:?}", r.counters);
+}

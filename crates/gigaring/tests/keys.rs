@@ -20,6 +20,10 @@ fn each_check_at_its_boundary() {
     let message = "traffic.transaction=\"message\"";
     boundary(&[message, "traffic.block_words=32"], &[message, "traffic.block_words=33"], "traffic.block_words");
     boundary(&["traffic.masters=3"], &["traffic.masters=4"], "traffic.masters");
+    // With masters the hot spot is one of the slaves, numbered among them: 4 nodes, 1 master, slaves 0..2.
+    let hot = ["traffic.masters=1", "traffic.destinations=\"hotspot\""];
+    boundary(&[&hot[..], &["traffic.hotspot_node=2"]].concat(), &[&hot[..], &["traffic.hotspot_node=3"]].concat(), "traffic.hotspot_node");
+    assert_eq!(load(&["traffic.masters=0", "traffic.destinations=\"hotspot\"", "traffic.hotspot_node=3"]), Ok(()), "every node receives");
     boundary(&["gigaring.window_min=16", "gigaring.window_max=16"], &["gigaring.window_min=17", "gigaring.window_max=16"], "gigaring.window_min");
     boundary(&["faults.fail_node=3"], &["faults.fail_node=4"], "faults.fail_node");
     boundary(&["faults.fail_link=3"], &["faults.fail_link=4"], "faults.fail_link");

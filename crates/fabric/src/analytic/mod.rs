@@ -48,7 +48,7 @@ use crate::topology::AgentId;
 use crate::traffic::Traffic;
 use latency::{RunLoads, Visits};
 pub use loads::Legs;
-use loads::{Load, Resources, Walker};
+use loads::{Load, Resources, Use, Walker};
 use packets::Pkt;
 
 /// The model's figures for one scenario.
@@ -183,7 +183,7 @@ impl<P: RingProtocol> Fabric<P> {
                 // Balanced over several ways, each takes an equal share in
                 // the long run (the emptier send buffer wins).
                 self.ways(pk, &mut ways);
-                let share = r / ways.len() as f64;
+                let share = r * pk.count as f64 / ways.len() as f64;
                 for &(_, o, s) in &ways {
                     walker.path(pk, (o as usize, s as usize), |u| loads[u.res].add(&u, share, u.res < res.links));
                 }
@@ -204,6 +204,11 @@ impl<P: RingProtocol> Fabric<P> {
             let mut handshake = 0.0;
             for pk in &pkts {
                 self.ways(pk, &mut ways);
+                if pk.count > 1 {
+                    latency += r * self.group_latency(walker, pk, &ways, loads, handshake, &mut uses);
+                    weight += r * pk.count as f64;
+                    continue;
+                }
                 // An idle fabric sends it the way its place in its burst gives.
                 let (_, o, s) = ways[pk.k as usize % ways.len()];
                 uses.clear();
@@ -225,6 +230,26 @@ impl<P: RingProtocol> Fabric<P> {
         if weight > 0.0 { latency / weight * 1e9 } else { f64::NAN }
     }
 
+    /// The summed latencies of the packets alike of `pk` (`pk.count` of
+    /// them, no handshake's), the ways `ways`: each way walked once for
+    /// those of the group that take it (the `k`-th of a burst takes the
+    /// `k`-th way, in turn), each packet's own wait in its burst added.
+    fn group_latency(&self, walker: &Walker<P>, pk: &Pkt, ways: &[(usize, u16, u16)], loads: &[Load], handshake: f64, uses: &mut Vec<Use>) -> f64 {
+        let (n, links) = (ways.len(), walker.res.links);
+        let mut sum = 0.0;
+        for first in pk.k..pk.k + (pk.count).min(n as u16) {
+            let (_, o, s) = ways[first as usize % n];
+            uses.clear();
+            let path = walker.path(pk, (o as usize, s as usize), |u| uses.push(u));
+            let waits: f64 = uses.iter().map(|u| loads[u.res].wait(u.wait, u.res < links)).sum();
+            let fixed = path.fixed + waits + if pk.after_handshake { handshake } else { 0.0 };
+            for k in (first..pk.k + pk.count).step_by(n) {
+                sum += fixed + self.burst_wait_at(pk, k, n, path.round);
+            }
+        }
+        sum
+    }
+
     /// The model walking legs by runs, in one walk: the loads as
     /// `loads_by_hop`'s, and, for the way each measured packet takes, where
     /// it waits and its unloaded latency (`Visits`). Returns the offered
@@ -236,26 +261,31 @@ impl<P: RingProtocol> Fabric<P> {
         let (mut pkts, mut ways): (Vec<Pkt>, _) = (Vec::new(), Vec::new());
         let offered = self.each_pair(traffic, stride, |src, shape, dst, r| {
             self.transaction_packets(shape, src, dst, &mut pkts);
-            let mut after = pkts.iter().filter(|p| p.after_handshake).count();
+            let mut after: usize = pkts.iter().filter(|p| p.after_handshake).map(|p| p.count as usize).sum();
             for pk in &pkts {
-                after -= pk.after_handshake as usize;
+                after -= if pk.after_handshake { pk.count as usize } else { 0 };
                 // Its latency counts once, a handshake's once more in each request that waits for it.
                 let rate = r * if pk.handshake { 1 + after } else { 1 } as f64;
                 self.ways(pk, &mut ways);
-                let share = r / ways.len() as f64;
-                let taken = pk.k as usize % ways.len();
+                let n = ways.len();
+                let share = r * pk.count as f64 / n as f64;
                 for (w, &(_, o, s)) in ways.iter().enumerate() {
+                    // The packets of the group that take way `w` (the `k`-th of a burst the `k`-th way, in turn).
+                    let taking = (pk.k..pk.k + pk.count).filter(|&k| k as usize % n == w);
+                    let times = taking.clone().count() as f64;
                     let path = walker.path(pk, (o as usize, s as usize), |u| {
                         loads.add(&u, share, rings, res);
-                        if w == taken {
-                            visits.add(&u, rate, rings);
+                        if times > 0.0 {
+                            visits.add(&u, rate * times, rings);
                         }
                     });
-                    if w == taken {
-                        visits.fixed += rate * (path.fixed + self.burst_wait(pk, ways.len(), path.round));
+                    if pk.count == 1 && times > 0.0 {
+                        visits.fixed += rate * (path.fixed + self.burst_wait(pk, n, path.round));
+                    } else if times > 0.0 {
+                        visits.fixed += rate * taking.map(|k| path.fixed + self.burst_wait_at(pk, k, n, path.round)).sum::<f64>();
                     }
                 }
-                visits.weight += r;
+                visits.weight += r * pk.count as f64;
             }
         });
         visits.settle(rings);

@@ -10,7 +10,8 @@ use crate::topology::AgentId;
 use crate::traffic::Traffic;
 use ringlet_engine::time::time_to_s;
 
-/// One packet of a transaction, as sent.
+/// Packets of a transaction, as sent: one, or `count` alike in a row (a
+/// block's full data packets), the `k`-th of its burst first.
 pub(super) struct Pkt {
     pub from: AgentId,
     pub to: AgentId,
@@ -20,6 +21,9 @@ pub(super) struct Pkt {
     /// the burst (requests: the transaction's birth) or as it entered the
     /// send buffer (a DMA engine's packets).
     pub k: u16,
+    /// How many alike: the `k`-th to the `k + count - 1`-th (their ways
+    /// and holds are the same; only their places in the burst differ).
+    pub count: u16,
     pub born_together: bool,
     /// It is a handshake's set-up or ready.
     pub handshake: bool,
@@ -85,10 +89,17 @@ fn standing_for(c: &[(AgentId, f64)], at: usize) -> f64 {
 
 impl<P: RingProtocol> Fabric<P> {
     /// The packets one transaction of `shape` from `src` to `dst` sends, in
-    /// the order the client sides send them (`client`, `dma`), into `out`.
+    /// the order the client sides send them (`client`, `dma`), into `out`:
+    /// those alike in a row as one `Pkt` (a block of kilowords is a few,
+    /// not a packet each, walked once per way, not once per packet).
     pub(super) fn transaction_packets(&self, shape: &Shape, src: AgentId, dst: AgentId, out: &mut Vec<Pkt>) {
         out.clear();
-        let pkt = |from, to, class, len, k, born_together| Pkt { from, to, class, len, k, born_together, handshake: false, after_handshake: false };
+        let pkt = |from, to, class, len, k, born_together| Pkt { from, to, class, len, k, count: 1, born_together, handshake: false, after_handshake: false };
+        // Appends `p`, or counts it with the last if it is alike.
+        let push = |out: &mut Vec<Pkt>, p: Pkt| match out.last_mut() {
+            Some(l) if l.class == p.class && l.len == p.len && (l.from, l.to) == (p.from, p.to) && l.k + l.count == p.k && !l.handshake && !p.handshake && l.born_together == p.born_together && l.after_handshake == p.after_handshake => l.count += 1,
+            _ => out.push(p),
+        };
         let dma = self.p.client.responder == Responder::Dma;
         let handshake = self.p.client.handshake.filter(|_| dma && shape.has_response());
         if let Some(h) = handshake {
@@ -97,11 +108,11 @@ impl<P: RingProtocol> Fabric<P> {
             out.push(Pkt { handshake: true, ..pkt(dst, src, h.status_class, h.status_len, 0, false) });
         }
         for k in 0..shape.requests {
-            out.push(Pkt { after_handshake: handshake.is_some(), ..pkt(src, dst, shape.request_class, shape.len_of(false, k), k, true) });
+            push(out, Pkt { after_handshake: handshake.is_some(), ..pkt(src, dst, shape.request_class, shape.len_of(false, k), k, true) });
         }
         for k in 0..shape.responses {
             // A server answers with all of them at once; a DMA engine puts them out as room frees.
-            out.push(pkt(dst, src, shape.response_class, shape.len_of(true, k), k, !dma));
+            push(out, pkt(dst, src, shape.response_class, shape.len_of(true, k), k, !dma));
         }
         if let Some(h) = handshake.filter(|_| shape.data_in_response) {
             out.push(pkt(dst, src, h.status_class, h.status_len, 0, false));
@@ -138,7 +149,12 @@ impl<P: RingProtocol> Fabric<P> {
     /// interface goes `j` slots after the first while the buffer has room,
     /// and a buffer of `q` packets, each held a round, lets `q` go per round.
     pub(super) fn burst_wait(&self, pk: &Pkt, ways: usize, round: f64) -> f64 {
-        let j = (pk.k as usize / ways) as f64;
+        self.burst_wait_at(pk, pk.k, ways, round)
+    }
+
+    /// `burst_wait` of the `k`-th packet of its burst, one of `pk`'s.
+    pub(super) fn burst_wait_at(&self, pk: &Pkt, k: u16, ways: usize, round: f64) -> f64 {
+        let j = (k as usize / ways) as f64;
         if j == 0.0 {
             return 0.0;
         }

@@ -120,8 +120,10 @@ impl<P: RingProtocol> Fabric<P> {
         let counting = now >= self.measure.warmup_end;
         let inv = self.inversions.as_mut().expect("counting");
         let key = i * crate::params::MAX_CLASSES + class;
-        if let Some((_, _, prio, _)) = inv.busied.remove(&id) {
-            if let Some(p) = inv.pending.get_mut(&key) {
+        if let Some((q, c, prio, _)) = inv.busied.remove(&id) {
+            // From the queue that busied it: after a fold, one busied on a
+            // retired ring is accepted on the folded one.
+            if let Some(p) = inv.pending.get_mut(&(q as usize * crate::params::MAX_CLASSES + c as usize)) {
                 p[prio as usize] -= 1;
             }
         }

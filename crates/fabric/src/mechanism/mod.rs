@@ -263,7 +263,7 @@ impl<P: RingProtocol> Fabric<P> {
             pending_controls: Payloads::new(),
             measure: Measure::new(s, &topo, &p),
             fx: Effects::default(),
-            cands: Vec::with_capacity(2 * p.output_queue as usize),
+            cands: Vec::with_capacity((2 * p.output_queue as usize).min(256)),
             counters: Counters::default(),
             generated: 0,
             completed: 0,

@@ -190,7 +190,8 @@ const LOADS: &[f64] = &[0.05, 0.3, 0.7, 0.95, 1.2, 2.0, 5.0];
 pub fn with_load(rng: &mut Stream, o: &mut Overrides) -> f64 {
     let f = *LOADS.choose(rng).expect("loads");
     let probe: Overrides = o.iter().cloned().chain([("traffic.load_mbps_per_node".to_string(), "1.0".to_string())]).collect();
-    let capacity = crate::load_str("", &probe).ok().and_then(|s| crate::capacity::capacity_mbps_per_node(&s));
+    // (A panic here is the run's too, which `judge` catches and reports.)
+    let capacity = crate::load_str("", &probe).ok().and_then(|s| super::checks::quietly(|| crate::capacity::capacity_mbps_per_node(&s)).ok().flatten());
     let priorities = o.iter().find(|(k, _)| k == "traffic.priorities").and_then(|(_, v)| v.parse::<f64>().ok()).unwrap_or(1.0);
     let load = capacity.map_or(10.0 * f, |c| f * c / priorities);
     o.push(("traffic.load_mbps_per_node".into(), format!("{load:?}")));
