@@ -105,6 +105,9 @@ fn invariants(o: &Overrides, r: &Report, memory: u64, run_s: f64) -> Result<Meas
     if progress_judged && !r.stalled_nodes.is_empty() {
         stalls(o, r)?;
     }
+    if !(r.model_utilization < PROGRESS_BELOW_UTILIZATION) && holds_without_collapse(o) {
+        collapse(o, r)?;
+    }
     let (ifaces, agents, priorities) = (r.per_link.len() as u64, r.per_node.len() as u64, r.per_priority.len() as u64);
     let bound = memory_bound(ifaces, agents, r.packets_peak, priorities);
     // (A program without the counting allocator measures 0.)
@@ -123,22 +126,28 @@ fn invariants(o: &Overrides, r: &Report, memory: u64, run_s: f64) -> Result<Meas
 /// time scales, which a brief run may not span: a node is stalled for the
 /// campaign only if it completed nothing for longer than the report's
 /// stall window, twenty of its fair transaction gaps (a transaction's data
-/// over the smaller of its offered load and the model's saturation load:
-/// a large block on a busy channel comes seldom) and ten unloaded
-/// transaction latencies (measured by a probe at a hundredth of the load:
-/// long links and slow memories make one transaction long), plus a
-/// fault's detection and restart. Where the run is too short to tell
-/// (under twice that limit), the node is not judged.
+/// over the smaller of its offered load and an equal share of what the
+/// network carried: a large block on a busy channel comes seldom) and ten
+/// unloaded transaction latencies (measured by a probe at a hundredth of
+/// the load: long links and slow memories make one transaction long),
+/// plus a fault's detection and restart; beyond saturation, where queues
+/// make every wait longer and the promise is progress, not pace, also half
+/// the measurement window. Where the run is too short to tell (under twice
+/// that limit), the node is not judged. (A network that carries next to
+/// nothing at all is the collapse check's.)
 fn stalls(o: &Overrides, r: &Report) -> Result<(), Problem> {
-    let Some((bytes, latency)) = probe(o) else { return Ok(()) };
+    let Some((bytes, latency)) = probe(o, 0.01).map(|p| (p.bytes, p.latency)) else { return Ok(()) };
+    let overloaded = !(r.model_utilization < PROGRESS_BELOW_UTILIZATION);
     let allowance = r.reconfiguration.as_ref().map_or(0.0, |f| f.live_ns - f.at_ns);
-    let saturation = r.model_saturation_load_mbps_per_node * r.per_priority.len() as f64;
+    let senders = r.per_node.iter().filter(|n| n.offered_mbps > 0.0).count().max(1) as f64;
+    let share = r.throughput_mbps / senders;
     let mut stalled = Vec::new();
     for n in r.per_node.iter().filter(|n| r.stalled_nodes.contains(&n.node)) {
-        let rate = if saturation.is_finite() && saturation > 0.0 { n.offered_mbps.min(saturation) } else { n.offered_mbps };
+        let rate = n.offered_mbps.min(share);
         let gap = if rate > 0.0 { bytes / rate * 1e3 } else { f64::INFINITY };
-        let limit = r.stall_window_ns.max(20.0 * gap).max(10.0 * latency) + allowance;
-        if 2.0 * limit <= r.measure_time_ns && n.longest_stall_ns > limit {
+        let pace = if overloaded { 0.5 * r.measure_time_ns } else { 0.0 };
+        let limit = r.stall_window_ns.max(20.0 * gap).max(10.0 * latency).max(pace) + allowance;
+        if (overloaded || 2.0 * limit <= r.measure_time_ns) && n.longest_stall_ns > limit {
             stalled.push(format!("node {} completed nothing for {:.0} ns, over {limit:.0} ({} completed, backlog {})", n.node, n.longest_stall_ns, n.transactions, n.backlog));
         }
     }
@@ -148,16 +157,55 @@ fn stalls(o: &Overrides, r: &Report) -> Result<(), Problem> {
     Err(Problem { check: "stalled", detail: format!("at model utilisation {:.2}: {}", r.model_utilization, stalled.join("; ")) })
 }
 
-/// The scenario at a hundredth of its load (or its trace as it is): the
-/// data a transaction carries, bytes, and the longest latency of a
-/// transaction alone (a GigaRing's transaction latency; elsewhere a
-/// packet's, twice for a request and its response), ns; `None` if the
-/// probe completes nothing.
-fn probe(o: &Overrides) -> Option<(f64, f64)> {
+/// Below this share of what it carried at half the load, a network past
+/// saturation has collapsed (its protocol's retries or holds eat what it
+/// carries as the load grows).
+pub const COLLAPSE_BELOW: f64 = 0.5;
+
+/// Whether the protocol promises to carry about its capacity past
+/// saturation: base SCI with its bandwidth and queue allocation, GigaRing
+/// with its congestion control ("regulates data transfers to minimize
+/// retransmission traffic", seed 002). Not the real-time protocols: DFC
+/// may stop at saturation by design (docs/model-rt.md), PPQ and TRAIN
+/// trade what the lower priorities carry. (Not a trace: its load is its own.)
+fn holds_without_collapse(o: &Overrides) -> bool {
+    let set = |key: &str| o.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str());
+    let off = |key: &str, value: &str| set(key) == Some(value);
+    matches!(set("network.protocol"), None | Some("\"sci\""))
+        && set("traffic.source").is_none()
+        && !off("network.queue_allocation", "\"none\"")
+        && !off("network.bandwidth_allocation", "\"none\"")
+        && !off("gigaring.congestion_control", "false")
+}
+
+/// A run past saturation carries at least `COLLAPSE_BELOW` of what the
+/// same network carries at half the load (over the same time).
+fn collapse(o: &Overrides, r: &Report) -> Result<(), Problem> {
+    let Some(half) = probe(o, 0.5) else { return Ok(()) };
+    if r.throughput_mbps >= COLLAPSE_BELOW * half.throughput_mbps {
+        return Ok(());
+    }
+    Err(Problem { check: "collapse", detail: format!("{:.1} MB/s at model utilisation {:.2}, against {:.1} at half the load ({} retries against {})", r.throughput_mbps, r.model_utilization, half.throughput_mbps, r.retries, half.retries) })
+}
+
+/// What a probe run of the scenario at a fraction of its load found.
+struct Probe {
+    /// The data a transaction carries, bytes.
+    bytes: f64,
+    /// The longest latency of a transaction (a GigaRing's transaction
+    /// latency; elsewhere a packet's, twice for a request and its response), ns.
+    latency: f64,
+    throughput_mbps: f64,
+    retries: u64,
+}
+
+/// The scenario at `fraction` of its load (or its trace as it is); `None`
+/// if the probe completes nothing.
+fn probe(o: &Overrides, fraction: f64) -> Option<Probe> {
     let mut light = o.clone();
     for (k, v) in light.iter_mut() {
         if k == "traffic.load_mbps_per_node" {
-            *v = format!("{:?}", v.parse::<f64>().ok()? / 100.0);
+            *v = format!("{:?}", v.parse::<f64>().ok()? * fraction);
         }
     }
     let s = crate::load_str("", &light).ok()?;
@@ -170,7 +218,7 @@ fn probe(o: &Overrides) -> Option<(f64, f64)> {
         Some(c) if c.transaction_latency_ns_p99.is_finite() => c.transaction_latency_ns_p99,
         _ => 2.0 * p.latency_ns_max,
     };
-    Some((bytes, latency))
+    Some(Probe { bytes, latency, throughput_mbps: p.throughput_mbps, retries: p.retries })
 }
 
 /// Whether the scenario's protocol promises every source progress: below
@@ -236,6 +284,8 @@ mod tests {
         r.conservation.queued = 2;
         r.conservation.in_flight = 1;
         r.summary.model_utilization = 0.1;
+        r.summary.throughput_mbps = 20.0;
+        r.summary.offered_mbps = 20.0;
         r.summary.measure_time_ns = 1e7;
         r.summary.stall_window_ns = 1e6;
         r.per_node = (0..2).map(|k| NodeReport { node: k, offered_mbps: 10.0, ..NodeReport::default() }).collect();
@@ -277,16 +327,40 @@ mod tests {
         let stalled = invariants(&o, &r, 0, 0.0).unwrap_err();
         assert_eq!(stalled.check, "stalled");
         assert!(stalled.detail.contains("node 1 completed nothing for 9000000 ns"), "{}", stalled.detail);
-        // Its limit: the stall window (1 ms), above 20 gaps of 64 bytes at 10 MB/s (128 µs) and ten latencies.
+        // Its limit: the stall window (1 ms), above 20 gaps of 64 bytes at its 10 MB/s (128 µs) and ten latencies.
         r.per_node[1].longest_stall_ns = 0.9e6;
         assert!(invariants(&o, &r, 0, 0.0).is_ok(), "under its limit");
         r.per_node[1].longest_stall_ns = 9e6;
         r.summary.model_utilization = 2.0;
+        // (Carrying what it did at half the load: no collapse either.)
+        let half = probe(&o, 0.5).expect("the ring carries at half the load");
+        r.summary.throughput_mbps = half.throughput_mbps;
         assert!(invariants(&o, &r, 0, 0.0).is_ok(), "an overloaded SCI ring promises no node progress");
-        // (Messages at a load whose hundredth completes some in the probe's 200 µs.)
+        // (Messages at a load whose hundredth completes some in the probe's
+        // 200 µs; the report says it carried plenty: no collapse.)
+        r.summary.throughput_mbps = 1e9;
         let giga = overrides(&[("network.kind", "\"gigaring\""), ("traffic.transaction", "\"message\""), ("traffic.block_words", "32"), ("traffic.load_mbps_per_node", "1000.0"), ("run.max_sim_time_ns", "2e5")]);
         assert_eq!(invariants(&giga, &r, 0, 0.0).unwrap_err().check, "stalled", "GigaRing's queue reservation promises it");
         let off: Overrides = giga.iter().cloned().chain(overrides(&[("gigaring.queue_reservation", "false")])).collect();
         assert!(invariants(&off, &r, 0, 0.0).is_ok());
+    }
+
+    /// Past saturation a base SCI ring that carries a tenth of what it
+    /// carries at half the load has collapsed; a real-time protocol is not
+    /// judged so; one that carries as much is sound.
+    #[test]
+    fn a_collapse_past_saturation_is_told() {
+        let o = overrides(&[("network.kind", "\"sci-ring\""), ("network.nodes", "4"), ("traffic.load_mbps_per_node", "400.0"), ("run.max_sim_time_ns", "5e4")]);
+        let half = probe(&o, 0.5).expect("the ring carries at half the load");
+        let mut r = sound();
+        r.summary.model_utilization = 1.5;
+        r.summary.throughput_mbps = 0.1 * half.throughput_mbps;
+        let told = invariants(&o, &r, 0, 0.0).unwrap_err();
+        assert_eq!(told.check, "collapse", "{told:?}");
+        r.summary.throughput_mbps = half.throughput_mbps;
+        assert!(invariants(&o, &r, 0, 0.0).is_ok());
+        r.summary.throughput_mbps = 0.1 * half.throughput_mbps;
+        let dfc: Overrides = o.iter().cloned().chain(overrides(&[("network.protocol", "\"dfc\"")])).collect();
+        assert!(invariants(&dfc, &r, 0, 0.0).is_ok(), "DFC may stop at saturation by design");
     }
 }

@@ -182,7 +182,7 @@ fn log_uniform(rng: &mut Stream, lo: f64, hi: f64) -> f64 {
 }
 
 /// Multiples of the model's saturation load the campaign offers.
-const LOADS: &[f64] = &[0.05, 0.3, 0.7, 0.95, 1.2, 2.0, 5.0];
+const LOADS: &[f64] = &[0.05, 0.1, 0.3, 0.7, 0.95, 1.2, 2.0, 5.0];
 
 /// Sets the load: a multiple of what the analytic model says the drawn
 /// network carries per node (a fixed small load where it has no figure).
