@@ -161,6 +161,29 @@ fn congestion_control_halves_retransmissions_at_a_congested_slave() {
     assert_eq!(r.transactions, 1500, "{:?}", r.conservation);
 }
 
+/// Nine masters with mixed clients (messages, ReadBlk and WriteBlk of 64
+/// and 512 words) on one ring, to one slave whose DMA engine holds 8
+/// transfers: the engine, not the links, bounds the channel
+/// (docs/analytic.md). Congestion control "regulates data transfers to
+/// minimize retransmission traffic": past that bound the channel goes on
+/// carrying what it carries below it. At a load it carries in full, and at
+/// half as much again (past the bound: it carries less than it is
+/// offered), every transaction completes, the second carries at least 90%
+/// of the first, and most packets sent are not retransmissions. (Busied
+/// set-ups that kept their send buffer slots, and streams that sent one
+/// every round trip at the window's floor, collapsed it to a few MB/s.)
+#[test]
+fn past_a_slaves_dma_bound_the_channel_carries_on() {
+    let text = "[network]\nkind = \"gigaring\"\nnodes = 10\n[gigaring]\nrings = 1\n[traffic]\ntransaction = \"mixed\"\nblock_words = 512\nmasters = 9\nload_mbps_per_node = 40\n[run]\nseed = 7\nmeasure_transactions = 1000\nmax_sim_time_ns = 20000000\n";
+    let under = run(text, &[]);
+    assert!(under.throughput_mbps >= 0.97 * under.offered_mbps, "{} of {} MB/s", under.throughput_mbps, under.offered_mbps);
+    let over = run(text, &["traffic.load_mbps_per_node=60".into()]);
+    assert_eq!(over.transactions, 1000, "{:?}", over.conservation);
+    assert!(over.throughput_mbps < 0.97 * over.offered_mbps, "not past the bound: {} of {} MB/s", over.throughput_mbps, over.offered_mbps);
+    assert!(over.throughput_mbps >= 0.9 * under.throughput_mbps, "{} MB/s past the bound against {} below it", over.throughput_mbps, under.throughput_mbps);
+    assert!(2 * over.retries < over.counters.send_packets, "{} of {} packets sent were retransmissions", over.retries, over.counters.send_packets);
+}
+
 /// The windows over time (`run.series_interval_ns`): the masters' streams
 /// open at `window_max`, close within the first intervals at a congested
 /// slave and stay nearly shut; every decrease of the run is in an interval.

@@ -533,6 +533,7 @@ impl<P: RingProtocol> Fabric<P> {
             Event::TraceRow => self.on_trace_row(),
             Event::BusFree { agent } => self.on_bus_free(agent as usize),
             Event::Queued { iface, pkt } => self.on_queued(iface as usize, pkt),
+            Event::StreamWake { stream } => self.stream_wake(stream),
         }
     }
 

@@ -167,24 +167,30 @@ impl<P: RingProtocol> Fabric<P> {
     }
 
     /// Puts stream `s`'s next request packet into an output queue, if its
-    /// window, its transactions in flight and the queue allow; returns
-    /// whether it did. Under a handshake, blocks whose ready is back go
-    /// first; a new transaction sends its set-up and leaves the queue to
-    /// wait for its ready (`ready_in`), so the next one's set-up may follow.
+    /// window (and hold-off below it), its transfers in flight and the
+    /// queue allow; returns whether it did. Blocks whose ready is back go
+    /// first (under a handshake), then busied requests held back in the
+    /// stream, oldest first, then new transactions: a new transaction
+    /// under a handshake sends its set-up and leaves the queue to wait for
+    /// its ready (`ready_in`), so the next one's set-up may follow.
     fn issue_one(&mut self, agent: usize, s: usize) -> bool {
+        if matches!(self.p.client.window, WindowPolicy::Adaptive { .. }) {
+            let st = &self.streams[s].state;
+            if st.outstanding >= st.window || self.sched.now() < st.resume_at {
+                return false;
+            }
+        }
         let from_ready = !self.streams[s].ready.is_empty();
+        if !from_ready && !self.streams[s].held.is_empty() {
+            return self.issue_held(agent, s);
+        }
         let e = if from_ready { self.streams[s].ready[0] } else {
             let Some(&e) = self.streams[s].queue.front() else { return false };
             e
         };
         let shape = self.p.shapes[e.kind as usize];
-        let st = &self.streams[s].state;
         let limit = self.p.client.transactions_per_stream;
-        if e.tag == NO_TAG && limit > 0 && st.in_flight >= limit {
-            return false;
-        }
-        // (Held retries wait for what the window leaves: they do not hold it.)
-        if matches!(self.p.client.window, WindowPolicy::Adaptive { .. }) && st.outstanding - st.held >= st.window {
+        if e.tag == NO_TAG && limit > 0 && self.streams[s].state.in_flight >= limit {
             return false;
         }
         let setup = self.p.client.handshake.filter(|_| shape.has_response() && e.tag == NO_TAG);
@@ -225,6 +231,27 @@ impl<P: RingProtocol> Fabric<P> {
             }
             self.apps[agent].waiting -= 1;
         }
+        true
+    }
+
+    /// Puts stream `s`'s oldest busied request held back in it into a send
+    /// buffer again (the ring choice picks anew), if that has room; returns
+    /// whether it did. It goes as a retry: ahead of the packets never sent,
+    /// behind those busied before it.
+    fn issue_held(&mut self, agent: usize, s: usize) -> bool {
+        let id = *self.streams[s].held.front().expect("a held request");
+        let pk = *self.slab.at(id);
+        let (i, to) = self.route_packet(agent as u16, pk.dst, pk.class);
+        if !self.ifaces[i].output(pk.class).has_room() {
+            return false;
+        }
+        let st = &mut self.streams[s];
+        st.held.pop_front();
+        st.state.held -= 1;
+        st.state.outstanding += 1;
+        *self.slab.at_mut(id) = pk.on(i as u16, to);
+        let slab = &self.slab;
+        self.ifaces[i].retry(pk.class, pk.eff, id, |x| slab.at(x).retries > 0);
         true
     }
 
