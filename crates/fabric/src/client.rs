@@ -68,7 +68,7 @@ pub mod stage {
 
 /// What limits one stream (a traffic source) of an agent: its window of
 /// outstanding request packets, its hold-off below the window's floor, and
-/// its transactions in flight (see `params::WindowPolicy`,
+/// its transfers in flight (see `params::WindowPolicy`,
 /// `ClientRules::transactions_per_stream`).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct StreamState {
@@ -78,7 +78,7 @@ pub struct StreamState {
     pub window: u16,
     /// Accepting echoes since the window last changed.
     pub accepted_run: u16,
-    /// Transactions issued (a first packet put out) and not complete.
+    /// Transfers (transactions with responses) issued and not complete.
     pub in_flight: u16,
     /// Times the window closed on a busy echo, for the report.
     pub decreases: u64,

@@ -225,8 +225,10 @@ pub struct ClientRules {
     pub responder: Responder,
     pub ring_choice: RingChoice,
     pub window: WindowPolicy,
-    /// Transactions a stream may have issued and not complete at once (a
-    /// client's DMA engines); 0: no limit.
+    /// Transfers (transactions with responses) a stream may have issued
+    /// and not complete at once (a client's DMA engines); 0: no limit. A
+    /// transaction without responses (a message) is done with, for its
+    /// sender, once accepted: its window bounds it.
     pub transactions_per_stream: u16,
     /// With an adaptive window: below its floor, a stream whose request is
     /// busied again waits 1, 3, 7, ... of the packet's round trips before

@@ -430,7 +430,9 @@ impl<P: RingProtocol> Fabric<P> {
                 // master: the slot it held takes another. (A failed one's is
                 // never read again.)
                 self.free_dma_slot(t.dst as usize, tag);
-                self.streams[t.stream as usize].state.in_flight -= 1;
+                if self.p.shapes[t.kind as usize].has_response() {
+                    self.streams[t.stream as usize].state.in_flight -= 1;
+                }
                 self.lose(now, t.src, self.p.shapes[t.kind as usize].data_bytes, true);
             }
         }

@@ -189,8 +189,9 @@ impl<P: RingProtocol> Fabric<P> {
             e
         };
         let shape = self.p.shapes[e.kind as usize];
+        // A client's DMA engines bound its transfers; a message is done with, for its sender, once accepted (its window counts it).
         let limit = self.p.client.transactions_per_stream;
-        if e.tag == NO_TAG && limit > 0 && self.streams[s].state.in_flight >= limit {
+        if e.tag == NO_TAG && limit > 0 && shape.has_response() && self.streams[s].state.in_flight >= limit {
             return false;
         }
         let setup = self.p.client.handshake.filter(|_| shape.has_response() && e.tag == NO_TAG);
@@ -204,7 +205,9 @@ impl<P: RingProtocol> Fabric<P> {
         }
         let now = self.sched.now();
         let tag = if e.tag == NO_TAG {
-            self.streams[s].state.in_flight += 1;
+            if shape.has_response() {
+                self.streams[s].state.in_flight += 1;
+            }
             let stage = if setup.is_some() { stage::SETUP } else { stage::TRANSFER };
             self.txns.put(Txn { born: e.born, src: agent as u16, dst: e.dst, kind: e.kind, stream: s as u32, requests_left: shape.requests, responses_left: shape.responses, stage, dma_held: false, priority: e.priority })
         } else {
