@@ -25,6 +25,8 @@ pub const REQUEST_TO_SHARE: u8 = 1;
 /// requests to share of the nodes the packet passed.
 pub const SOURCE_WAITS: u8 = 0x80;
 const COUNT: u8 = 0x7f;
+/// No other place of the node on the ring.
+const NO_TWIN: u16 = u16::MAX;
 
 /// How a source turns the requests it hears into idles.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -62,15 +64,15 @@ pub struct Arbitration {
     upstream: Vec<u8>,
     /// Per node: the requests to share its last echo brought back.
     downstream: Vec<u8>,
-    /// Per node: it inserts idles (sends no own packet) until then (kept
-    /// at the node's first place, `holder`, for all its places).
+    /// Per node: it inserts idles (sends no own packet) until then (set at
+    /// all its node's places, `twin`).
     hold_until: Vec<Time>,
     /// Per node (place): the contenders it stands for (`with_nodes`): 1, or 2
     /// where it is a node's one place on a folded ring that passes the
     /// others twice (`EqualShare`).
     weight: Vec<u8>,
-    /// Per node (place): the place of its node that keeps the node's hold.
-    holder: Vec<u16>,
+    /// Per node (place): its node's other place on the ring, or `NO_TWIN`.
+    twin: Vec<u16>,
     /// The contenders each node stands for, all its places together.
     node_weight: u8,
     /// Own packets held for the idles (decisions that found the node holding).
@@ -94,7 +96,7 @@ impl Arbitration {
             downstream: vec![0; nodes],
             hold_until: vec![0; nodes],
             weight: vec![1; nodes],
-            holder: (0..nodes as u16).collect(),
+            twin: vec![NO_TWIN; nodes],
             node_weight: 1,
             holds: 0,
         }
@@ -114,9 +116,20 @@ impl Arbitration {
         let places = |n: u16| nodes.iter().filter(|&&m| m == n).count();
         let most = nodes.iter().map(|&n| places(n)).max().unwrap_or(1);
         self.weight = nodes.iter().map(|&n| (most / places(n)) as u8).collect();
-        self.holder = nodes.iter().map(|&n| nodes.iter().position(|&m| m == n).expect("its own place") as u16).collect();
+        assert!(most <= 2, "a ring passes a node at most twice (a folded ring)");
+        self.twin = (0..nodes.len()).map(|p| (0..nodes.len()).find(|&q| q != p && nodes[q] == nodes[p]).map_or(NO_TWIN, |q| q as u16)).collect();
         self.node_weight = most as u8;
         self
+    }
+
+    /// The node at `at` inserts idles until `until`, at all its node's places.
+    #[inline(always)]
+    fn hold(&mut self, at: usize, until: Time) {
+        self.hold_until[at] = until;
+        let twin = self.twin[at];
+        if twin != NO_TWIN {
+            self.hold_until[twin as usize] = until;
+        }
     }
 
     /// The nodes the node at `at` counts as contending for the ring with
@@ -138,7 +151,7 @@ impl RingProtocol for Arbitration {
     };
 
     fn may_send(&mut self, at: usize, now: Time, _id: u32, _pk: &Packet, _fx: &mut Effects) -> Permit {
-        let until = self.hold_until[self.holder[at] as usize];
+        let until = self.hold_until[at];
         if now < until {
             self.holds += 1;
             if self.law == SharingLaw::EqualShare {
@@ -156,7 +169,8 @@ impl RingProtocol for Arbitration {
         if self.sharing && self.law == SharingLaw::EqualShare {
             // Its node's part of the ring, node_weight n-ths: the packet, then n / node_weight - 1 packets' worth of idles, at all its places.
             let n = self.contenders(at) as Time;
-            self.hold_until[self.holder[at] as usize] = now + n * (pk.len as Time + self.separator) * self.cycle / self.node_weight as Time;
+            let hold = n * (pk.len as Time + self.separator) * self.cycle;
+            self.hold(at, now + if self.node_weight > 1 { hold / self.node_weight as Time } else { hold });
             // Counted afresh for the next packet.
             self.upstream[at] = 0;
         }
@@ -196,8 +210,7 @@ impl RingProtocol for Arbitration {
             SharingLaw::EqualShare => self.downstream[at] = requests - if field & SOURCE_WAITS != 0 { (self.weight[at] - 1).min(requests) } else { 0 },
             SharingLaw::PerRequest => {
                 // Idles scaled by the number of requests: a packet slot for each node that waits.
-                let h = &mut self.hold_until[self.holder[at] as usize];
-                *h = (*h).max(now) + self.per_request * requests as Time;
+                self.hold(at, self.hold_until[at].max(now) + self.per_request * requests as Time);
             }
         }
     }

@@ -58,6 +58,7 @@ impl<P: RingProtocol> Fabric<P> {
     /// packet accepted, or held back in its stream): the agent's streams
     /// (if a `request` left it), its DMA engine and servers waiting for
     /// room may use it.
+    #[inline(always)]
     fn slot_freed(&mut self, i: usize, class: u8, request: bool) {
         let agent = self.ifaces[i].agent as usize;
         if self.tracked {
@@ -82,6 +83,7 @@ impl<P: RingProtocol> Fabric<P> {
     /// space"; a busied request that kept its slot could fill a send buffer
     /// whose packets of transfers under way, which free the target's DMA
     /// engine, then found no room: a hold-and-wait).
+    #[inline(never)]
     fn hold_back(&mut self, i: usize, class: u8, stream: usize, id: u32) {
         self.ifaces[i].echoed(class, id);
         let st = &mut self.streams[stream];
@@ -105,9 +107,8 @@ impl<P: RingProtocol> Fabric<P> {
             return;
         }
         let now = self.sched.now();
-        // The packet's round trip, from its sending to this echo.
-        let round_trip = now - self.sent_at.get(id as usize).copied().unwrap_or(now).min(now);
         let backoff = self.p.client.backoff as u32;
+        let sent_at = &self.sent_at;
         let st = &mut self.streams[stream as usize].state;
         if let crate::params::WindowPolicy::Adaptive { min, max } = self.p.client.window {
             let was = st.window;
@@ -119,6 +120,8 @@ impl<P: RingProtocol> Fabric<P> {
                     if 2 << st.pace <= backoff {
                         st.pace += 1;
                     }
+                    // In the packet's round trips, from its sending to this echo.
+                    let round_trip = now - sent_at.get(id as usize).copied().unwrap_or(now).min(now);
                     st.resume_at = now + ((1 << st.pace) - 1) * round_trip;
                     if st.resume_at > now {
                         let at = st.resume_at;
@@ -153,6 +156,8 @@ impl<P: RingProtocol> Fabric<P> {
     }
 
     /// Stream `stream`'s hold-off below its window's floor may be over: it sends what it may.
+    #[cold]
+    #[inline(never)]
     pub(super) fn stream_wake(&mut self, stream: u32) {
         let agent = self.stream_agent(stream as usize);
         if self.sched.now() >= self.streams[stream as usize].state.resume_at && !self.has_failed(agent) {

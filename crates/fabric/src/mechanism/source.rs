@@ -199,6 +199,9 @@ impl<P: RingProtocol> Fabric<P> {
             Some(h) => (h.setup_class, h.setup_len),
             None => (shape.request_class, shape.len_of(false, e.sent)),
         };
+        if self.no_room(agent, class) {
+            return false;
+        }
         let (i, to) = self.route_packet(agent as u16, e.dst, class);
         if !self.ifaces[i].output(class).has_room() {
             return false;
@@ -244,6 +247,9 @@ impl<P: RingProtocol> Fabric<P> {
     fn issue_held(&mut self, agent: usize, s: usize) -> bool {
         let id = *self.streams[s].held.front().expect("a held request");
         let pk = *self.slab.at(id);
+        if self.no_room(agent, pk.class) {
+            return false;
+        }
         let (i, to) = self.route_packet(agent as u16, pk.dst, pk.class);
         if !self.ifaces[i].output(pk.class).has_room() {
             return false;
@@ -256,6 +262,15 @@ impl<P: RingProtocol> Fabric<P> {
         let slab = &self.slab;
         self.ifaces[i].retry(pk.class, pk.eff, id, |x| slab.at(x).retries > 0);
         true
+    }
+
+    /// Whether none of agent `a`'s send buffers of `class` has room: then
+    /// the ring choice could pick none (a stream its window no longer
+    /// holds is asked often while the buffers are full; the choice weighs
+    /// every class of every interface).
+    #[inline(always)]
+    fn no_room(&self, a: usize, class: u8) -> bool {
+        self.topo.agent(a as u16).ifaces.iter().all(|&i| !self.ifaces[i as usize].output(class).has_room())
     }
 
     /// The ready of transaction `tag` (`t`) is back at its requester: its
