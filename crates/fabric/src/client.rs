@@ -85,7 +85,8 @@ pub struct StreamState {
     /// Busied request packets back in the stream, waiting to go again (`Stream::held`).
     pub held: u16,
     /// Halvings of the window below its floor: after a busy echo there the
-    /// stream sends nothing for 2^pace - 1 of the busied packet's round trips.
+    /// stream sends nothing (but blocks whose ready is back) for 2^pace - 1
+    /// of the busied packet's round trips.
     pub pace: u8,
     /// It sends no request before then.
     pub resume_at: Time,

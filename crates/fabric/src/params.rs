@@ -233,7 +233,9 @@ pub struct ClientRules {
     /// With an adaptive window: below its floor, a stream whose request is
     /// busied again waits 1, 3, 7, ... of the packet's round trips before
     /// sending again (one request per 2, 4, 8, ... round trips), down to
-    /// one per `backoff` round trips; an accepting echo ends it. 1: none.
+    /// one per `backoff` round trips; its blocks whose ready is back do not
+    /// wait (their slot is promised), and an accepting echo resets the
+    /// doubling, one of its transfers completing the wait. 1: none.
     pub backoff: u16,
     /// Measure the channel latency (from sending a packet that carries
     /// data until its accepting echo is back: seed 002 Figure 6).

@@ -62,7 +62,7 @@ pub const PARAMS: &[Param] = &[
     Param { section: "gigaring", key: "window_min", kind: Kind::Int { min: 1, max: 65535 }, default: Default::Int(1),
         doc: "Fewest the window closes to under congestion." },
     Param { section: "gigaring", key: "backoff_round_trips", kind: Kind::Int { min: 1, max: 65535 }, default: Default::Int(16),
-        doc: "Adaptive congestion control below the window's floor: a stream whose request is busied again at `window_min` sends nothing for 1, 3, 7, ... of that packet's round trips (sent to busy echo): one request per 2, 4, 8, ... round trips, down to one per this many; an accepting echo ends it. 1: none (a stream at its floor sends a request every round trip)." },
+        doc: "Adaptive congestion control below the window's floor: a stream whose request is busied again at `window_min` sends no request but those of blocks whose ready is back (their DMA slot is promised) for 1, 3, 7, ... of that packet's round trips (sent to busy echo): one request per 2, 4, 8, ... round trips, down to one per this many. An accepting echo starts the doubling again; one of the stream's transfers completing (its target freed a slot) ends the wait. 1: none (a stream at its floor sends a request every round trip)." },
     Param { section: "gigaring", key: "transfers_per_stream", kind: Kind::Int { min: 0, max: 65535 }, default: Default::Int(4),
         doc: "DMA transfers (ReadBlk, WriteBlk) one stream may have issued and not complete at once: a client's DMA engines. 0: no limit. A message takes none: done with, for its sender, once accepted, it counts against the stream's window only." },
     // [faults]

@@ -247,9 +247,15 @@ impl<P: RingProtocol> Fabric<P> {
         self.measure.transaction_latency(now, now - t.born);
         self.complete(priority, requester);
         if self.p.shapes[t.kind as usize].has_response() {
-            // A transfer done: its stream may issue another.
-            self.streams[t.stream as usize].state.in_flight -= 1;
-            if self.p.client.transactions_per_stream > 0 {
+            // A transfer done: its stream may issue another; its target has
+            // freed a slot, so a hold-off below the window's floor ends.
+            let st = &mut self.streams[t.stream as usize].state;
+            st.in_flight -= 1;
+            let woke = st.resume_at > now;
+            if woke {
+                (st.resume_at, st.pace) = (now, 0);
+            }
+            if self.p.client.transactions_per_stream > 0 || woke {
                 self.fill_requests(requester as usize);
             }
         }

@@ -174,13 +174,14 @@ impl<P: RingProtocol> Fabric<P> {
     /// under a handshake sends its set-up and leaves the queue to wait for
     /// its ready (`ready_in`), so the next one's set-up may follow.
     fn issue_one(&mut self, agent: usize, s: usize) -> bool {
+        let from_ready = !self.streams[s].ready.is_empty();
         if matches!(self.p.client.window, WindowPolicy::Adaptive { .. }) {
+            // (Blocks whose ready is back are promised their target's DMA slot: no hold-off for them.)
             let st = &self.streams[s].state;
-            if st.outstanding >= st.window || self.sched.now() < st.resume_at {
+            if st.outstanding >= st.window || (!from_ready && self.sched.now() < st.resume_at) {
                 return false;
             }
         }
-        let from_ready = !self.streams[s].ready.is_empty();
         if !from_ready && !self.streams[s].held.is_empty() {
             return self.issue_held(agent, s);
         }
