@@ -67,22 +67,29 @@ pub mod stage {
 }
 
 /// What limits one stream (a traffic source) of an agent: its window of
-/// outstanding request packets and its transactions in flight (see
-/// `params::WindowPolicy`, `ClientRules::transactions_per_stream`).
+/// outstanding request packets, its hold-off below the window's floor, and
+/// its transfers in flight (see `params::WindowPolicy`,
+/// `ClientRules::transactions_per_stream`).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct StreamState {
-    /// Request packets put into output queues and not yet accepted.
+    /// Request packets in send buffers and not yet accepted (not those held back in the stream).
     pub outstanding: u16,
     /// Request packets it may have outstanding now.
     pub window: u16,
     /// Accepting echoes since the window last changed.
     pub accepted_run: u16,
-    /// Transactions issued (a first packet put out) and not complete.
+    /// Transfers (transactions with responses) issued and not complete.
     pub in_flight: u16,
     /// Times the window closed on a busy echo, for the report.
     pub decreases: u64,
-    /// Of `outstanding`, busied packets waiting for room in the window to go again.
+    /// Busied request packets back in the stream, waiting to go again (`Stream::held`).
     pub held: u16,
+    /// Halvings of the window below its floor: after a busy echo there the
+    /// stream sends nothing (but blocks whose ready is back) for 2^pace - 1
+    /// of the busied packet's round trips.
+    pub pace: u8,
+    /// It sends no request before then.
+    pub resume_at: Time,
 }
 
 /// One stream of an agent (a traffic source, or the agent's hand-injected
@@ -92,8 +99,8 @@ pub struct Stream {
     pub queue: VecDeque<AppEntry>,
     /// Under a handshake: transactions whose ready is back, their requests still to put out (they go first).
     pub ready: VecDeque<AppEntry>,
-    /// Busied request packets held for room in the window: (interface, packet), oldest first.
-    pub held: VecDeque<(u16, u32)>,
+    /// Busied request packets out of the send buffers, waiting for room in the window to go again, oldest first.
+    pub held: VecDeque<u32>,
     pub state: StreamState,
 }
 

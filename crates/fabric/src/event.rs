@@ -38,6 +38,8 @@ pub(crate) enum Event {
     Reconfigure { index: u32 },
     /// The next rows of a trace are due (`traffic.source = "trace"`).
     TraceRow,
+    /// A stream's hold-off below its congestion window's floor is over.
+    StreamWake { stream: u32 },
 }
 
 impl Event {
@@ -63,6 +65,7 @@ impl Event {
             Event::Queued { iface, pkt } => (9, iface, 0, pkt),
             Event::Reconfigure { index } => (10, 0, 0, index),
             Event::TraceRow => (11, 0, 0, 0),
+            Event::StreamWake { stream } => (12, 0, 0, stream),
         };
         debug_assert!(a <= Self::A_MASK, "field {a} does not fit the packed event's 12 bits");
         kind | (node as u64) << Self::NODE_SHIFT | ((a & Self::A_MASK) as u64) << Self::A_SHIFT | (b as u64) << 32
@@ -104,6 +107,7 @@ impl Event {
             8 => Event::BusFree { agent: node },
             9 => Event::Queued { iface: node, pkt: b },
             11 => Event::TraceRow,
+            12 => Event::StreamWake { stream: b },
             _ => Event::Reconfigure { index: b },
         }
     }
@@ -132,6 +136,7 @@ mod tests {
                 Event::Queued { iface, pkt: wide },
                 Event::Reconfigure { index: wide },
                 Event::TraceRow,
+                Event::StreamWake { stream: wide },
             ]);
         }
         for e in events {

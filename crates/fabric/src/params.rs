@@ -225,9 +225,18 @@ pub struct ClientRules {
     pub responder: Responder,
     pub ring_choice: RingChoice,
     pub window: WindowPolicy,
-    /// Transactions a stream may have issued and not complete at once (a
-    /// client's DMA engines); 0: no limit.
+    /// Transfers (transactions with responses) a stream may have issued
+    /// and not complete at once (a client's DMA engines); 0: no limit. A
+    /// transaction without responses (a message) is done with, for its
+    /// sender, once accepted: its window bounds it.
     pub transactions_per_stream: u16,
+    /// With an adaptive window: below its floor, a stream whose request is
+    /// busied again waits 1, 3, 7, ... of the packet's round trips before
+    /// sending again (one request per 2, 4, 8, ... round trips), down to
+    /// one per `backoff` round trips; its blocks whose ready is back do not
+    /// wait (their slot is promised), and an accepting echo resets the
+    /// doubling, one of its transfers completing the wait. 1: none.
+    pub backoff: u16,
     /// Measure the channel latency (from sending a packet that carries
     /// data until its accepting echo is back: seed 002 Figure 6).
     pub channel_latency: bool,
@@ -249,7 +258,16 @@ pub struct ClientRules {
 
 impl Default for ClientRules {
     fn default() -> Self {
-        ClientRules { responder: Responder::Server, ring_choice: RingChoice::Routes, window: WindowPolicy::Unlimited, transactions_per_stream: 0, channel_latency: false, handshake: None, dma_queue: 0, service_per_symbol: 0, echo_at_tail: false }
+        ClientRules { responder: Responder::Server, ring_choice: RingChoice::Routes, window: WindowPolicy::Unlimited, transactions_per_stream: 0, backoff: 1, channel_latency: false, handshake: None, dma_queue: 0, service_per_symbol: 0, echo_at_tail: false }
+    }
+}
+
+impl ClientRules {
+    /// Whether the fabric keeps when each packet was last sent: for the
+    /// channel latency, and for an adaptive window's hold-off (in round trips).
+    #[inline]
+    pub fn keeps_send_times(&self) -> bool {
+        self.channel_latency || matches!(self.window, WindowPolicy::Adaptive { .. })
     }
 }
 

@@ -28,6 +28,8 @@ pub const REQUEST_TO_SHARE: u8 = 1;
 /// requests to share of the nodes the packet passed.
 pub const SOURCE_WAITS: u8 = 0x80;
 const COUNT: u8 = 0x7f;
+/// No other place of the node on the ring.
+const NO_TWIN: u16 = u16::MAX;
 
 /// How a source turns the requests it hears into idles.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -69,8 +71,17 @@ pub struct Arbitration {
     upstream: Vec<u8>,
     /// Per node: the requests to share its last echo brought back.
     downstream: Vec<u8>,
-    /// Per node: it inserts idles (sends no own packet) until then.
+    /// Per node: it inserts idles (sends no own packet) until then (set at
+    /// all its node's places, `twin`).
     hold_until: Vec<Time>,
+    /// Per node (place): the contenders it stands for (`with_nodes`): 1, or 2
+    /// where it is a node's one place on a folded ring that passes the
+    /// others twice (`EqualShare`).
+    weight: Vec<u8>,
+    /// Per node (place): its node's other place on the ring, or `NO_TWIN`.
+    twin: Vec<u16>,
+    /// The contenders each node stands for, all its places together.
+    node_weight: u8,
     /// Own packets held for the idles (decisions that found the node holding).
     holds: u64,
 }
@@ -94,14 +105,47 @@ impl Arbitration {
             upstream: vec![0; nodes],
             downstream: vec![0; nodes],
             hold_until: vec![0; nodes],
+            weight: vec![1; nodes],
+            twin: vec![NO_TWIN; nodes],
+            node_weight: 1,
             holds: 0,
+        }
+    }
+
+    /// The arbitration of a ring whose places (positions) belong to
+    /// `nodes` (each place's node; a folded ring passes most nodes twice
+    /// and the two next to the failure once): seed 002's "approximately
+    /// equal portion of the ring bandwidth for each node", not for each
+    /// place. Every node stands for as many contenders as the most places
+    /// a node has, shared among its places: a place asks to share, and says
+    /// its source waits, for its part; and a node's places hold together,
+    /// the node taking its contenders' share of what the contenders on an
+    /// own packet's path count, whichever place it sends from.
+    pub fn with_nodes(mut self, nodes: &[u16]) -> Self {
+        assert_eq!(nodes.len(), self.weight.len(), "a node per place");
+        let places = |n: u16| nodes.iter().filter(|&&m| m == n).count();
+        let most = nodes.iter().map(|&n| places(n)).max().unwrap_or(1);
+        self.weight = nodes.iter().map(|&n| (most / places(n)) as u8).collect();
+        assert!(most <= 2, "a ring passes a node at most twice (a folded ring)");
+        self.twin = (0..nodes.len()).map(|p| (0..nodes.len()).find(|&q| q != p && nodes[q] == nodes[p]).map_or(NO_TWIN, |q| q as u16)).collect();
+        self.node_weight = most as u8;
+        self
+    }
+
+    /// The node at `at` inserts idles until `until`, at all its node's places.
+    #[inline(always)]
+    fn hold(&mut self, at: usize, until: Time) {
+        self.hold_until[at] = until;
+        let twin = self.twin[at];
+        if twin != NO_TWIN {
+            self.hold_until[twin as usize] = until;
         }
     }
 
     /// The nodes the node at `at` counts as contending for the ring with
     /// it, itself included (`EqualShare`).
     pub fn contenders(&self, at: usize) -> u32 {
-        self.upstream[at] as u32 + 1 + self.downstream[at] as u32
+        self.upstream[at] as u32 + self.weight[at] as u32 + self.downstream[at] as u32
     }
 
     /// Whether the node at `at` asks to share: its own packet waits, or a
@@ -150,13 +194,14 @@ impl RingProtocol for Arbitration {
     };
 
     fn may_send(&mut self, at: usize, now: Time, _id: u32, _pk: &Packet, _fx: &mut Effects) -> Permit {
-        if now < self.hold_until[at] {
+        let until = self.hold_until[at];
+        if now < until {
             self.holds += 1;
             if self.law == SharingLaw::EqualShare {
                 // Held by its own idles, it still wants the ring.
                 self.wants[at] = self.sharing;
             }
-            return Permit::Hold { wake_at: Some(self.hold_until[at]) };
+            return Permit::Hold { wake_at: Some(until) };
         }
         Permit::Go
     }
@@ -165,9 +210,10 @@ impl RingProtocol for Arbitration {
         self.wants[at] = false;
         self.backlogged[at] = next_own.is_some();
         if self.sharing && self.law == SharingLaw::EqualShare {
-            // One n-th of the ring: the packet, then n - 1 packets' worth of idles.
+            // Its node's part of the ring, node_weight n-ths: the packet, then n / node_weight - 1 packets' worth of idles, at all its places.
             let n = self.contenders(at) as Time;
-            self.hold_until[at] = now + n * (pk.len as Time + self.separator) * self.cycle;
+            let hold = n * (pk.len as Time + self.separator) * self.cycle;
+            self.hold(at, now + if self.node_weight > 1 { hold / self.node_weight as Time } else { hold });
             // Counted afresh for the next packet.
             self.upstream[at] = 0;
         }
@@ -188,14 +234,15 @@ impl RingProtocol for Arbitration {
         }
         if self.asks(at) {
             // One more node asks to share (a count, the patent's hierarchy of request bits in its simplest form).
-            *field = (*field & SOURCE_WAITS) | ((*field & COUNT) + REQUEST_TO_SHARE).min(COUNT);
+            *field = (*field & SOURCE_WAITS) | ((*field & COUNT) + REQUEST_TO_SHARE * self.weight[at]).min(COUNT);
         }
     }
 
     fn own_field(&mut self, at: usize) -> u8 {
         // (A node owed a reserved place has more to send: that packet, until it is accepted.)
         if self.sharing && self.law == SharingLaw::EqualShare && (self.backlogged[at] || self.owed[at] > 0) {
-            SOURCE_WAITS
+            // A source that stands for more contenders counts the rest in the field (taken back from its echo).
+            SOURCE_WAITS | (self.weight[at] - 1)
         } else {
             0
         }
@@ -204,10 +251,10 @@ impl RingProtocol for Arbitration {
     fn on_echo_field(&mut self, at: usize, now: Time, field: u8, _fx: &mut Effects) {
         let requests = field & COUNT;
         match self.law {
-            SharingLaw::EqualShare => self.downstream[at] = requests,
+            SharingLaw::EqualShare => self.downstream[at] = requests - if field & SOURCE_WAITS != 0 { (self.weight[at] - 1).min(requests) } else { 0 },
             SharingLaw::PerRequest => {
                 // Idles scaled by the number of requests: a packet slot for each node that waits.
-                self.hold_until[at] = self.hold_until[at].max(now) + self.per_request * requests as Time;
+                self.hold(at, self.hold_until[at].max(now) + self.per_request * requests as Time);
             }
         }
     }

@@ -2,6 +2,7 @@
 //! settings the model reads from them (seed 002; what the seed leaves open
 //! is chosen in `docs/assumptions.md`).
 
+use ringlet_engine::time::ns_to_time;
 use ringlet_scenario::schema::{Default, Kind, Param};
 use ringlet_scenario::Scenario;
 
@@ -38,8 +39,8 @@ pub const PARAMS: &[Param] = &[
         doc: "When a target puts the echo on the ring: `header`, in the stripped packet's place as soon as its header is decoded (IEEE 1596); or `checksum`, once the packet's checksum is in. With `checksum` a channel's latency grows by a packet's length (540 ns for a 32-word packet), more than seed 002's whole 462 ns unloaded latency: the calibration of `node_latency_ns` is then impossible." },
     Param { section: "gigaring", key: "idle_symbols_between_packets", kind: Kind::Int { min: 0, max: 256 }, default: Default::Int(1),
         doc: "Idle symbols that must follow every packet, echoes included (SCI's separating idle). Beyond them a link carries idles only when a node has nothing to send, and a node's bypass buffer drains by absorbing those (seed 002: a node sends idles when it is not transmitting and nothing passes through)." },
-    Param { section: "gigaring", key: "send_buffer_packets", kind: Kind::Int { min: 1, max: 1_000_000 }, default: Default::Int(8),
-        doc: "Send buffer per ring and virtual channel, packets (sent packets keep their slot until their echo)." },
+    Param { section: "gigaring", key: "send_buffer_packets", kind: Kind::Int { min: 0, max: 1_000_000 }, default: Default::Int(0),
+        doc: "Send buffer per ring and virtual channel, packets (sent packets keep their slot until their echo). 0: enough for a lone node to keep its ring busy (Little's law): the longest send packets it can send while one goes round the channel's longest ring to its echo, plus the one waiting to go; at least 8 (the two-node channel of seed 002's figures)." },
     Param { section: "gigaring", key: "receive_buffer_packets", kind: Kind::Int { min: 1, max: 1_000_000 }, default: Default::Int(8),
         doc: "Receive buffer per ring and virtual channel, packets: a packet that finds it full is busied." },
     Param { section: "gigaring", key: "client_port_mbps", kind: Kind::Float { min: 1.0, max: INF }, default: Default::Float(1200.0),
@@ -51,17 +52,19 @@ pub const PARAMS: &[Param] = &[
     Param { section: "gigaring", key: "dma_status_words", kind: Kind::Int { min: 0, max: 32 }, default: Default::Int(1),
         doc: "Payload of the slave's ready and status messages of the DMA handshake, 64-bit words; a WriteBlk's write response carries as much (it is the transfer's status)." },
     Param { section: "gigaring", key: "dma_queue_transfers", kind: Kind::Int { min: 0, max: 65535 }, default: Default::Int(8),
-        doc: "Transfers a slave's DMA engine holds at once, from the acceptance of a block's first request packet (a ReadBlk request, a WriteBlk's first data packet; not the set-up) until its last response (or status) is put into a send buffer; a request that would open one more is busied. 0: no bound." },
+        doc: "Transfers a slave's DMA engine holds at once, from the acceptance of a transfer's set-up (without a handshake, of its first request packet: a ReadBlk request, a WriteBlk's first data packet) until its last response (or status) is put into a send buffer; a set-up (or request) that would open one more is busied. 0: no bound." },
     Param { section: "gigaring", key: "load_balancing", kind: Kind::Choice(&["per-packet", "shortest"]), default: Default::Str("per-packet"),
         doc: "Which ring a packet goes on: `per-packet`, the ring whose send buffer for its virtual channel holds the fewest packets (ties to the fewer hops, then ring 0): seed 002's automatic load balancing; or `shortest`, the ring with fewer hops to the target (where both are as far, the emptier as `per-packet`)." },
     Param { section: "gigaring", key: "congestion_control", kind: Kind::Bool, default: Default::Bool(true),
         doc: "Adaptive congestion control: each stream's window of outstanding request packets halves on a busy echo (not below `window_min`) and opens by one per window's worth of accepted echoes (up to `window_max`)." },
-    Param { section: "gigaring", key: "window_max", kind: Kind::Int { min: 1, max: 65535 }, default: Default::Int(16),
-        doc: "Most request packets one stream may have outstanding (put into a send buffer and not yet accepted)." },
+    Param { section: "gigaring", key: "window_max", kind: Kind::Int { min: 0, max: 65535 }, default: Default::Int(0),
+        doc: "Most request packets one stream may have outstanding (put into a send buffer and not yet accepted). 0: what its node's send buffers of one virtual channel hold on all rings in use (`send_buffer_packets` times `rings`), at least 16." },
     Param { section: "gigaring", key: "window_min", kind: Kind::Int { min: 1, max: 65535 }, default: Default::Int(1),
         doc: "Fewest the window closes to under congestion." },
+    Param { section: "gigaring", key: "backoff_round_trips", kind: Kind::Int { min: 1, max: 65535 }, default: Default::Int(16),
+        doc: "Adaptive congestion control below the window's floor: a stream whose request is busied again at `window_min` sends no request but those of blocks whose ready is back (their DMA slot is promised) for 1, 3, 7, ... of that packet's round trips (sent to busy echo): one request per 2, 4, 8, ... round trips, down to one per this many. An accepting echo starts the doubling again; one of the stream's transfers completing (its target freed a slot) ends the wait. 1: none (a stream at its floor sends a request every round trip)." },
     Param { section: "gigaring", key: "transfers_per_stream", kind: Kind::Int { min: 0, max: 65535 }, default: Default::Int(4),
-        doc: "Block transfers (and messages) one stream may have issued and not complete at once: a client's DMA engines. 0: no limit." },
+        doc: "DMA transfers (ReadBlk, WriteBlk) one stream may have issued and not complete at once: a client's DMA engines. 0: no limit. A message takes none: done with, for its sender, once accepted, it counts against the stream's window only." },
     // [faults]
     Param { section: "faults", key: "fail_node", kind: Kind::Int { min: 0, max: 4095 }, default: Default::None,
         doc: "A node that fails at `faults.at_ns`: the two rings fold into one that bypasses it (US patent 6,233,704; beyond seed 002). Its transactions, as requester or target, are lost; packets not yet echoed are sent again on the folded ring. Needs at least 3 nodes and both rings." },
@@ -81,6 +84,13 @@ pub const PARAMS: &[Param] = &[
     Param { section: "traffic", key: "masters", kind: Kind::Int { min: 0, max: 4096 }, default: Default::Int(0),
         doc: "Nodes 0 to `masters` - 1 issue transactions and the others only answer (seed 002's half duplex: 1 of 2); 0: every node does both (full duplex). `load_mbps_per_node` is the payload each master offers." },
 ];
+
+/// The least `send_buffer_packets` and `window_max` sized to the channel
+/// (0): the two-node channel of seed 002's figures, whose round trip holds
+/// fewer full packets than its virtual channels' short handshake messages
+/// need (docs/assumptions.md).
+pub const SMALLEST_SEND_BUFFER: u32 = 8;
+pub const SMALLEST_WINDOW_MAX: u16 = 16;
 
 /// The largest block (`traffic.block_words`), 64-bit words: 32 768 packets,
 /// within a block's packet count (16 bits).
@@ -120,6 +130,7 @@ pub struct Settings {
     pub congestion_control: bool,
     pub window_max: u16,
     pub window_min: u16,
+    pub backoff_round_trips: u16,
     pub transfers_per_stream: u16,
     pub rings: usize,
     pub bandwidth_sharing: bool,
@@ -174,6 +185,7 @@ impl Settings {
             congestion_control: g.bool("congestion_control"),
             window_max: g.int("window_max") as u16,
             window_min: g.int("window_min") as u16,
+            backoff_round_trips: g.int("backoff_round_trips") as u16,
             transfers_per_stream: g.int("transfers_per_stream") as u16,
             rings: g.int("rings") as usize,
             bandwidth_sharing: g.bool("bandwidth_sharing"),
@@ -208,6 +220,35 @@ impl Settings {
         }
     }
 
+    /// Packets per send buffer (`gigaring.send_buffer_packets`; 0: at least
+    /// 8, and the longest send packets a node can send while one goes
+    /// round the channel's longest ring, the folded one if a fault folds
+    /// it, to its echo, plus the one waiting to go: Little's law for a lone
+    /// node that keeps its ring busy).
+    pub fn send_buffer_packets(&self) -> u32 {
+        if self.send_buffer > 0 {
+            return self.send_buffer;
+        }
+        let ring = crate::network::folded_order(self).map_or(self.nodes, |o| o.len()) as u64;
+        let cycle = ns_to_time(1e3 / self.clock_mhz);
+        let hop = ns_to_time(self.node_latency_ns + crate::params::NS_PER_METRE * self.wire_m);
+        let longest = crate::params::longest_packet(self) as u64;
+        // From the packet's head leaving to its echo's tail back (the echo waits for the packet's tail where it follows the checksum).
+        let round_trip = ring * hop + self.echo_symbols as u64 * cycle + if self.echo_after_checksum { longest * cycle } else { 0 };
+        let slot = (longest + self.idle_symbols as u64) * cycle;
+        (round_trip.div_ceil(slot) as u32 + 1).max(SMALLEST_SEND_BUFFER)
+    }
+
+    /// The most request packets a stream may have outstanding
+    /// (`gigaring.window_max`; 0: its node's send buffers of one virtual
+    /// channel on all rings in use, at least 16).
+    pub fn window_max(&self) -> u16 {
+        if self.window_max > 0 {
+            return self.window_max;
+        }
+        (self.send_buffer_packets() * self.rings as u32).clamp(SMALLEST_WINDOW_MAX as u32, u16::MAX as u32) as u16
+    }
+
     /// Checks across keys; the message names the key.
     pub fn check(&self) -> Result<(), String> {
         if self.transaction == Transaction::Message && self.block_words > crate::params::PACKET_WORDS {
@@ -215,9 +256,6 @@ impl Settings {
         }
         if self.masters >= self.nodes {
             return Err(format!("traffic.masters: expected fewer than network.nodes ({}) so that some node answers, got {} (0: every node is master and slave)", self.nodes, self.masters));
-        }
-        if self.window_min > self.window_max {
-            return Err(format!("gigaring.window_min: expected at most gigaring.window_max ({}), got {}", self.window_max, self.window_min));
         }
         if let Some(f) = self.fault {
             let f_section = |key: &str| format!("faults.{key}");
@@ -237,6 +275,10 @@ impl Settings {
             if self.masters == 1 && f.what == Failure::Node(0) {
                 return Err("faults.fail_node: node 0 is the only master (traffic.masters = 1); nothing would be left to measure after it fails".to_string());
             }
+        }
+        // (Sized to the channel, the window needs a valid fault's folded ring first.)
+        if self.window_min > self.window_max() {
+            return Err(format!("gigaring.window_min: expected at most gigaring.window_max ({}), got {}", self.window_max(), self.window_min));
         }
         Ok(())
     }

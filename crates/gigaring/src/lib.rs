@@ -88,7 +88,7 @@ fn fabric(s: &Scenario, hand_built: bool) -> Result<Fabric<Arbitration>, String>
     let t = network::topology(&k)?;
     let p = params::params(&k);
     let per_request = params::sharing_idles(&k, &p);
-    let protocols = (0..t.ringlets() as u16).map(|r| Arbitration::new(&t.view(r), k.bandwidth_sharing, k.sharing_law, k.queue_reservation, per_request, p.cycle, p.separator)).collect();
+    let protocols = (0..t.ringlets() as u16).map(|r| Arbitration::new(&t.view(r), k.bandwidth_sharing, k.sharing_law, k.queue_reservation, per_request, p.cycle, p.separator).with_nodes(&network::ring_nodes(&t, r))).collect();
     let mut f = if hand_built { Fabric::hand_built(s, t, p, protocols) } else { Fabric::new(s, t, p, protocols) };
     if let Some(fold) = network::fold(&k, f.topology()) {
         f.reconfigure(fold);

@@ -45,6 +45,12 @@ pub fn topology(k: &Settings) -> Result<Topology, String> {
     b.build()
 }
 
+/// The node of each place (interface, in ring order) of ringlet `r`: on
+/// the folded ring most nodes twice (`Arbitration::with_nodes`).
+pub fn ring_nodes(t: &Topology, r: u16) -> Vec<AgentId> {
+    t.ringlet_ifaces(r).iter().map(|&i| t.agent_of(i)).collect()
+}
+
 /// The folded ring's nodes in ring order, if a fault is configured.
 pub fn folded_order(k: &Settings) -> Option<Vec<usize>> {
     let n = k.nodes;

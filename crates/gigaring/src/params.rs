@@ -114,12 +114,17 @@ pub fn kind_names(k: &Settings) -> Vec<&'static str> {
     }
 }
 
+/// The longest send packet of the channel's traffic (its transactions and the handshake's messages), symbols.
+pub fn longest_packet(k: &Settings) -> u16 {
+    let handshake_len = handshake(k).map_or(0, |h| h.setup_len.max(h.status_len));
+    kinds(k).0.iter().map(|s| s.request_len.max(s.response_len)).max().unwrap_or(1).max(handshake_len)
+}
+
 /// The ring interfaces' shared parameters.
 pub fn params(k: &Settings) -> Params {
     let (shapes, shares) = kinds(k);
     let separator = k.idle_symbols;
-    let handshake_len = handshake(k).map_or(0, |h| h.setup_len.max(h.status_len));
-    let longest = shapes.iter().map(|s| s.request_len.max(s.response_len)).max().unwrap_or(1).max(handshake_len);
+    let longest = longest_packet(k);
     // A receive server holds a packet for its bytes at the client port's
     // rate (per symbol), and a ReadBlk request for the slave's access too.
     let mut iqst = [0; MAX_CLASSES];
@@ -132,7 +137,7 @@ pub fn params(k: &Settings) -> Params {
         bypass_fifo_symbols: longest as u32 + separator,
         iqst,
         input_queue: [k.receive_buffer; MAX_CLASSES],
-        output_queue: k.send_buffer,
+        output_queue: k.send_buffer_packets(),
         shapes,
         shares,
         kind_names: kind_names(k),
@@ -141,8 +146,9 @@ pub fn params(k: &Settings) -> Params {
         client: ClientRules {
             responder: Responder::Dma,
             ring_choice: if k.balance { RingChoice::Balance } else { RingChoice::Nearest },
-            window: if k.congestion_control { WindowPolicy::Adaptive { min: k.window_min, max: k.window_max } } else { WindowPolicy::Unlimited },
+            window: if k.congestion_control { WindowPolicy::Adaptive { min: k.window_min, max: k.window_max() } } else { WindowPolicy::Unlimited },
             transactions_per_stream: k.transfers_per_stream,
+            backoff: k.backoff_round_trips,
             channel_latency: true,
             handshake: handshake(k),
             dma_queue: k.dma_queue,

@@ -136,6 +136,28 @@ fn a_lone_sender_takes_the_whole_ring() {
     }
 }
 
+/// "In the absence of contention, a single node can consume up to the
+/// full bandwidth of the ring", on long channels too: a node's send
+/// buffers and a stream's window cover what it sends while a packet goes
+/// round the ring to its echo (Little's law), and a message, done with
+/// once accepted, takes none of the client's DMA engines. A lone master of
+/// 24 or 64 nodes sending 32-word messages to the others carries at least
+/// 90% of both rings' rate of full packets (256 bytes per 82 symbol times
+/// at 150 MHz each); reading kiloword blocks from its neighbour on 24
+/// nodes, handshakes and all, as much.
+#[test]
+fn a_lone_node_takes_both_rings_of_a_long_channel() {
+    let both_rings = 2.0 * 256.0 * 150.0 / 82.0;
+    for nodes in [24, 64] {
+        let text = format!("[network]\nkind = \"gigaring\"\nnodes = {nodes}\n[traffic]\ntransaction = \"message\"\nblock_words = 32\nmasters = 1\ndestinations = \"uniform\"\nload_mbps_per_node = 2000\n[run]\nmeasure_transactions = 2000\n");
+        let r = run(&text, &[]);
+        assert!(r.throughput_mbps >= 0.9 * both_rings, "{nodes} nodes, messages: {} MB/s against {both_rings}", r.throughput_mbps);
+    }
+    let text = "[network]\nkind = \"gigaring\"\nnodes = 24\n[traffic]\ntransaction = \"readblk\"\nblock_words = 1024\nmasters = 1\ndestinations = \"local\"\nload_mbps_per_node = 2000\n[run]\nmeasure_transactions = 200\n";
+    let r = run(text, &[]);
+    assert!(r.throughput_mbps >= 0.9 * both_rings, "24 nodes, ReadBlk: {} MB/s against {both_rings}", r.throughput_mbps);
+}
+
 /// Nine masters moving 256-word blocks to one slave whose DMA engine holds
 /// 8 transfers (of the 36 their streams would have under way): requests
 /// beyond it are busied. With adaptive congestion control the streams'
@@ -159,6 +181,29 @@ fn congestion_control_halves_retransmissions_at_a_congested_slave() {
     // every transfer completes.
     let r = run(text, &["traffic.transaction=\"writeblk\"".into(), "gigaring.dma_queue_transfers=2".into()]);
     assert_eq!(r.transactions, 1500, "{:?}", r.conservation);
+}
+
+/// Nine masters with mixed clients (messages, ReadBlk and WriteBlk of 64
+/// and 512 words) on one ring, to one slave whose DMA engine holds 8
+/// transfers: the engine, not the links, bounds the channel
+/// (docs/analytic.md). Congestion control "regulates data transfers to
+/// minimize retransmission traffic": past that bound the channel goes on
+/// carrying what it carries below it. At a load it carries in full, and at
+/// half as much again (past the bound: it carries less than it is
+/// offered), every transaction completes, the second carries at least 90%
+/// of the first, and most packets sent are not retransmissions. (Busied
+/// set-ups that kept their send buffer slots, and streams that sent one
+/// every round trip at the window's floor, collapsed it to a few MB/s.)
+#[test]
+fn past_a_slaves_dma_bound_the_channel_carries_on() {
+    let text = "[network]\nkind = \"gigaring\"\nnodes = 10\n[gigaring]\nrings = 1\n[traffic]\ntransaction = \"mixed\"\nblock_words = 512\nmasters = 9\nload_mbps_per_node = 40\n[run]\nseed = 7\nmeasure_transactions = 1000\nmax_sim_time_ns = 20000000\n";
+    let under = run(text, &[]);
+    assert!(under.throughput_mbps >= 0.97 * under.offered_mbps, "{} of {} MB/s", under.throughput_mbps, under.offered_mbps);
+    let over = run(text, &["traffic.load_mbps_per_node=60".into()]);
+    assert_eq!(over.transactions, 1000, "{:?}", over.conservation);
+    assert!(over.throughput_mbps < 0.97 * over.offered_mbps, "not past the bound: {} of {} MB/s", over.throughput_mbps, over.offered_mbps);
+    assert!(over.throughput_mbps >= 0.9 * under.throughput_mbps, "{} MB/s past the bound against {} below it", over.throughput_mbps, under.throughput_mbps);
+    assert!(2 * over.retries < over.counters.send_packets, "{} of {} packets sent were retransmissions", over.retries, over.counters.send_packets);
 }
 
 /// The windows over time (`run.series_interval_ns`): the masters' streams

@@ -180,3 +180,40 @@ fn the_oldest_waiting_transaction_is_the_oldest_not_issued() {
     // (The report's end is the run's: here its time cap, as nothing stopped it.)
     assert!((node0.oldest_waiting_ns - (r.sim_time_ns - 200.0)).abs() < 1e-6, "{} at {}", node0.oldest_waiting_ns, r.sim_time_ns);
 }
+
+/// Adaptive congestion control below the window's floor: a set-up busied
+/// at a full DMA engine waits in its stream, out of the send buffer, and
+/// each busy echo at the floor doubles the time its stream sends nothing,
+/// in the packet's round trips (`gigaring.backoff_round_trips` = 16 at
+/// most). Node 0's ReadBlk holds node 2's only transfer slot (1 ms of slave
+/// access); node 1's set-up, with its window at its floor (`window_max` =
+/// 1), is busied. On the idle three-node ring a round trip R is three node
+/// latencies (the packet's hop and the echo's two) and the echo's two
+/// symbols: node 1 sends at 0, 2R, 6R, 14R, 30R, then every 16R.
+#[test]
+fn below_the_windows_floor_a_busied_stream_waits_doubling_round_trips() {
+    let t0 = ns_to_time(5000.0);
+    let start = |extra: &[&str]| {
+        let text = "[network]\nkind = \"gigaring\"\nnodes = 3\n[traffic]\nload_mbps_per_node = 0\ntransaction = \"readblk\"\nblock_words = 32\n[run]\nwarmup_ns = 0\n";
+        let keys = ["gigaring.dma_queue_transfers=1", "gigaring.slave_access_ns=1000000", "gigaring.window_max=1"];
+        let overrides: Vec<_> = keys.iter().chain(extra).map(|e| ringlet_scenario::parse_override(e).unwrap()).collect();
+        let mut f = ringlet_gigaring::hand_built(&ringlet_gigaring::load_str(text, &overrides).unwrap()).unwrap();
+        f.inject(0, 2, 0, 0);
+        f.inject(1, 2, 0, t0);
+        f
+    };
+    let sent = |f: &Fabric<Arbitration>| -> Vec<Time> { f.records().iter().filter(|x| (x.iface == 1 || x.iface == 4) && x.what == (Transmit { own: true }) && x.kind == Request).map(|x| x.time).collect() };
+    let r = 3 * ns_to_time(224.0) + 2 * SYMBOL;
+    let mut f = start(&[]);
+    // Held between its busy echo at 3R and its next sending at 6R: out of node 1's send buffers (interfaces 1 and 4).
+    f.run_until(t0 + 4 * r);
+    assert_eq!((f.send_buffer(1, WRITE_REQUEST), f.send_buffer(4, WRITE_REQUEST)), ((0, 0), (0, 0)));
+    f.run_until(t0 + 80 * r);
+    let expected: Vec<Time> = [0, 2, 6, 14, 30, 46, 62, 78].iter().map(|k| t0 + k * r).collect();
+    assert_eq!(sent(&f), expected);
+    // With no hold-off below the floor it goes again every round trip.
+    let mut f = start(&["gigaring.backoff_round_trips=1"]);
+    f.run_until(t0 + 8 * r);
+    let expected: Vec<Time> = (0..=8).map(|k| t0 + k * r).collect();
+    assert_eq!(sent(&f), expected);
+}

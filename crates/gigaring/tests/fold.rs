@@ -549,3 +549,63 @@ fn a_packet_busied_before_the_fold_and_accepted_after_it_is_counted_where_it_was
     assert_eq!(c.generated, c.completed + c.queued + c.in_flight + c.lost);
     assert!(r.reconfiguration.is_some() && r.counters.busy_echoes > 0 && r.counters.input_inversions > 0, "{:?}", r.counters);
 }
+
+/// The bandwidth sharing of a folded ring counts nodes, not places
+/// (`Arbitration::with_nodes`): on places of nodes [0, 1, 2, 1] (node 1
+/// passed twice, nodes 0 and 2, next to the failure, once) every node
+/// stands for two contenders. A place of node 1 asks to share for one,
+/// node 2's one place for two; node 2's own packets say its source waits
+/// for two (it takes the extra one back from its echo); and a node's places
+/// hold together: node 1, sending from place 3 with node 2 upstream (two)
+/// and itself there (one) counted, takes two thirds of the ring, holding
+/// both its places for 3 / 2 of the packet's slot.
+#[test]
+fn a_folded_rings_sharing_counts_nodes_not_places() {
+    use ringlet_fabric::packet::{Packet, PacketKind};
+    use ringlet_fabric::protocol::{Effects, Permit, RingProtocol};
+    use ringlet_gigaring::arbitration::{Arbitration, SharingLaw, SOURCE_WAITS};
+    const CYCLE: u64 = 20_000;
+    let mut a = Arbitration::new(4, true, SharingLaw::EqualShare, true, 0, CYCLE, 1).with_nodes(&[0, 1, 2, 1]);
+    let mut fx = Effects::default();
+    let packet = Packet::new(PacketKind::Request, 2, 1, 0, 0, 81, 0);
+    let asked = |a: &mut Arbitration, at: usize| {
+        a.on_blocked(at, 0, 0, &mut Effects::default());
+        let mut field = 0;
+        a.mark_passing(at, 0, &mut field);
+        field
+    };
+    assert_eq!((asked(&mut a, 1), asked(&mut a, 2)), (1, 2));
+    a.on_sent(2, 0, 0, &packet, Some(0), &mut fx);
+    assert_eq!(a.own_field(2), SOURCE_WAITS | 1);
+    // Its echo back with node 1's request on top: one contender downstream.
+    a.on_echo_field(2, 0, SOURCE_WAITS | 2, &mut fx);
+    assert_eq!(a.contenders(2), 3);
+    // Node 2's packet, its source waiting, passes node 1's place 3.
+    let mut passing = SOURCE_WAITS | 1;
+    a.mark_passing(3, 0, &mut passing);
+    assert_eq!(a.contenders(3), 3);
+    a.on_sent(3, 1000, 0, &packet, Some(0), &mut fx);
+    let until = 1000 + 3 * 82 * CYCLE / 2;
+    assert_eq!(a.may_send(1, until - 1, 0, &packet, &mut fx), Permit::Hold { wake_at: Some(until) }, "node 1's other place holds too");
+    assert_eq!(a.may_send(1, until, 0, &packet, &mut fx), Permit::Go);
+    assert_eq!(a.may_send(0, 1000, 0, &packet, &mut fx), Permit::Go, "node 0 does not");
+}
+
+/// Seed 002's "approximately equal portion of the ring bandwidth for each
+/// node" on a folded ring: ten nodes, node 3 failed, so nodes 4 and 2 sit
+/// once on the folded ring and the others twice. Every node sends 32-word
+/// messages as fast as it can to node 4 (one end, so all of them contend
+/// for the one link into it): the other end, node 2, and every other
+/// sender, gets within 10% of the senders' mean share; and the same with
+/// the ends swapped. (Counting places, node 2 got half the mean: each
+/// place of a node passed twice took a share.)
+#[test]
+fn the_folds_end_node_gets_an_equal_share() {
+    let text = "[network]\nkind = \"gigaring\"\nnodes = 10\n[faults]\nfail_node = 3\nat_ns = 20000\n[gigaring]\ntransfers_per_stream = 0\n[traffic]\ntransaction = \"message\"\nblock_words = 32\ndestinations = \"hotspot\"\nhotspot_fraction = 1.0\nload_mbps_per_node = 1000\n[run]\nwarmup_ns = 50000\nmeasure_transactions = 5000\n";
+    for (hot, end) in [(4, 2), (2, 4)] {
+        let r = run(text, &[format!("traffic.hotspot_node={hot}")]);
+        let senders: Vec<(u32, f64)> = r.per_node.iter().filter(|n| n.node != 3 && n.node != hot).map(|n| (n.node, n.throughput_mbps)).collect();
+        let mean = senders.iter().map(|s| s.1).sum::<f64>() / senders.len() as f64;
+        assert!(senders.iter().all(|s| (s.1 - mean).abs() <= 0.1 * mean), "hot {hot}, end {end}: {senders:?}, mean {mean}");
+    }
+}

@@ -67,3 +67,30 @@ fn a_fold_is_live_after_its_detection_and_reinitialisation() {
     assert_eq!((r.failed_at, r.at), (ns_to_time(5000.0), ns_to_time(6000.0)));
     assert_eq!(r.live_at, ns_to_time(6000.0) + 4 * 14 * ns_to_time(274.0));
 }
+
+/// Send buffers and windows sized to the channel (0, the defaults): a
+/// lone node keeps its ring busy if its send buffer holds what it sends
+/// while a packet goes round the ring to its echo, plus the one waiting
+/// to go: ceil((nodes x (224 ns + 5 ns/m) + 2-symbol echo) / 82-symbol
+/// slot) + 1, at least 8; a stream's window what its node's send buffers
+/// hold on both rings, at least 16. With a fault, the folded ring's round
+/// trip (14 interfaces around a failed link of 8 nodes).
+#[test]
+fn send_buffers_and_windows_cover_the_round_trip() {
+    let symbol = 1e3 / 150.0;
+    let little = |ring: f64, wire: f64| (((ring * (224.0 + 5.0 * wire) + 2.0 * symbol) / (82.0 * symbol)).ceil() as u32 + 1).max(8);
+    for (nodes, wire) in [(2, 0.0), (8, 0.0), (20, 0.0), (24, 0.0), (64, 0.0), (300, 0.0), (8, 100.0)] {
+        let k = settings(&[&format!("network.nodes={nodes}"), &format!("gigaring.wire_m={wire}")]);
+        assert_eq!(k.send_buffer_packets(), little(nodes as f64, wire), "{nodes} nodes, {wire} m");
+        assert_eq!(k.window_max() as u32, (2 * k.send_buffer_packets()).max(16), "{nodes} nodes, {wire} m");
+    }
+    assert_eq!(settings(&["network.nodes=64"]).send_buffer_packets(), 28);
+    assert_eq!(settings(&["network.nodes=24", "gigaring.rings=1"]).window_max(), 16);
+    assert_eq!(settings(&["network.nodes=64", "gigaring.rings=1"]).window_max(), 28);
+    assert_eq!(settings(&["faults.fail_link=3", "network.nodes=30"]).send_buffer_packets(), little(58.0, 0.0));
+    let set = settings(&["gigaring.send_buffer_packets=3", "gigaring.window_max=5"]);
+    assert_eq!((set.send_buffer_packets(), set.window_max()), (3, 5));
+    // With a fault too, whatever the folded ring's round trip asks (the sequence numbers' floor bounds nothing).
+    assert_eq!(load(&["network.nodes=78", "faults.fail_link=1"]), Ok(()));
+    assert!(settings(&["network.nodes=78", "faults.fail_link=1"]).send_buffer_packets() > 64);
+}

@@ -14,7 +14,7 @@ impl<P: RingProtocol> Fabric<P> {
         self.slab.free(e);
         let class = echo.echoed_class;
         if self.tracked {
-            self.stream_echoed(echo.tag, echo.busy);
+            self.stream_echoed(echo.tag, echo.busy, echo.echo_of);
         }
         if P::RULES.traffic_control {
             let (r, at) = self.ifaces[i].place();
@@ -31,16 +31,7 @@ impl<P: RingProtocol> Fabric<P> {
             self.counters.retries += 1;
             self.measure.retried(self.sched.now(), requester, class);
             if self.holds_retry(echo.tag, echo.echo_phase) {
-                // Congestion: the packet waits, keeping its send buffer slot,
-                // while its stream's window goes to the packets of transfers
-                // under way; it goes again when the window has room left
-                // (`release_retries`).
-                let st = &mut self.streams[echo.tag as usize];
-                st.held.push_back((i as u16, echo.echo_of));
-                st.state.held += 1;
-                self.fill_requests(self.ifaces[i].agent as usize);
-                self.release_retries(echo.tag as usize);
-                return self.try_output(i);
+                return self.hold_back(i, class, echo.tag as usize, echo.echo_of);
             }
             let holdoff = self.protos[self.ifaces[i].place().0].retry_holdoff();
             if holdoff > 0 {
@@ -58,40 +49,85 @@ impl<P: RingProtocol> Fabric<P> {
             if self.copy_on_accept {
                 self.sender_copy_done(echo.echo_of);
             }
-            let agent = self.ifaces[i].agent as usize;
-            if self.tracked {
-                let request = self.p.is_request_class(class);
-                if request {
-                    self.fill_requests(agent);
-                    // What window the stream's new packets left goes to its held retries.
-                    if echo.tag != crate::client::NO_STREAM && self.streams[echo.tag as usize].state.held > 0 {
-                        self.release_retries(echo.tag as usize);
-                    }
-                }
-                // A handshake's ready and status go out in a request class.
-                if !self.dma.is_empty() && (!request || self.p.client.handshake.is_some()) {
-                    self.dma_fill(agent);
-                }
-            } else if class == self.p.shape().request_class {
-                self.fill_requests(agent);
-            }
-            self.resume_waiters(i, class);
-            self.output_room(i);
+            self.slot_freed(i, class, self.p.is_request_class(class));
         }
         self.try_output(i);
     }
 
-    /// An echo answering a packet of stream `stream` (`NO_STREAM` for one
-    /// that is not a stream's request) came back: the request no longer
-    /// counts against the window if accepted; the window adapts.
-    fn stream_echoed(&mut self, stream: u32, busy: bool) {
+    /// A slot of interface `i`'s send buffer of `class` is free (its
+    /// packet accepted, or held back in its stream): the agent's streams
+    /// (if a `request` left it), its DMA engine and servers waiting for
+    /// room may use it.
+    #[inline(always)]
+    fn slot_freed(&mut self, i: usize, class: u8, request: bool) {
+        let agent = self.ifaces[i].agent as usize;
+        if self.tracked {
+            if request {
+                self.fill_requests(agent);
+            }
+            // A handshake's ready and status go out in a request class.
+            if !self.dma.is_empty() && (!request || self.p.client.handshake.is_some()) {
+                self.dma_fill(agent);
+            }
+        } else if class == self.p.shape().request_class {
+            self.fill_requests(agent);
+        }
+        self.resume_waiters(i, class);
+        self.output_room(i);
+    }
+
+    /// Congestion: busied request `id` of `stream` leaves interface `i`'s
+    /// send buffer and waits in its stream (`issue_one`), so that the
+    /// window bounds what a congested stream holds of the channel (seed
+    /// 002: congested streams "waste channel bandwidth and send buffer
+    /// space"; a busied request that kept its slot could fill a send buffer
+    /// whose packets of transfers under way, which free the target's DMA
+    /// engine, then found no room: a hold-and-wait).
+    #[inline(never)]
+    fn hold_back(&mut self, i: usize, class: u8, stream: usize, id: u32) {
+        self.ifaces[i].echoed(class, id);
+        let st = &mut self.streams[stream];
+        st.held.push_back(id);
+        st.state.held += 1;
+        st.state.outstanding -= 1;
+        if self.copy_on_accept {
+            // Moved packets waiting for room after a change go first.
+            self.moved_may_enter(self.slab.at(id).src, class);
+        }
+        // (A handshake's set-up is a stream's request in a class no kind's requests use.)
+        self.slot_freed(i, class, true);
+        self.try_output(i);
+    }
+
+    /// An echo answering packet `id` of stream `stream` (`NO_STREAM` for
+    /// one that is not a stream's request) came back: the request no
+    /// longer counts against the window if accepted; the window adapts.
+    fn stream_echoed(&mut self, stream: u32, busy: bool, id: u32) {
         if stream == crate::client::NO_STREAM {
             return;
         }
+        let now = self.sched.now();
+        let backoff = self.p.client.backoff as u32;
+        let sent_at = &self.sent_at;
         let st = &mut self.streams[stream as usize].state;
         if let crate::params::WindowPolicy::Adaptive { min, max } = self.p.client.window {
             let was = st.window;
             if busy {
+                if st.window == min {
+                    // Below the floor the decrease goes on in time: one
+                    // request per 2, 4, ... of its round trips, down to one
+                    // per `backoff` (`ClientRules::backoff`).
+                    if 2 << st.pace <= backoff {
+                        st.pace += 1;
+                    }
+                    // In the packet's round trips, from its sending to this echo.
+                    let round_trip = now - sent_at.get(id as usize).copied().unwrap_or(now).min(now);
+                    st.resume_at = now + ((1 << st.pace) - 1) * round_trip;
+                    if st.resume_at > now {
+                        let at = st.resume_at;
+                        self.sched.at(at, Event::StreamWake { stream }.pack());
+                    }
+                }
                 // Multiplicative decrease on congestion.
                 let halved = (st.window / 2).max(min);
                 if halved < st.window {
@@ -100,6 +136,7 @@ impl<P: RingProtocol> Fabric<P> {
                 st.window = halved;
                 st.accepted_run = 0;
             } else {
+                st.pace = 0;
                 // Additive increase: one more per window's worth accepted.
                 st.accepted_run += 1;
                 if st.accepted_run >= st.window {
@@ -108,7 +145,7 @@ impl<P: RingProtocol> Fabric<P> {
                 }
             }
             if st.window != was && stream < self.hand_streams {
-                let (now, is) = (self.sched.now(), st.window);
+                let is = st.window;
                 self.measure.window_changed(now, was, is);
             }
         }
@@ -118,36 +155,30 @@ impl<P: RingProtocol> Fabric<P> {
         }
     }
 
-    /// Whether a busied request of `stream` waits before going again: under
-    /// adaptive congestion control, unless its target reserved a place for
-    /// it (`phase`: it will be accepted, and holding it would keep the
-    /// place from others). The seed: the mechanism "regulates data
-    /// transfers to minimize retransmission traffic" by limiting
-    /// outstanding requests; a busied request resent at once would keep the
-    /// ring as full of retries as without it (the window would bound only
-    /// new requests), and one that took the window from the packets of
-    /// transfers under way could keep a full DMA engine full for ever.
+    /// Stream `stream`'s hold-off below its window's floor may be over: it sends what it may.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn stream_wake(&mut self, stream: u32) {
+        let agent = self.stream_agent(stream as usize);
+        if self.sched.now() >= self.streams[stream as usize].state.resume_at && !self.has_failed(agent) {
+            self.fill_requests(agent as usize);
+        }
+    }
+
+    /// Whether a busied request of `stream` is held back in its stream
+    /// (`hold_back`): under adaptive congestion control, unless its target
+    /// reserved a place for it (`phase`: it will be accepted, and holding
+    /// it would keep the place from others). The seed: the mechanism
+    /// "regulates data transfers to minimize retransmission traffic" by
+    /// limiting outstanding requests; a busied request resent at once would
+    /// keep the ring as full of retries as without it (the window would
+    /// bound only new requests), and one that took the window from the
+    /// packets of transfers under way could keep a full DMA engine full for ever.
     #[inline]
     fn holds_retry(&self, stream: u32, phase: crate::packet::Phase) -> bool {
         stream != crate::client::NO_STREAM
             && matches!(self.p.client.window, crate::params::WindowPolicy::Adaptive { .. })
             && !matches!(phase, crate::packet::Phase::Retry(_))
-    }
-
-    /// Stream `s`'s held retries go again, oldest first, while its window has room.
-    fn release_retries(&mut self, s: usize) {
-        loop {
-            let st = &self.streams[s].state;
-            if st.held == 0 || st.outstanding - st.held >= st.window {
-                return;
-            }
-            let (i, id) = self.streams[s].held.pop_front().expect("held retries");
-            self.streams[s].state.held -= 1;
-            // (A reconfiguration may have moved it meanwhile: then it is gone from here.)
-            if self.ifaces[i as usize].live && self.ifaces[i as usize].output(self.slab.at(id).class).awaiting.contains(&id) {
-                self.requeue(i as usize, id);
-            }
-        }
     }
 
     /// The accepting echo `e` came back to the sender of a packet: the

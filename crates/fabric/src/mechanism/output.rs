@@ -214,7 +214,7 @@ impl<P: RingProtocol> Fabric<P> {
         self.ifaces[i].recovering = P::RULES.recovery;
         self.flush_effects(r);
         self.counters.send_packets += 1;
-        if self.p.client.channel_latency {
+        if self.p.client.keeps_send_times() {
             self.note_sent(id, now);
         }
         self.transmit(i, id, true);

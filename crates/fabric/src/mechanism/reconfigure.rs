@@ -245,11 +245,22 @@ impl<P: RingProtocol> Fabric<P> {
             }
         }
         self.lose_transactions_of_failed(now);
-        // Busied packets held for their streams' windows move with the
-        // output queues and go again on the folded ring.
-        for st in &mut self.streams {
-            st.held.clear();
-            st.state.held = 0;
+        // Busied requests held back in their streams stay there and go again
+        // on the folded ring, in its first phase; those of lost transactions go.
+        for s in 0..self.streams.len() {
+            for id in std::mem::take(&mut self.streams[s].held) {
+                let pk = *self.slab.at(id);
+                if self.lost_tags.contains(&pk.tag) || self.has_failed(pk.src) || self.has_failed(pk.dst) {
+                    // (No event names it: its busy echo is in.)
+                    self.slab.free(id);
+                    self.streams[s].state.held -= 1;
+                    continue;
+                }
+                let p = self.slab.at_mut(id);
+                p.phase = Phase::Fresh;
+                p.eff = p.priority;
+                self.streams[s].held.push_back(id);
+            }
         }
         // What the retired interfaces held on the ring is gone; what they had to send moves.
         let mut moving: Vec<(u32, bool)> = std::mem::take(&mut self.fold.orphans).into_iter().map(|id| (id, true)).collect();
@@ -391,8 +402,9 @@ impl<P: RingProtocol> Fabric<P> {
     }
 
     /// Room may have freed in agent `a`'s send buffers of `class`: moved
-    /// packets waiting for it go first, in order. (Only an accepting echo
-    /// frees room, `sender_copy_done`, and it calls this before the agent
+    /// packets waiting for it go first, in order. (Only an accepting echo,
+    /// `sender_copy_done`, or a busied request held back in its stream,
+    /// `moved_may_enter`, frees room, and each calls this before the agent
     /// fills its send buffers again.)
     fn enter_held(&mut self, a: u16, class: u8) {
         let slot = self.held_slot(a, class);
@@ -421,7 +433,9 @@ impl<P: RingProtocol> Fabric<P> {
                 // master: the slot it held takes another. (A failed one's is
                 // never read again.)
                 self.free_dma_slot(t.dst as usize, tag);
-                self.streams[t.stream as usize].state.in_flight -= 1;
+                if self.p.shapes[t.kind as usize].has_response() {
+                    self.streams[t.stream as usize].state.in_flight -= 1;
+                }
                 self.lose(now, t.src, self.p.shapes[t.kind as usize].data_bytes, true);
             }
         }
@@ -564,8 +578,14 @@ impl<P: RingProtocol> Fabric<P> {
         self.seqs.acknowledged(id, (pk.src, pk.dst, pk.class));
         self.slab.free(id);
         // (Only a fabric that changes copies on acceptance: its fold state is there.)
-        if !self.fold.held[self.held_slot(pk.src, pk.class)].is_empty() {
-            self.enter_held(pk.src, pk.class);
+        self.moved_may_enter(pk.src, pk.class);
+    }
+
+    /// A slot of agent `a`'s send buffers of `class` freed in a fabric that
+    /// changes: moved packets waiting for room enter first.
+    pub(super) fn moved_may_enter(&mut self, a: u16, class: u8) {
+        if !self.fold.held[self.held_slot(a, class)].is_empty() {
+            self.enter_held(a, class);
         }
     }
 

@@ -242,16 +242,24 @@ impl<P: RingProtocol> Fabric<P> {
     }
 
     /// Transaction `t` (slot `tag`) of `requester` is complete: its slot
-    /// freed, its latency counted, its stream may issue another.
+    /// freed, its latency counted, its stream may issue another transfer.
     fn txn_complete(&mut self, tag: u32, t: &Txn, priority: u16, requester: u16) {
         let now = self.sched.now();
         self.txns.release(tag);
         self.measure.transaction_latency(now, now - t.born);
         self.complete(priority, requester);
-        let st = &mut self.streams[t.stream as usize].state;
-        st.in_flight -= 1;
-        if self.p.client.transactions_per_stream > 0 {
-            self.fill_requests(requester as usize);
+        if self.p.shapes[t.kind as usize].has_response() {
+            // A transfer done: its stream may issue another; its target has
+            // freed a slot, so a hold-off below the window's floor ends.
+            let st = &mut self.streams[t.stream as usize].state;
+            st.in_flight -= 1;
+            let woke = st.resume_at > now;
+            if woke {
+                (st.resume_at, st.pace) = (now, 0);
+            }
+            if self.p.client.transactions_per_stream > 0 || woke {
+                self.fill_requests(requester as usize);
+            }
         }
     }
 

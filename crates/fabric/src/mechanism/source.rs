@@ -166,24 +166,32 @@ impl<P: RingProtocol> Fabric<P> {
     }
 
     /// Puts stream `s`'s next request packet into an output queue, if its
-    /// window, its transactions in flight and the queue allow; returns
-    /// whether it did. Under a handshake, blocks whose ready is back go
-    /// first; a new transaction sends its set-up and leaves the queue to
-    /// wait for its ready (`ready_in`), so the next one's set-up may follow.
+    /// window (and hold-off below it), its transfers in flight and the
+    /// queue allow; returns whether it did. Blocks whose ready is back go
+    /// first (under a handshake), then busied requests held back in the
+    /// stream, oldest first, then new transactions: a new transaction
+    /// under a handshake sends its set-up and leaves the queue to wait for
+    /// its ready (`ready_in`), so the next one's set-up may follow.
     fn issue_one(&mut self, agent: usize, s: usize) -> bool {
         let from_ready = !self.streams[s].ready.is_empty();
+        if matches!(self.p.client.window, WindowPolicy::Adaptive { .. }) {
+            // (Blocks whose ready is back are promised their target's DMA slot: no hold-off for them.)
+            let st = &self.streams[s].state;
+            if st.outstanding >= st.window || (!from_ready && self.sched.now() < st.resume_at) {
+                return false;
+            }
+        }
+        if !from_ready && !self.streams[s].held.is_empty() {
+            return self.issue_held(agent, s);
+        }
         let e = if from_ready { self.streams[s].ready[0] } else {
             let Some(&e) = self.streams[s].queue.front() else { return false };
             e
         };
         let shape = self.p.shapes[e.kind as usize];
-        let st = &self.streams[s].state;
+        // A client's DMA engines bound its transfers; a message is done with, for its sender, once accepted (its window counts it).
         let limit = self.p.client.transactions_per_stream;
-        if e.tag == NO_TAG && limit > 0 && st.in_flight >= limit {
-            return false;
-        }
-        // (Held retries wait for what the window leaves: they do not hold it.)
-        if matches!(self.p.client.window, WindowPolicy::Adaptive { .. }) && st.outstanding - st.held >= st.window {
+        if e.tag == NO_TAG && limit > 0 && shape.has_response() && self.streams[s].state.in_flight >= limit {
             return false;
         }
         let setup = self.p.client.handshake.filter(|_| shape.has_response() && e.tag == NO_TAG);
@@ -191,13 +199,18 @@ impl<P: RingProtocol> Fabric<P> {
             Some(h) => (h.setup_class, h.setup_len),
             None => (shape.request_class, shape.len_of(false, e.sent)),
         };
+        if self.no_room(agent, class) {
+            return false;
+        }
         let (i, to) = self.route_packet(agent as u16, e.dst, class);
         if !self.ifaces[i].output(class).has_room() {
             return false;
         }
         let now = self.sched.now();
         let tag = if e.tag == NO_TAG {
-            self.streams[s].state.in_flight += 1;
+            if shape.has_response() {
+                self.streams[s].state.in_flight += 1;
+            }
             let stage = if setup.is_some() { stage::SETUP } else { stage::TRANSFER };
             self.txns.put(Txn { born: e.born, src: agent as u16, dst: e.dst, kind: e.kind, stream: s as u32, requests_left: shape.requests, responses_left: shape.responses, stage, dma_held: false, priority: e.priority })
         } else {
@@ -225,6 +238,39 @@ impl<P: RingProtocol> Fabric<P> {
             self.apps[agent].waiting -= 1;
         }
         true
+    }
+
+    /// Puts stream `s`'s oldest busied request held back in it into a send
+    /// buffer again (the ring choice picks anew), if that has room; returns
+    /// whether it did. It goes as a retry: ahead of the packets never sent,
+    /// behind those busied before it.
+    fn issue_held(&mut self, agent: usize, s: usize) -> bool {
+        let id = *self.streams[s].held.front().expect("a held request");
+        let pk = *self.slab.at(id);
+        if self.no_room(agent, pk.class) {
+            return false;
+        }
+        let (i, to) = self.route_packet(agent as u16, pk.dst, pk.class);
+        if !self.ifaces[i].output(pk.class).has_room() {
+            return false;
+        }
+        let st = &mut self.streams[s];
+        st.held.pop_front();
+        st.state.held -= 1;
+        st.state.outstanding += 1;
+        *self.slab.at_mut(id) = pk.on(i as u16, to);
+        let slab = &self.slab;
+        self.ifaces[i].retry(pk.class, pk.eff, id, |x| slab.at(x).retries > 0);
+        true
+    }
+
+    /// Whether none of agent `a`'s send buffers of `class` has room: then
+    /// the ring choice could pick none (a stream its window no longer
+    /// holds is asked often while the buffers are full; the choice weighs
+    /// every class of every interface).
+    #[inline(always)]
+    fn no_room(&self, a: usize, class: u8) -> bool {
+        self.topo.agent(a as u16).ifaces.iter().all(|&i| !self.ifaces[i as usize].output(class).has_room())
     }
 
     /// The ready of transaction `tag` (`t`) is back at its requester: its
