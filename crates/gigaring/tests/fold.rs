@@ -565,7 +565,7 @@ fn a_folded_rings_sharing_counts_nodes_not_places() {
     use ringlet_fabric::protocol::{Effects, Permit, RingProtocol};
     use ringlet_gigaring::arbitration::{Arbitration, SharingLaw, SOURCE_WAITS};
     const CYCLE: u64 = 20_000;
-    let mut a = Arbitration::new(4, true, SharingLaw::EqualShare, true, 0, CYCLE, 1).with_nodes(&[0, 1, 2, 1]);
+    let mut a = Arbitration::new(&ringlet_sci::ring::view_of(4, CYCLE), true, SharingLaw::EqualShare, true, 0, CYCLE, 1).with_nodes(&[0, 1, 2, 1]);
     let mut fx = Effects::default();
     let packet = Packet::new(PacketKind::Request, 2, 1, 0, 0, 81, 0);
     let asked = |a: &mut Arbitration, at: usize| {
