@@ -289,6 +289,12 @@ impl<P: RingProtocol> Fabric<P> {
                 self.reconfiguration_counts.held += 1;
                 let slot = self.held_slot(pk.src, pk.class);
                 self.fold.held[slot].push_back(id);
+                // In no send buffer, it takes none of its stream's window
+                // until it enters one (`enter_held`). Counted, it held the
+                // window the stream's busied requests wait for while they
+                // keep the send buffer slots it waits for: none went again,
+                // no echo freed a slot, the stream never sent again.
+                self.count_in_window(id, false);
             }
         }
         self.release_later(freed);
@@ -351,12 +357,24 @@ impl<P: RingProtocol> Fabric<P> {
     }
 
     /// Own packet `id` will never be sent again: a request no longer counts
-    /// against its stream's window (its echo will never come). (A fabric
-    /// that changes keeps transactions: its every request is a stream's.)
+    /// against its stream's window (its echo will never come).
     fn drop_own(&mut self, id: u32) {
+        self.count_in_window(id, false);
+    }
+
+    /// Own packet `id`, if a request, counts again (`into`) or no longer
+    /// against its stream's window: a stream's outstanding requests are
+    /// those in a send buffer and not yet accepted. (A fabric that changes
+    /// keeps transactions: its every request is a stream's.)
+    fn count_in_window(&mut self, id: u32, into: bool) {
         let pk = self.slab.at(id);
         if pk.kind == PacketKind::Request {
-            self.streams[pk.echo_of as usize].state.outstanding -= 1;
+            let st = &mut self.streams[pk.echo_of as usize].state;
+            if into {
+                st.outstanding += 1;
+            } else {
+                st.outstanding -= 1;
+            }
         }
     }
 
@@ -391,7 +409,8 @@ impl<P: RingProtocol> Fabric<P> {
     }
 
     /// Room may have freed in agent `a`'s send buffers of `class`: moved
-    /// packets waiting for it go first, in order. (Only an accepting echo
+    /// packets waiting for it go first, in order; a request that enters
+    /// counts against its stream's window again. (Only an accepting echo
     /// frees room, `sender_copy_done`, and it calls this before the agent
     /// fills its send buffers again.)
     fn enter_held(&mut self, a: u16, class: u8) {
@@ -402,6 +421,7 @@ impl<P: RingProtocol> Fabric<P> {
                 break;
             }
             self.fold.held[slot].pop_front();
+            self.count_in_window(id, true);
         }
         for o in touched {
             self.try_output(o);
