@@ -1,15 +1,18 @@
-//! After a fold every live master keeps completing transactions. A packet
-//! moved at the fold that waits for room in a send buffer is in none, so
-//! it takes none of its stream's window until it enters one: counted, it
-//! held the window the stream's busied requests waited for, while they
-//! kept the send buffer slots it waited for (the invariant campaign's
-//! two-node livelock).
+//! After a fold every live master keeps completing transactions: no
+//! request counts against its stream's window that will never be echoed.
+//! A packet moved at the fold that waits for room in a send buffer is in
+//! none, so it takes none of its stream's window until it enters one
+//! (counted, it held the window the stream's busied requests waited for,
+//! while they kept the send buffer slots it waited for: the invariant
+//! campaign's two-node livelock); and a block lost with a failed node
+//! whose ready was back sends no requests (they went to a retired
+//! interface, and took the window for ever).
 
 use ringlet_engine::time::ns_to_time;
 use ringlet_fabric::family::Mode;
 use ringlet_fabric::packet::PacketKind::Request;
 use ringlet_fabric::trace::TraceKind::*;
-use ringlet_gigaring::params::WRITE_REQUEST;
+use ringlet_gigaring::params::{READ_REQUEST, WRITE_REQUEST};
 use ringlet_gigaring::GIGARING;
 
 fn load(text: &str, extra: &[&str]) -> ringlet_scenario::Scenario {
@@ -79,4 +82,35 @@ fn both_masters_of_a_two_node_channel_go_on_after_the_fold() {
     let c = &r.conservation;
     assert_eq!(c.delivered_twice, 0);
     assert_eq!(c.generated, c.completed + c.queued + c.in_flight + c.lost, "{c:?}");
+}
+
+/// Node 0's ReadBlk from node 2 has its ready back (at 848 ns) while its
+/// stream's window of one is taken by a message to node 2 that node 2's
+/// failure (at 800 ns) loses on the way: the block waits to send its read
+/// request. At the fold (2800 ns) both transactions are lost with node 2,
+/// and the block with its transaction: its read request never goes (left
+/// waiting, it went to an interface the fold retired, and its stream's
+/// window stayed taken for ever). Node 0's messages to node 1 after the
+/// fold all complete, and no packet is left anywhere.
+#[test]
+fn a_block_whose_ready_is_back_is_lost_with_its_transaction() {
+    let text = "[network]\nkind = \"gigaring\"\nnodes = 3\n[traffic]\nload_mbps_per_node = 0\ntransaction = \"mixed\"\nblock_words = 64\n[run]\nwarmup_ns = 0\n";
+    let s = load(text, &["gigaring.window_max=1", "faults.fail_node=2", "faults.at_ns=800", "faults.detection_ns=2000"]);
+    let mut f = ringlet_gigaring::hand_built(&s).unwrap();
+    // Kinds of `mixed`: 0 a 32-word message, 1 a 64-word ReadBlk.
+    f.inject_kind(0, 2, 0, 1, 0);
+    f.inject_kind(0, 2, 0, 0, ns_to_time(700.0));
+    for k in 0..4 {
+        f.inject_kind(0, 1, 0, 0, ns_to_time(5000.0 + 10.0 * k as f64));
+    }
+    f.run_until(ns_to_time(50_000.0));
+    let t = f.topology();
+    let ready_in: Vec<_> = f.records().iter().filter(|r| r.what == Serviced && r.class == WRITE_REQUEST && r.src == 2 && t.agent_of(r.iface) == 0).map(|r| r.time).collect();
+    assert_eq!(ready_in, vec![ns_to_time(848.0)], "the ready is back before the failure is known");
+    assert!(!f.records().iter().any(|r| r.what == (Transmit { own: true }) && r.class == READ_REQUEST), "the lost block's read request never goes");
+    let r = f.report();
+    let c = &r.conservation;
+    assert_eq!((c.generated, c.completed, c.lost, c.queued, c.in_flight), (6, 4, 2, 0, 0), "{c:?}");
+    assert_eq!(r.reconfiguration.unwrap().lost_at_fold, 2);
+    assert_eq!(f.packets_live(), 0, "packets left over");
 }

@@ -459,6 +459,15 @@ impl<P: RingProtocol> Fabric<P> {
                     self.streams[s].queue.push_back(e);
                 }
             }
+            // A block whose ready is back waits to send its requests: if its
+            // transaction is lost (above), they go nowhere. Left here, they
+            // went to an interface the fold retired and never came back: a
+            // request counted against its stream's window for ever.
+            let lost = &self.lost_tags;
+            let before = self.streams[s].ready.len();
+            self.streams[s].ready.retain(|e| !lost.contains(&e.tag));
+            let (dropped, agent) = ((before - self.streams[s].ready.len()) as u32, self.stream_agent(s));
+            self.apps[agent as usize].waiting -= dropped;
         }
         for a in 0..self.dma.len() {
             let lost = &self.lost_tags;
