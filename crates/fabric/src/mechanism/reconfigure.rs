@@ -300,6 +300,12 @@ impl<P: RingProtocol> Fabric<P> {
                 self.reconfiguration_counts.held += 1;
                 let slot = self.held_slot(pk.src, pk.class);
                 self.fold.held[slot].push_back(id);
+                // In no send buffer, it takes none of its stream's window
+                // until it enters one (`enter_held`). Counted, it held the
+                // window the stream's busied requests wait for while they
+                // keep the send buffer slots it waits for: none went again,
+                // no echo freed a slot, the stream never sent again.
+                self.count_in_window(id, false);
             }
         }
         self.release_later(freed);
@@ -362,12 +368,24 @@ impl<P: RingProtocol> Fabric<P> {
     }
 
     /// Own packet `id` will never be sent again: a request no longer counts
-    /// against its stream's window (its echo will never come). (A fabric
-    /// that changes keeps transactions: its every request is a stream's.)
+    /// against its stream's window (its echo will never come).
     fn drop_own(&mut self, id: u32) {
+        self.count_in_window(id, false);
+    }
+
+    /// Own packet `id`, if a request, counts again (`into`) or no longer
+    /// against its stream's window: a stream's outstanding requests are
+    /// those in a send buffer and not yet accepted. (A fabric that changes
+    /// keeps transactions: its every request is a stream's.)
+    fn count_in_window(&mut self, id: u32, into: bool) {
         let pk = self.slab.at(id);
         if pk.kind == PacketKind::Request {
-            self.streams[pk.echo_of as usize].state.outstanding -= 1;
+            let st = &mut self.streams[pk.echo_of as usize].state;
+            if into {
+                st.outstanding += 1;
+            } else {
+                st.outstanding -= 1;
+            }
         }
     }
 
@@ -402,7 +420,8 @@ impl<P: RingProtocol> Fabric<P> {
     }
 
     /// Room may have freed in agent `a`'s send buffers of `class`: moved
-    /// packets waiting for it go first, in order. (Only an accepting echo,
+    /// packets waiting for it go first, in order; a request that enters
+    /// counts against its stream's window again. (Only an accepting echo,
     /// `sender_copy_done`, or a busied request held back in its stream,
     /// `moved_may_enter`, frees room, and each calls this before the agent
     /// fills its send buffers again.)
@@ -414,6 +433,7 @@ impl<P: RingProtocol> Fabric<P> {
                 break;
             }
             self.fold.held[slot].pop_front();
+            self.count_in_window(id, true);
         }
         for o in touched {
             self.try_output(o);
@@ -453,6 +473,15 @@ impl<P: RingProtocol> Fabric<P> {
                     self.streams[s].queue.push_back(e);
                 }
             }
+            // A block whose ready is back waits to send its requests: if its
+            // transaction is lost (above), they go nowhere. Left here, they
+            // went to an interface the fold retired and never came back: a
+            // request counted against its stream's window for ever.
+            let lost = &self.lost_tags;
+            let before = self.streams[s].ready.len();
+            self.streams[s].ready.retain(|e| !lost.contains(&e.tag));
+            let (dropped, agent) = ((before - self.streams[s].ready.len()) as u32, self.stream_agent(s));
+            self.apps[agent as usize].waiting -= dropped;
         }
         for a in 0..self.dma.len() {
             let lost = &self.lost_tags;

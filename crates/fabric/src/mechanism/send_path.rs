@@ -15,6 +15,8 @@ impl<P: RingProtocol> Fabric<P> {
     /// until it is there. The caller lets `o` decide.
     #[inline(always)]
     pub(super) fn queue_own(&mut self, o: usize, class: u8, priority: u16, id: u32) {
+        // (At an interface a change retired it would never go, nor its echo come.)
+        debug_assert!(self.ifaces[o].live, "own packet {id} queued at interface {o}, which is not live: {:?} at {}, src failed {} dst failed {} known {}", self.slab.at(id), self.sched.now(), self.has_failed(self.slab.at(id).src), self.has_failed(self.slab.at(id).dst), self.knows_failed(self.slab.at(id).dst));
         if self.copy_on_accept {
             self.number(id);
         }
