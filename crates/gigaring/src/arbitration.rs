@@ -165,6 +165,26 @@ impl Arbitration {
         self.wants[at] || (self.sharing && self.owed[at] > 0)
     }
 
+    /// The contenders the place at `at` asks to share for: its node's
+    /// (`node_weight`), split among the node's places that ask. A node of
+    /// a folded ring that asks at one of its two places asks there for the
+    /// whole node: a packet may pass that place only. (Asking for its part
+    /// there, it was half a contender to every packet passing it, the
+    /// others left it half the idles it needed, and six masters folded
+    /// around their one slave's 1-packet receive buffer livelocked: the
+    /// node owed the served phase's place just upstream of the slave never
+    /// found its bypass buffer empty.)
+    #[inline(always)]
+    fn asking_for(&self, at: usize) -> u8 {
+        if !self.asks(at) {
+            0
+        } else if self.twin[at] != NO_TWIN && !self.asks(self.twin[at] as usize) {
+            self.node_weight
+        } else {
+            self.weight[at]
+        }
+    }
+
     /// Follows the places reserved for each node's packets: one more for
     /// a DOTRY packet answered BUSY_A / BUSY_B, one fewer for a RETRY
     /// packet accepted (`admission` is the receive buffer's answer to `pk`).
@@ -232,9 +252,10 @@ impl RingProtocol for Arbitration {
             let ahead = (*field & COUNT) + (*field >> 7);
             self.upstream[at] = self.upstream[at].max(ahead);
         }
-        if self.asks(at) {
+        let asking = self.asking_for(at);
+        if asking > 0 {
             // One more node asks to share (a count, the patent's hierarchy of request bits in its simplest form).
-            *field = (*field & SOURCE_WAITS) | ((*field & COUNT) + REQUEST_TO_SHARE * self.weight[at]).min(COUNT);
+            *field = (*field & SOURCE_WAITS) | ((*field & COUNT) + REQUEST_TO_SHARE * asking).min(COUNT);
         }
     }
 

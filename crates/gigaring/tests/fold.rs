@@ -553,8 +553,9 @@ fn a_packet_busied_before_the_fold_and_accepted_after_it_is_counted_where_it_was
 /// The bandwidth sharing of a folded ring counts nodes, not places
 /// (`Arbitration::with_nodes`): on places of nodes [0, 1, 2, 1] (node 1
 /// passed twice, nodes 0 and 2, next to the failure, once) every node
-/// stands for two contenders. A place of node 1 asks to share for one,
-/// node 2's one place for two; node 2's own packets say its source waits
+/// stands for two contenders, split among the places where it asks: node
+/// 1 asking at one place asks there for two (a packet may pass only that
+/// one), at both for one at each; node 2's one place for two. Node 2's own packets say its source waits
 /// for two (it takes the extra one back from its echo); and a node's places
 /// hold together: node 1, sending from place 3 with node 2 upstream (two)
 /// and itself there (one) counted, takes two thirds of the ring, holding
@@ -574,7 +575,11 @@ fn a_folded_rings_sharing_counts_nodes_not_places() {
         a.mark_passing(at, 0, &mut field);
         field
     };
-    assert_eq!((asked(&mut a, 1), asked(&mut a, 2)), (1, 2));
+    assert_eq!((asked(&mut a, 1), asked(&mut a, 2)), (2, 2));
+    let mut field = 0;
+    a.mark_passing(0, 0, &mut field);
+    assert_eq!(field, 0, "node 0 does not ask");
+    assert_eq!((asked(&mut a, 3), asked(&mut a, 1)), (1, 1), "node 1 asking at both places asks for one at each");
     a.on_sent(2, 0, 0, &packet, Some(0), &mut fx);
     assert_eq!(a.own_field(2), SOURCE_WAITS | 1);
     // Its echo back with node 1's request on top: one contender downstream.

@@ -169,11 +169,12 @@ pub const COLLAPSE_BELOW: f64 = 0.5;
 /// real-time protocols: DFC may stop at saturation by design
 /// (docs/model-rt.md), PPQ and TRAIN trade what the lower priorities
 /// carry. Not the ablations of the allocation (`go-bits`, `debts` alone:
-/// each is half of the standard's remedy). Not a switch or a Banyan: the
-/// standard's allocation is per ringlet, and a packet busied at a
-/// switch's full queue goes back round its ringlet to its source, so long
-/// rings through busy switches collapse by IEEE 1596's own rule
-/// (docs/validation/sci-switch.md). Not a trace: its load is its own.
+/// each is half of the standard's remedy). Not yet a switch or a Banyan:
+/// on a ring through switch ports the standard's allocation holds every
+/// sender as it would a bus's, and past saturation throughput falls to a
+/// second stable state (docs/validation/sci-switch.md); how far it may
+/// fall is an open finding (docs/invariants.md). Not a trace: its load is
+/// its own.
 fn holds_without_collapse(o: &Overrides) -> bool {
     let set = |key: &str| o.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str());
     let off = |key: &str, value: &str| set(key) == Some(value);
