@@ -47,7 +47,8 @@ def test_result_structure(small):
     assert r.provenance["seed"] == 1
     assert Scenario.from_toml(r.provenance["scenario"]).hash == small.hash  # re-runnable exactly
     assert {"retries", "busy_echoes", "packet_hops"} <= set(r.counters)
-    assert set(r.conservation) == {"generated", "completed", "queued", "in_flight", "lost"}
+    assert set(r.conservation) == {"generated", "completed", "queued", "in_flight", "lost", "delivered_twice"}
+    assert r.conservation["delivered_twice"] == 0
     assert json.loads(r.to_json()) == r.raw
     assert list(r.per_priority.columns[:4]) == ["priority", "throughput_mbps", "offered_mbps", "transactions"]
     assert list(r.per_link.columns[:4]) == ["link", "from_node", "to_node", "utilization"]
