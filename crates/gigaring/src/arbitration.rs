@@ -117,8 +117,9 @@ impl Arbitration {
     /// and the two next to the failure once): seed 002's "approximately
     /// equal portion of the ring bandwidth for each node", not for each
     /// place. Every node stands for as many contenders as the most places
-    /// a node has, shared among its places: a place asks to share, and says
-    /// its source waits, for its part; and a node's places hold together,
+    /// a node has: a place asks to share for the whole node where the node
+    /// asks there alone, for its part where it asks at both
+    /// (`asking_for`), and says its source waits for its part; and a node's places hold together,
     /// the node taking its contenders' share of what the contenders on an
     /// own packet's path count, whichever place it sends from.
     pub fn with_nodes(mut self, nodes: &[u16]) -> Self {

@@ -71,6 +71,12 @@ pub const TIME_JUDGED_EVENTS: u64 = 50_000;
 /// every protocol must let every source complete transactions.
 pub const PROGRESS_BELOW_UTILIZATION: f64 = 0.35;
 
+/// Whether the run is loaded past `PROGRESS_BELOW_UTILIZATION` of the
+/// model's saturation, or the model cannot say (its utilisation NaN).
+fn loaded(r: &Report) -> bool {
+    r.model_utilization.is_nan() || r.model_utilization >= PROGRESS_BELOW_UTILIZATION
+}
+
 /// Runs `o` and judges it.
 pub fn judge(o: &Overrides) -> Verdict {
     let s = match crate::load_str("", o).and_then(|s| crate::check(&s).map(|_| s)) {
@@ -102,11 +108,12 @@ fn invariants(o: &Overrides, r: &Report, memory: u64, run_s: f64) -> Result<Meas
         return Err(Problem { check: "delivered_twice", detail: format!("{} packets", c.delivered_twice) });
     }
     let progress_judged = promises_progress(o, r);
+    let probes = Probes { o, unloaded: std::cell::OnceCell::new() };
     if progress_judged && !r.stalled_nodes.is_empty() {
-        stalls(o, r)?;
+        stalls(&probes, r)?;
     }
-    if !(r.model_utilization < PROGRESS_BELOW_UTILIZATION) && holds_without_collapse(o) {
-        collapse(o, r)?;
+    if loaded(r) && holds_without_collapse(o) {
+        collapse(&probes, r)?;
     }
     let (ifaces, agents, priorities) = (r.per_link.len() as u64, r.per_node.len() as u64, r.per_priority.len() as u64);
     let bound = memory_bound(ifaces, agents, r.packets_peak, priorities);
@@ -135,9 +142,9 @@ fn invariants(o: &Overrides, r: &Report, memory: u64, run_s: f64) -> Result<Meas
 /// the measurement window. Where the run is too short to tell (under twice
 /// that limit), the node is not judged. (A network that carries next to
 /// nothing at all is the collapse check's.)
-fn stalls(o: &Overrides, r: &Report) -> Result<(), Problem> {
-    let Some((bytes, latency)) = probe(o, 0.01).map(|p| (p.bytes, p.latency)) else { return Ok(()) };
-    let overloaded = !(r.model_utilization < PROGRESS_BELOW_UTILIZATION);
+fn stalls(probes: &Probes, r: &Report) -> Result<(), Problem> {
+    let Some((bytes, latency)) = probes.unloaded().map(|p| (p.bytes, p.latency)) else { return Ok(()) };
+    let overloaded = loaded(r);
     let allowance = r.reconfiguration.as_ref().map_or(0.0, |f| f.live_ns - f.at_ns);
     let senders = r.per_node.iter().filter(|n| n.offered_mbps > 0.0).count().max(1) as f64;
     let share = r.throughput_mbps / senders;
@@ -191,12 +198,12 @@ fn holds_without_collapse(o: &Overrides) -> bool {
 /// run spans at least ten unloaded transaction latencies (a run shorter
 /// than that is still filling its queues: a 20 µs memory on a 75 µs run
 /// completes a handful of transactions at any load).
-fn collapse(o: &Overrides, r: &Report) -> Result<(), Problem> {
-    let Some(unloaded) = probe(o, 0.01) else { return Ok(()) };
+fn collapse(probes: &Probes, r: &Report) -> Result<(), Problem> {
+    let Some(unloaded) = probes.unloaded() else { return Ok(()) };
     if 10.0 * unloaded.latency > r.measure_time_ns {
         return Ok(());
     }
-    let Some(half) = probe(o, 0.5) else { return Ok(()) };
+    let Some(half) = probe(probes.o, 0.5) else { return Ok(()) };
     if r.throughput_mbps >= COLLAPSE_BELOW * half.throughput_mbps {
         return Ok(());
     }
@@ -212,6 +219,20 @@ struct Probe {
     latency: f64,
     throughput_mbps: f64,
     retries: u64,
+}
+
+/// A scenario's probe runs for the checks that read them: the one at a
+/// hundredth of the load (a transaction's data, its unloaded latency) runs
+/// once, however many checks read it.
+struct Probes<'a> {
+    o: &'a Overrides,
+    unloaded: std::cell::OnceCell<Option<Probe>>,
+}
+
+impl Probes<'_> {
+    fn unloaded(&self) -> Option<&Probe> {
+        self.unloaded.get_or_init(|| probe(self.o, 0.01)).as_ref()
+    }
 }
 
 /// The scenario at `fraction` of its load (or its trace as it is); `None`
