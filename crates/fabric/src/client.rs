@@ -82,8 +82,6 @@ pub struct StreamState {
     pub in_flight: u16,
     /// Times the window closed on a busy echo, for the report.
     pub decreases: u64,
-    /// Busied request packets back in the stream, waiting to go again (`Stream::held`).
-    pub held: u16,
     /// Halvings of the window below its floor: after a busy echo there the
     /// stream sends nothing (but blocks whose ready is back) for 2^pace - 1
     /// of the busied packet's round trips.

@@ -88,7 +88,6 @@ impl<P: RingProtocol> Fabric<P> {
         self.ifaces[i].echoed(class, id);
         let st = &mut self.streams[stream];
         st.held.push_back(id);
-        st.state.held += 1;
         st.state.outstanding -= 1;
         if self.copy_on_accept {
             // Moved packets waiting for room after a change go first.

@@ -253,7 +253,6 @@ impl<P: RingProtocol> Fabric<P> {
                 if self.lost_tags.contains(&pk.tag) || self.has_failed(pk.src) || self.has_failed(pk.dst) {
                     // (No event names it: its busy echo is in.)
                     self.slab.free(id);
-                    self.streams[s].state.held -= 1;
                     continue;
                 }
                 let p = self.slab.at_mut(id);

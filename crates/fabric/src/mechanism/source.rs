@@ -256,7 +256,6 @@ impl<P: RingProtocol> Fabric<P> {
         }
         let st = &mut self.streams[s];
         st.held.pop_front();
-        st.state.held -= 1;
         st.state.outstanding += 1;
         *self.slab.at_mut(id) = pk.on(i as u16, to);
         let slab = &self.slab;
