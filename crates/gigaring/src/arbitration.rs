@@ -82,6 +82,9 @@ pub struct Arbitration {
     twin: Vec<u16>,
     /// The contenders each node stands for, all its places together.
     node_weight: u8,
+    /// Per node (place): it sent its node's last packet while its twin
+    /// waited to send, so its node's next turn is its twin's.
+    yields: Vec<bool>,
     /// Own packets held for the idles (decisions that found the node holding).
     holds: u64,
 }
@@ -108,6 +111,7 @@ impl Arbitration {
             weight: vec![1; nodes],
             twin: vec![NO_TWIN; nodes],
             node_weight: 1,
+            yields: vec![false; nodes],
             holds: 0,
         }
     }
@@ -121,7 +125,9 @@ impl Arbitration {
     /// asks there alone, for its part where it asks at both
     /// (`asking_for`), and says its source waits for its part; and a node's places hold together,
     /// the node taking its contenders' share of what the contenders on an
-    /// own packet's path count, whichever place it sends from.
+    /// own packet's path count, whichever place it sends from; but while
+    /// one of its places waits with a retry a receive buffer owes a place,
+    /// the node serves its two places in turn (`yields`).
     pub fn with_nodes(mut self, nodes: &[u16]) -> Self {
         assert_eq!(nodes.len(), self.weight.len(), "a node per place");
         let places = |n: u16| nodes.iter().filter(|&&m| m == n).count();
@@ -186,6 +192,13 @@ impl Arbitration {
         }
     }
 
+    /// Whether the place at `at` waits to send while a receive buffer
+    /// holds a place reserved for one of its packets.
+    #[inline(always)]
+    fn retries(&self, at: usize) -> bool {
+        self.wants[at] && self.owed[at] > 0
+    }
+
     /// Follows the places reserved for each node's packets: one more for
     /// a DOTRY packet answered BUSY_A / BUSY_B, one fewer for a RETRY
     /// packet accepted (`admission` is the receive buffer's answer to `pk`).
@@ -214,8 +227,15 @@ impl RingProtocol for Arbitration {
         host_preempts: false,
     };
 
-    fn may_send(&mut self, at: usize, now: Time, _id: u32, _pk: &Packet, _fx: &mut Effects) -> Permit {
+    fn may_send(&mut self, at: usize, now: Time, _id: u32, pk: &Packet, _fx: &mut Effects) -> Permit {
         let until = self.hold_until[at];
+        if self.yields[at] && self.retries(self.twin[at] as usize) {
+            // Its node's turn is its twin's (woken when the twin sends; and
+            // after a packet's slot in case the twin stops waiting unsent).
+            self.holds += 1;
+            self.wants[at] = self.sharing;
+            return Permit::Hold { wake_at: Some(until.max(now) + (pk.len as Time + self.separator) * self.cycle) };
+        }
         if now < until {
             self.holds += 1;
             if self.law == SharingLaw::EqualShare {
@@ -227,8 +247,21 @@ impl RingProtocol for Arbitration {
         Permit::Go
     }
 
-    fn on_sent(&mut self, at: usize, now: Time, _id: u32, pk: &Packet, next_own: Option<u16>, _fx: &mut Effects) {
+    fn on_sent(&mut self, at: usize, now: Time, _id: u32, pk: &Packet, next_own: Option<u16>, fx: &mut Effects) {
         self.wants[at] = false;
+        let twin = self.twin[at];
+        if twin != NO_TWIN {
+            // A node that waits to send at both its places serves them in
+            // turn: sending from whichever place found its bypass buffer
+            // empty first, it spent its share where its other place's
+            // buffer, filled by the traffic of the first, never emptied.
+            let twin = twin as usize;
+            self.yields[at] = self.retries(twin);
+            if self.yields[twin] {
+                self.yields[twin] = false;
+                fx.wakes.push((twin as u16, self.hold_until[twin].max(now)));
+            }
+        }
         self.backlogged[at] = next_own.is_some();
         if self.sharing && self.law == SharingLaw::EqualShare {
             // Its node's part of the ring, node_weight n-ths: the packet, then n / node_weight - 1 packets' worth of idles, at all its places.
@@ -371,6 +404,36 @@ mod tests {
         assert_eq!(a.may_send(2, until, 0, &packet(), &mut fx), Permit::Go);
         a.on_sent(2, until, 0, &packet(), Some(0), &mut fx);
         assert_eq!(a.may_send(2, until + 1, 0, &packet(), &mut fx), Permit::Go, "no hold of its own after a packet");
+    }
+
+    /// On a folded ring's places of nodes [0, 1, 2, 1], node 1 waits to
+    /// send a retry at place 1, where node 2's receive buffer owes it a
+    /// place; it sends from place 3 first, so its next turn is place 1's:
+    /// place 3 holds past its idles until place 1 has sent, which wakes it.
+    #[test]
+    fn a_node_owed_a_place_serves_its_two_places_in_turn() {
+        let mut a = Arbitration::new(&view_of(4, CYCLE), true, SharingLaw::EqualShare, true, 0, CYCLE, 1).with_nodes(&[0, 1, 2, 1]);
+        let mut fx = Effects::default();
+        let mut pk = packet().on(1, 2);
+        let full = QueueView::new(1, 1);
+        a.admit(2, 0, 0, 0, &pk, full);
+        pk.phase = Phase::DoTry;
+        assert_eq!(a.admit(2, 0, 0, 0, &pk, full), Admission::Busy(Phase::Retry(0)));
+        a.on_blocked(1, 0, 0, &mut fx);
+        a.on_sent(3, 0, 0, &packet(), Some(0), &mut fx);
+        let idles = a.hold_until[3];
+        assert_eq!(a.hold_until[1], idles, "its places hold together");
+        let slot = 82 * CYCLE;
+        assert_eq!(a.may_send(3, idles, 0, &packet(), &mut fx), Permit::Hold { wake_at: Some(idles + slot) }, "place 1's turn");
+        assert_eq!(a.may_send(1, idles, 0, &packet(), &mut fx), Permit::Go);
+        a.on_sent(1, idles, 0, &packet(), Some(0), &mut fx);
+        assert_eq!(fx.wakes, vec![(3, idles)], "place 3 woken for its turn");
+        assert_eq!(a.may_send(3, a.hold_until[3], 0, &packet(), &mut fx), Permit::Go);
+        // Without a place owed, the node sends from whichever place is free.
+        let mut b = Arbitration::new(&view_of(4, CYCLE), true, SharingLaw::EqualShare, true, 0, CYCLE, 1).with_nodes(&[0, 1, 2, 1]);
+        b.on_blocked(1, 0, 0, &mut fx);
+        b.on_sent(3, 0, 0, &packet(), Some(0), &mut fx);
+        assert_eq!(b.may_send(3, b.hold_until[3], 0, &packet(), &mut fx), Permit::Go);
     }
 
     /// A node a receive buffer owes a place asks to share on every packet

@@ -172,7 +172,10 @@ pub const COLLAPSE_BELOW: f64 = 0.5;
 /// Whether the protocol promises to carry about its capacity past
 /// saturation: base SCI on a ring with IEEE 1596's bandwidth and queue
 /// allocation, GigaRing with its congestion control ("regulates data
-/// transfers to minimize retransmission traffic", seed 002). Not the
+/// transfers to minimize retransmission traffic", seed 002) and its
+/// bandwidth sharing (without it, a node owed a reserved place in a
+/// receive buffer may never find its bypass buffer empty, and every other
+/// packet is refused meanwhile: docs/model-gigaring.md). Not the
 /// real-time protocols: DFC may stop at saturation by design
 /// (docs/model-rt.md), PPQ and TRAIN trade what the lower priorities
 /// carry. Not the ablations of the allocation (`go-bits`, `debts` alone:
@@ -191,6 +194,7 @@ fn holds_without_collapse(o: &Overrides) -> bool {
         && !off("network.queue_allocation", "\"none\"")
         && matches!(set("network.bandwidth_allocation"), None | Some("\"ieee\""))
         && !off("gigaring.congestion_control", "false")
+        && !off("gigaring.bandwidth_sharing", "false")
 }
 
 /// A run past saturation carries at least `COLLAPSE_BELOW` of what the
@@ -403,6 +407,13 @@ mod tests {
         assert!(invariants(&go_bits, &r, 0, 0.0).is_ok(), "an ablation of the standard's allocation promises nothing");
         let switch: Overrides = o.iter().map(|(k, v)| if k == "network.kind" { (k.clone(), "\"sci-switch\"".into()) } else { (k.clone(), v.clone()) }).collect();
         assert!(invariants(&switch, &r, 0, 0.0).is_ok(), "a switch's ringlets collapse by IEEE 1596's rule");
+        let giga = overrides(&[("network.kind", "\"gigaring\""), ("traffic.transaction", "\"message\""), ("traffic.block_words", "32"), ("traffic.load_mbps_per_node", "1000.0"), ("run.max_sim_time_ns", "5e4")]);
+        let mut g = sound();
+        g.summary.model_utilization = 1.5;
+        g.summary.throughput_mbps = 0.1 * probe(&giga, 0.5).expect("the channel carries at half the load").throughput_mbps;
+        assert_eq!(invariants(&giga, &g, 0, 0.0).unwrap_err().check, "collapse", "GigaRing's congestion control promises it");
+        let unshared: Overrides = giga.iter().cloned().chain(overrides(&[("gigaring.bandwidth_sharing", "false")])).collect();
+        assert!(invariants(&unshared, &g, 0, 0.0).is_ok(), "without its bandwidth sharing a reserved place may wait for ever");
         r.summary.measure_time_ns = 10.0 * probe(&o, 0.01).expect("unloaded").latency * 0.99;
         assert!(invariants(&o, &r, 0, 0.0).is_ok(), "a run under ten unloaded latencies is not judged");
     }
