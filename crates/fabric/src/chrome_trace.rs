@@ -177,6 +177,9 @@ impl TraceOutput {
         let mut last_tx: HashMap<u32, (Time, u16)> = HashMap::new();
         // Open input-queue spans: packet slot -> (span id, name, thread, agent).
         let mut in_queue: HashMap<u32, (u64, String, u32, u32)> = HashMap::new();
+        // When each packet slot across a bus reached its output queue (a
+        // forwarded packet waits there from then, not from its birth).
+        let mut delivered: HashMap<u32, Time> = HashMap::new();
         // Open bus spans per agent, in grant order (deliveries come in that order).
         let mut on_bus: HashMap<u32, std::collections::VecDeque<u64>> = HashMap::new();
         #[allow(clippy::too_many_arguments)]
@@ -199,9 +202,12 @@ impl TraceOutput {
                     let dur = r.len as Time * self.cycle;
                     events.push(Event { name: name.clone(), cat: "link", ph: "X", ts: us(r.time), pid, tid: base + OUTPUT_LINK, dur: Some(us(dur)), id: None, s: None, args });
                     let send = matches!(r.kind, PacketKind::Request | PacketKind::Response);
+                    let queued = if own { delivered.remove(&r.pkt) } else { None };
                     if own && send {
                         if r.retries == 0 {
-                            span(&mut events, &mut next_id, &format!("{name} queued"), "queue", pid, base + OUTPUT_QUEUE, r.born.min(r.time), r.time, json!({ "born_us": us(r.born) }));
+                            // Born before the window (or crossed a bus before it): from the window's start.
+                            let from = queued.unwrap_or(r.born.max(self.window.from)).min(r.time);
+                            span(&mut events, &mut next_id, &format!("{name} queued"), "queue", pid, base + OUTPUT_QUEUE, from, r.time, json!({ "born_us": us(r.born) }));
                         } else {
                             instant(&mut events, format!("{name} retry {}", r.retries), "retry", pid, base + OUTPUT_QUEUE, r.time, Value::Null);
                         }
@@ -263,6 +269,7 @@ impl TraceOutput {
                     on_bus.entry(pid).or_default().push_back(id);
                 }
                 TraceKind::BusDelivered => {
+                    delivered.insert(r.pkt, r.time);
                     if let Some(id) = on_bus.get_mut(&pid).and_then(|q| q.pop_front()) {
                         let args = json!({ "to_port": base / IFACE_TIDS });
                         events.push(Event { name: format!("{name} across"), cat: "bus", ph: "e", ts: us(r.time), pid, tid: BUS, dur: None, id: Some(id), s: None, args });

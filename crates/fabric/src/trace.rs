@@ -25,7 +25,9 @@ pub enum TraceKind {
     Preempted,
     /// A control packet reaches an interface (DFC symbols, TRAIN train, PPQ message).
     Control,
-    /// A serviced packet wins its agent's bus at the interface it came in on.
+    /// A serviced packet wins its agent's bus at the interface it came in
+    /// on (after the arbitration, where the bus was idle: a record may
+    /// precede records of earlier times).
     BusGranted,
     /// A packet across the bus reaches the output queue of the interface it leaves from.
     BusDelivered,

@@ -100,6 +100,34 @@ fn the_send_path_in_a_chrome_trace() {
     }
 }
 
+/// In a Chrome trace of bidirectional ringlets, P0's first request
+/// (generated at 0, its tail in the switch's port at 263 ns) crosses the
+/// idle B-Link from its grant, one arbitration cycle after the port asks,
+/// to its arrival in the output port's buffer; on that port's output-queue
+/// row it waits from that arrival, not from its birth at P0.
+#[test]
+fn a_crossing_in_a_chrome_trace_starts_at_the_grant_and_waits_from_its_arrival() {
+    let text = "[network]\nkind = \"sci-switch\"\nnodes = 2\nringlets = \"bidirectional\"\n[traffic]\narrivals = \"deterministic\"\nload_mbps_per_node = 10\n[run]\nwarmup_ns = 0\nmeasure_transactions = 10\n";
+    let s = ringlet_switch::load_str(text, &[]).unwrap();
+    let window = ringlet_engine::run::TraceWindow { from: 0, to: ns(1000.0), max_records: 10_000 };
+    let trace = (ringlet_switch::SWITCH.run)(&s, ringlet_fabric::family::Mode::Traced(window)).unwrap().trace.expect("traced");
+    let (json, _) = trace.to_chrome_json(serde_json::Value::Null);
+    let doc: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let events = doc["traceEvents"].as_array().unwrap();
+    let at = |name: &str, ph: &str, pid: u64| -> Vec<f64> {
+        events.iter().filter(|e| e["name"] == name && e["ph"] == ph && e["pid"].as_u64() == Some(pid)).map(|e| e["ts"].as_f64().unwrap()).collect()
+    };
+    let us = |t: Time| ringlet_engine::time::time_to_ps(t) / 1e6;
+    let asked = ns(82.0 + 21.0 + 160.0);
+    let across = at("request 0→2 p0 across", "b", 4);
+    assert_eq!(across.first().copied(), Some(us(asked + beat())), "the grant, after the arbitration: {across:?}");
+    let delivered = at("request 0→2 p0 across", "e", 4)[0];
+    assert!((delivered - us(asked + beat() + ns(106.0) + 12 * beat() + ns(82.0))).abs() < 1e-9, "{delivered}");
+    let queued = at("request 0→2 p0 queued", "b", 4);
+    assert_eq!(queued.first().copied(), Some(delivered), "waits in the output port from its arrival: {queued:?}");
+    assert_eq!(at("request 0→2 p0 queued", "b", 0).first().copied(), Some(0.0), "at P0, from its birth");
+}
+
 /// With the three LC-II keys at 0 the endpoints are bare: the packet is
 /// sent at once and stored 40 ns after its tail is in (270 ns in all).
 #[test]
@@ -166,7 +194,7 @@ fn a_packet_across_the_b_link_in_its_frame() {
     let sent = ns(82.0);
     let tail_in = sent + ns(21.0 + 160.0);
     assert_eq!(times(&f, 1, Accepted, Request, 0), vec![sent + ns(21.0)]);
-    assert_eq!(times(&f, 1, BusGranted, Request, 0), vec![tail_in]);
+    assert_eq!(times(&f, 1, BusGranted, Request, 0), vec![tail_in + beat()], "granted after the arbitration");
     let transfer = beat() + ns(106.0) + 12 * beat();
     let delivered = tail_in + transfer + ns(82.0);
     assert_eq!(times(&f, 4, BusDelivered, Request, 0), vec![delivered]);
@@ -186,7 +214,7 @@ fn a_pipelined_fifo_to_b_link_path_does_not_hold_the_bus() {
     f.inject(0, 2, 0, 0);
     f.run_until(ns(3000.0));
     let asked = ns(82.0 + 21.0 + 160.0 + 106.0);
-    assert_eq!(times(&f, 1, BusGranted, Request, 0), vec![asked]);
+    assert_eq!(times(&f, 1, BusGranted, Request, 0), vec![asked + beat()]);
     assert_eq!(times(&f, 4, BusDelivered, Request, 0), vec![asked + 13 * beat() + ns(82.0)]);
 }
 
@@ -203,7 +231,7 @@ fn two_ports_contend_for_the_b_link() {
     let asked = ns(82.0 + 21.0 + 160.0);
     let frame = ns(106.0) + 12 * beat();
     // Interfaces: P0 0, switch 1 | P1 2, switch 3 | switch 4, M0 5 | switch 6, M1 7.
-    assert_eq!(times(&f, 1, BusGranted, Request, 0), vec![asked]);
+    assert_eq!(times(&f, 1, BusGranted, Request, 0), vec![asked + beat()]);
     let first_done = asked + beat() + frame;
     assert_eq!(times(&f, 3, BusGranted, Request, 1), vec![first_done]);
     assert_eq!(times(&f, 4, BusDelivered, Request, 0), vec![first_done + ns(82.0)]);

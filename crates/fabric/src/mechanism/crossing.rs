@@ -78,7 +78,7 @@ impl<P: RingProtocol> Fabric<P> {
             let arbitration = if bus.freed_at == Some(now) { 0 } else { bus.spec.arbitration };
             let took = arbitration + bus.spec.transfer(self.slab.at(id).len);
             self.measure.bus_used(a, now, took);
-            self.record(r.from as usize, TraceKind::BusGranted, id);
+            self.record_at(now + arbitration, r.from as usize, TraceKind::BusGranted, id);
             self.sched.at(now + took, Event::BusFree { agent: a as u16 }.pack());
         }
         self.buses[a] = Some(bus);

@@ -377,8 +377,9 @@ impl<P: RingProtocol> Fabric<P> {
         self.record_at(self.sched.now(), i, what, pkt);
     }
 
-    /// Records something that happens at `time` (now, or for `Received`
-    /// the coming instant a packet's tail is in: no event marks it).
+    /// Records something that happens at `time` (now, or a coming instant
+    /// no event marks: for `Received` a packet's tail in, for `BusGranted`
+    /// the grant after the arbitration).
     #[inline(always)]
     fn record_at(&mut self, time: Time, i: usize, what: TraceKind, pkt: u32) {
         if self.trace.is_some() {
