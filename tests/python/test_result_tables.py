@@ -54,7 +54,7 @@ def test_every_reported_table_is_an_attribute_by_one_rule(result):
     expected = {"sci-ring": {"per_priority", "per_node_priority", "per_inversion"},
                 "banyan": {"per_switch", "per_port"},
                 "gigaring-fold": {"per_vc", "reconfiguration", "per_interval"}}[family]
-    assert expected <= set(r.tables)
+    assert expected | {"hardware"} <= set(r.tables)
     # Plain lists and dicts that are not tables stay out.
     assert not {"starved_nodes", "counters", "conservation", "provenance"} & set(r.tables)
 
@@ -68,6 +68,22 @@ def test_a_fold_is_a_one_row_table(result):
     row = r.reconfiguration.iloc[0].to_dict()
     assert row == pytest.approx(r.raw["reconfiguration"])
     assert row["at_ns"] == 200_000
+
+
+def test_the_hardware_is_counted_for_the_cost_per_port(result):
+    """Seed 001 weighs a network's cost by its switch ports: uO2nS16 has 32 two-port switches (64
+    ports), each with one B-Link, and 96 links; its throughput per port is the run's over 64."""
+    family, r = result
+    hw = r.hardware.iloc[0]
+    if family == "banyan":
+        assert (hw["switches"], hw["ports"], hw["blinks"], hw["links"], hw["ringlets"]) == (32, 64, 32, 96, 16)
+        assert hw["ports"] == r.per_switch["ports"].sum() and hw["switches"] == len(r.per_switch)
+        assert hw["throughput_mbps_per_port"] == pytest.approx(r.raw["throughput_mbps"] / 64)
+    else:
+        assert hw["switches"] == hw["ports"] == hw["blinks"] == 0 and pd.isna(hw["throughput_mbps_per_port"])
+    if family == "gigaring-fold":
+        # The folded ring, built beside the two rings from their hardware, is not counted.
+        assert (hw["endpoints"], hw["links"], hw["ringlets"]) == (8, 16, 2)
 
 
 def test_unknown_attributes_and_tables_are_refused(result):

@@ -27,7 +27,7 @@ def _table_property(name: str, doc: str) -> property:
 
 #: The report's one-row tables: a dict in the core's JSON, one row in the ``Result`` (a
 #: GigaRing fold's ``reconfiguration``), its columns from the schema's section of that name.
-ONE_ROW_TABLES = ("reconfiguration", "trace")
+ONE_ROW_TABLES = ("reconfiguration", "trace", "hardware")
 
 
 def table_names() -> tuple[str, ...]:
@@ -54,9 +54,9 @@ class Result:
     network family: ``per_priority``, ``per_node``, ``per_link``,
     ``per_ringlet``, ``per_class``, ``per_node_priority``, ``per_inversion``,
     ``per_interval``, ``per_switch``, ``per_port``, ``per_vc``, and
-    ``reconfiguration``, a GigaRing fold's figures, and ``trace``, a
-    trace-driven run's trace beside its windows (each one object in the JSON,
-    a one-row table here). A table the run did not report is an empty frame
+    ``reconfiguration``, a GigaRing fold's figures, ``trace``, a
+    trace-driven run's trace beside its windows, and ``hardware``, what the
+    network is built of (each one object in the JSON, a one-row table here). A table the run did not report is an empty frame
     with the schema's columns (``per_switch`` of a ring, ``reconfiguration``
     of a run without a fault). ``r.tables`` is the tuple of the names this run
     reported, in the report's order; ``r.table(name)`` gives the same frame
@@ -123,6 +123,10 @@ class Result:
         "trace", "A trace-driven run's trace (``traffic.source = \"trace\"``) as a one-row table: its file and "
                  "SHA-256, rows, span, rows issued in the warm-up and in the measurement window, the window, and "
                  "the warnings where trace and run part; empty for the built-in generator.")
+    hardware = _table_property(
+        "hardware", "What the network is built of, as a one-row table: endpoints, switches, switch ports, "
+                    "B-Links, links and ringlets, and the throughput per switch port (seed 001's cost-efficiency; "
+                    "NaN without switches).")
     reconfiguration = _table_property(
         "reconfiguration", "A GigaRing fold (``[faults]``) as a one-row table: when the node failed, when the "
                            "rings folded, throughput and transaction latency before and after, packets sent "

@@ -319,6 +319,12 @@ def switch_views(r: Mapping[str, Any]) -> list[Any]:
     rows and, above them, the spread over all."""
     parts: list[Any] = []
     switches = r.get("per_switch") or []
+    hw = r.get("hardware") or {}
+    if switches and hw:
+        parts.append(Text(
+            f"hardware: {hw['endpoints']:,} endpoints, {hw['switches']:,} switches with {hw['ports']:,} ports and "
+            f"{hw['blinks']:,} B-Links, {hw['links']:,} links on {hw['ringlets']:,} ringlets; "
+            f"{_num(hw.get('throughput_mbps_per_port'))} MB/s per switch port"))
     if switches:
         rows, title = _busiest(switches, lambda s: (s.get("bus_utilization") or 0.0, s.get("bus_mbps") or 0.0),
                                "switches",

@@ -5,7 +5,7 @@
 use super::Fabric;
 use crate::analytic::Analytic;
 use crate::protocol::{ProtoCounters, RingProtocol};
-use crate::report::{Conservation, Counters, Report};
+use crate::report::{Conservation, Counters, HardwareReport, Report};
 use ringlet_engine::run::Stop;
 use ringlet_engine::time::time_to_ns;
 use ringlet_engine::Time;
@@ -82,6 +82,7 @@ impl<P: RingProtocol> Fabric<P> {
         r.summary.model_saturation_load_mbps_per_node = model.saturation_load_mbps_per_node;
         r.summary.model_bottleneck = model.bottleneck;
         r.summary.model_utilization = model.utilization;
+        r.hardware = self.hardware(r.summary.throughput_mbps);
         self.report_trace(&mut r, end);
         if let Some(rc) = r.reconfiguration.as_mut() {
             let c = self.reconfiguration_counts;
@@ -89,6 +90,24 @@ impl<P: RingProtocol> Fabric<P> {
             (rc.lost_transactions, rc.lost_at_fold, rc.lost_after_fold) = (c.lost_at_fold + c.lost_after_fold, c.lost_at_fold, c.lost_after_fold);
         }
         r
+    }
+
+    /// What the network is built of, without the ringlets a
+    /// reconfiguration activates (built beside the network, of its hardware).
+    fn hardware(&self, throughput_mbps: f64) -> HardwareReport {
+        let spare = |g: usize| self.reconfigurations.iter().any(|r| r.activate.iter().any(|&a| a as usize == g));
+        let agents = self.topo.agents();
+        let switches = agents.iter().filter(|a| a.bus.is_some());
+        let ports: u32 = switches.clone().map(|a| a.ifaces.len() as u32).sum();
+        HardwareReport {
+            endpoints: agents.iter().filter(|a| a.endpoint).count() as u32,
+            switches: switches.count() as u32,
+            ports,
+            blinks: self.buses.iter().filter(|b| b.is_some()).count() as u32,
+            links: (0..self.topo.ifaces()).filter(|&i| !spare(self.ifaces[i].ringlet as usize)).count() as u32,
+            ringlets: (0..self.topo.ringlets()).filter(|&g| !spare(g)).count() as u32,
+            throughput_mbps_per_port: if ports > 0 { throughput_mbps / ports as f64 } else { f64::NAN },
+        }
     }
 
     /// Each node's backlog when the run stops, and the age of the oldest of

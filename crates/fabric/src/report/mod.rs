@@ -70,6 +70,7 @@ pub struct Report {
     pub per_link: Vec<LinkReport>,
     pub per_ringlet: Vec<RingletReport>,
     pub per_class: Vec<ClassReport>,
+    pub hardware: HardwareReport,
     /// Agents with a bus (switches); absent for networks without.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub per_switch: Vec<SwitchReport>,
@@ -196,6 +197,7 @@ pub fn schema() -> serde_json::Value {
         },
         "client": cols(ClientFigures::COLUMNS),
         "reconfiguration": cols(ReconfigurationReport::COLUMNS),
+        "hardware": cols(HardwareReport::COLUMNS),
         "trace": cols(TraceReport::COLUMNS),
         "counters": cols(Counters::COLUMNS),
         "conservation": cols(Conservation::COLUMNS),
@@ -241,6 +243,7 @@ mod tests {
             (ClientFigures::COLUMNS, keys::<ClientFigures>()),
             (ReconfigurationReport::COLUMNS, keys::<ReconfigurationReport>()),
             (TraceReport::COLUMNS, keys::<TraceReport>()),
+            (HardwareReport::COLUMNS, keys::<HardwareReport>()),
             (IntervalReport::COLUMNS, keys::<IntervalReport>()),
             (Counters::COLUMNS, keys::<Counters>()),
             (Conservation::COLUMNS, keys::<Conservation>()),

@@ -456,3 +456,26 @@ table! {
         warnings: Vec<String> [""],
     }
 }
+
+table! {
+    /// What the network is built of: the counts a cost comparison weighs
+    /// (seed 001's "cost-efficient" compares switch ports), without the
+    /// ringlets a reconfiguration builds beside the network (a GigaRing's
+    /// folded ring), which reuse its hardware.
+    pub struct HardwareReport {
+        /// Agents that source and sink traffic: processors and memories, GigaRing nodes.
+        endpoints: u32 [""],
+        /// Agents that pass packets between their ring interfaces over a bus (SCI switches).
+        switches: u32 [""],
+        /// Ring interfaces of switches.
+        ports: u32 [""],
+        /// The buses switches pass packets across (a switch's B-Link).
+        blinks: u32 [""],
+        /// Ring interfaces in all, each driving one link (a bidirectional SCI link is two).
+        links: u32 [""],
+        /// Ringlets (rings).
+        ringlets: u32 [""],
+        /// Throughput per switch port: the cost-efficiency seed 001 argues (absent without switches).
+        throughput_mbps_per_port: f64 ["MB/s"],
+    }
+}
