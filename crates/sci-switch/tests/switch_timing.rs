@@ -81,16 +81,21 @@ fn a_read64_request_and_its_response_through_both_lc_iis() {
     assert_eq!(f.report().transactions, 1);
 }
 
+/// The Chrome trace of scenario `text`'s first microsecond.
+fn chrome_trace(text: &str) -> serde_json::Value {
+    let s = ringlet_switch::load_str(text, &[]).unwrap();
+    let window = ringlet_engine::run::TraceWindow { from: 0, to: ns(1000.0), max_records: 10_000 };
+    let trace = (ringlet_switch::SWITCH.run)(&s, ringlet_fabric::family::Mode::Traced(window)).unwrap().trace.expect("traced");
+    let (json, _) = trace.to_chrome_json(serde_json::Value::Null);
+    serde_json::from_str(&json).unwrap()
+}
+
 /// In a Chrome trace the packet's arrival down the send path is an instant
 /// on the processor's output-queue row, 82 ns in.
 #[test]
 fn the_send_path_in_a_chrome_trace() {
     let text = "[network]\nkind = \"sci-switch\"\nnodes = 2\n[traffic]\narrivals = \"deterministic\"\nload_mbps_per_node = 10\n[run]\nwarmup_ns = 0\nmeasure_transactions = 10\n";
-    let s = ringlet_switch::load_str(text, &[]).unwrap();
-    let window = ringlet_engine::run::TraceWindow { from: 0, to: ns(1000.0), max_records: 10_000 };
-    let trace = (ringlet_switch::SWITCH.run)(&s, ringlet_fabric::family::Mode::Traced(window)).unwrap().trace.expect("traced");
-    let (json, _) = trace.to_chrome_json(serde_json::Value::Null);
-    let doc: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let doc = chrome_trace(text);
     let queued: Vec<_> = doc["traceEvents"].as_array().unwrap().iter().filter(|e| e["name"].as_str().is_some_and(|n| n.ends_with("down the send path"))).collect();
     // P0 (agent 0) and P1 (agent 1), each on its first interface's output-queue row.
     assert_eq!(queued.len(), 2, "{queued:?}");
@@ -108,11 +113,7 @@ fn the_send_path_in_a_chrome_trace() {
 #[test]
 fn a_crossing_in_a_chrome_trace_starts_at_the_grant_and_waits_from_its_arrival() {
     let text = "[network]\nkind = \"sci-switch\"\nnodes = 2\nringlets = \"bidirectional\"\n[traffic]\narrivals = \"deterministic\"\nload_mbps_per_node = 10\n[run]\nwarmup_ns = 0\nmeasure_transactions = 10\n";
-    let s = ringlet_switch::load_str(text, &[]).unwrap();
-    let window = ringlet_engine::run::TraceWindow { from: 0, to: ns(1000.0), max_records: 10_000 };
-    let trace = (ringlet_switch::SWITCH.run)(&s, ringlet_fabric::family::Mode::Traced(window)).unwrap().trace.expect("traced");
-    let (json, _) = trace.to_chrome_json(serde_json::Value::Null);
-    let doc: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let doc = chrome_trace(text);
     let events = doc["traceEvents"].as_array().unwrap();
     let at = |name: &str, ph: &str, pid: u64| -> Vec<f64> {
         events.iter().filter(|e| e["name"] == name && e["ph"] == ph && e["pid"].as_u64() == Some(pid)).map(|e| e["ts"].as_f64().unwrap()).collect()
