@@ -59,6 +59,8 @@ fn validate(s: &Scenario) -> Result<(), String> {
         return Err(format!("faults.fail_link: give a failed node or a failed link, not both (faults.fail_node = {n}, faults.fail_link = {l})"));
     }
     let settings = Settings::of(s);
+    // (Too many masters: `check` names the key.)
+    settings.check()?;
     // With masters only the others receive, and the hot spot is numbered among them.
     let slaves = s.network.nodes as usize - settings.masters;
     if settings.masters > 0 && s.traffic.destinations == ringlet_scenario::Destinations::Hotspot && s.traffic.hotspot_node as usize >= slaves {
@@ -69,7 +71,7 @@ fn validate(s: &Scenario) -> Result<(), String> {
             s.traffic.hotspot_node
         ));
     }
-    settings.check()
+    Ok(())
 }
 
 /// Checks what only the built network can.

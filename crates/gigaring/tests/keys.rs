@@ -24,6 +24,8 @@ fn each_check_at_its_boundary() {
     let hot = ["traffic.masters=1", "traffic.destinations=\"hotspot\""];
     boundary(&[&hot[..], &["traffic.hotspot_node=2"]].concat(), &[&hot[..], &["traffic.hotspot_node=3"]].concat(), "traffic.hotspot_node");
     assert_eq!(load(&["traffic.masters=0", "traffic.destinations=\"hotspot\"", "traffic.hotspot_node=3"]), Ok(()), "every node receives");
+    // More masters than nodes with a hot spot: refused naming the masters (it panicked counting the slaves).
+    boundary(&["traffic.masters=3", "traffic.destinations=\"hotspot\""], &["traffic.masters=5", "traffic.destinations=\"hotspot\""], "traffic.masters");
     boundary(&["gigaring.window_min=16", "gigaring.window_max=16"], &["gigaring.window_min=17", "gigaring.window_max=16"], "gigaring.window_min");
     boundary(&["faults.fail_node=3"], &["faults.fail_node=4"], "faults.fail_node");
     boundary(&["faults.fail_link=3"], &["faults.fail_link=4"], "faults.fail_link");
