@@ -270,7 +270,14 @@ fn probe(o: &Overrides, fraction: f64) -> Option<Probe> {
 /// accepted in the end, not that a node's requests leave before its own
 /// responses, so an overloaded SCI network is not judged (its report still
 /// names a stalled node); nor are the real-time protocols, whose purpose
-/// in overload is to let the higher priorities go first.
+/// in overload is to let the higher priorities go first; nor a GigaRing
+/// whose slaves' DMA queues and masters' streams are both unbounded
+/// (`gigaring.dma_queue_transfers` and `gigaring.transfers_per_stream` 0):
+/// nothing is ever busied there, so neither the reservation nor the
+/// congestion control engages, and past saturation the slaves' queues,
+/// and every transaction's wait, grow without bound (three nodes at 1.2
+/// times the model's saturation: each completes nothing for 1.5 to 3 ms of
+/// 5; either bound alone, none for more than 5 µs).
 fn promises_progress(o: &Overrides, r: &Report) -> bool {
     let set = |key: &str| o.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str());
     let model_covers = matches!(set("network.protocol"), None | Some("\"sci\""));
@@ -278,7 +285,8 @@ fn promises_progress(o: &Overrides, r: &Report) -> bool {
     if r.model_utilization.is_finite() && r.model_utilization < PROGRESS_BELOW_UTILIZATION && (model_covers || kept_up) {
         return true;
     }
-    set("network.kind") == Some("\"gigaring\"") && set("gigaring.queue_reservation") != Some("false") && set("gigaring.bandwidth_sharing") != Some("false")
+    let unbounded = set("gigaring.dma_queue_transfers") == Some("0") && set("gigaring.transfers_per_stream") == Some("0");
+    set("network.kind") == Some("\"gigaring\"") && set("gigaring.queue_reservation") != Some("false") && set("gigaring.bandwidth_sharing") != Some("false") && !unbounded
 }
 
 thread_local! {
@@ -383,6 +391,10 @@ mod tests {
         assert_eq!(invariants(&giga, &r, 0, 0.0).unwrap_err().check, "stalled", "GigaRing's queue reservation promises it");
         let off: Overrides = giga.iter().cloned().chain(overrides(&[("gigaring.queue_reservation", "false")])).collect();
         assert!(invariants(&off, &r, 0, 0.0).is_ok());
+        let unbounded: Overrides = giga.iter().cloned().chain(overrides(&[("gigaring.dma_queue_transfers", "0"), ("gigaring.transfers_per_stream", "0")])).collect();
+        assert!(invariants(&unbounded, &r, 0, 0.0).is_ok(), "nothing bounds the transfers in flight: nothing is promised past saturation");
+        let one_bound: Overrides = giga.iter().cloned().chain(overrides(&[("gigaring.dma_queue_transfers", "0")])).collect();
+        assert_eq!(invariants(&one_bound, &r, 0, 0.0).unwrap_err().check, "stalled", "the streams' bound engages the channel's own");
     }
 
     /// Past saturation a base SCI ring that carries a tenth of what it
