@@ -52,6 +52,22 @@ def test_params(cli):
 # -- run -----------------------------------------------------------------------------
 
 
+def test_a_run_past_saturation_says_it_measures_a_peak(cli, base_path):
+    """Below saturation (the base ring at its default load) a run says nothing more; far
+    past it (ten times, IQST 1 us) it says on stderr, in one line, what it carries of what it
+    was offered, and its JSON has ``saturated``."""
+    quiet = cli(["run", base_path, "--json", *SETS])
+    assert quiet.returncode == 0 and json.loads(quiet.stdout)["saturated"] is False
+    assert "saturated" not in quiet.stderr
+    past = cli(["run", base_path, "--json", *SETS, "--set", "node.iqst_ns=1000", "--set", f"{LOAD}=80"])
+    out = json.loads(past.stdout)
+    assert past.returncode == 0 and out["saturated"] is True
+    lines = [line for line in past.stderr.splitlines() if line.startswith("saturated:")]
+    assert lines == [f"saturated: carries {out['throughput_mbps']:,.0f} of {out['offered_mbps']:,.0f} MB/s offered; "
+                     "the peak is what this run measures"], past.stderr
+    assert out["throughput_mbps"] < 0.9 * out["offered_mbps"]
+
+
 def test_run_json_is_the_cores_object(cli, base_path):
     p = cli(["run", base_path, "--json", *SETS])
     assert p.returncode == 0, p.stderr

@@ -620,6 +620,8 @@ impl Measure {
                 throughput_mbps_ci95: thr.ci95 * 1e6,
                 offered_mbps: offered_per_prio * endpoints as f64 * prios as f64,
                 loss_mbps: mbps(self.lost_bytes),
+                // Judged by the fabric, which knows what a failure lost.
+                saturated: false,
                 latency_ns_mean: ps_to_ns_f(all.mean_ps()),
                 latency_ns_mean_ci95: ps_to_ns_f(lat.ci95),
                 latency_ns_p50: ps_to_ns_f(all.percentile_ps(50.0)),

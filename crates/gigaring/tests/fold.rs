@@ -614,3 +614,20 @@ fn the_folds_end_node_gets_an_equal_share() {
         assert!(senders.iter().all(|s| (s.1 - mean).abs() <= 0.1 * mean), "hot {hot}, end {end}: {senders:?}, mean {mean}");
     }
 }
+
+/// A run is saturated when it carries under 90% of what it could: after a
+/// failure, of the live nodes' load less what the failure lost of it (their
+/// transactions with the failed node). Four nodes of 32-word messages at 50
+/// MB/s each, node 1 failing early: half the 200 MB/s offered is carried,
+/// the rest is node 1's own load and the others' traffic with it, so the
+/// run is not saturated; without the failure at 1000 MB/s per node (more
+/// than the two rings carry) it is.
+#[test]
+fn what_a_failure_loses_is_not_saturation() {
+    let text = "[network]\nkind = \"gigaring\"\nnodes = 4\n[traffic]\ntransaction = \"message\"\nblock_words = 32\n[run]\nmeasure_transactions = 3000\n";
+    let failed = run(text, &["traffic.load_mbps_per_node=50", "faults.fail_node=1", "faults.at_ns=20000.0"].map(String::from));
+    assert!(failed.throughput_mbps < 0.6 * failed.offered_mbps && failed.reconfiguration.is_some(), "{}", failed.throughput_mbps);
+    assert!(!failed.saturated);
+    let past = run(text, &["traffic.load_mbps_per_node=1000".to_string()]);
+    assert!(past.saturated && past.throughput_mbps < 0.9 * past.offered_mbps, "{} of {}", past.throughput_mbps, past.offered_mbps);
+}

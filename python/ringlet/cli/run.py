@@ -25,7 +25,16 @@ def cmd_run(args: argparse.Namespace) -> int:
         show(result_view(result.raw), wide=args.wide)
     for w in result.trace_warnings:  # (the view says them too; on stderr, also with --json)
         print(f"warning: trace: {w}", file=sys.stderr)
+    if result.summary.get("saturated"):
+        print(saturated_line(result.raw), file=sys.stderr)
     return 0
+
+
+def saturated_line(r: dict) -> str:
+    """What a run past its network's saturation (report ``r``) measures, in one line."""
+    lost = f", {r['loss_mbps']:,.0f} of it lost with the failure" if r.get("loss_mbps") and r.get("reconfiguration") else ""
+    return (f"saturated: carries {r['throughput_mbps']:,.0f} of {r['offered_mbps']:,.0f} MB/s offered{lost}; "
+            "the peak is what this run measures")
 
 
 def cmd_trace(args: argparse.Namespace) -> int:

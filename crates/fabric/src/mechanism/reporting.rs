@@ -10,6 +10,9 @@ use ringlet_engine::run::Stop;
 use ringlet_engine::time::time_to_ns;
 use ringlet_engine::Time;
 
+/// Below this share of its offered load carried, a run is past saturation.
+pub const SATURATED_BELOW: f64 = 0.9;
+
 impl<P: RingProtocol> Fabric<P> {
     fn end_time(&self) -> Time {
         match self.stop {
@@ -89,6 +92,17 @@ impl<P: RingProtocol> Fabric<P> {
             (rc.resent, rc.duplicates_suppressed, rc.held) = (c.resent, c.duplicates_suppressed, c.held);
             (rc.lost_transactions, rc.lost_at_fold, rc.lost_after_fold) = (c.lost_at_fold + c.lost_after_fold, c.lost_at_fold, c.lost_after_fold);
         }
+        // After a failure only the live nodes' load, less what the failure
+        // lost of it (their transactions with the failed node), was carriable.
+        let carriable = if self.failed.iter().any(|&f| f) {
+            r.per_node.iter().filter(|n| !self.has_failed(n.node as u16)).map(|n| n.offered_mbps - n.loss_mbps).sum()
+        } else {
+            r.summary.offered_mbps
+        };
+        // (A run that completed nothing in its window, as one ended just
+        // after its warm-up, measured nothing of its load: its stalled nodes
+        // say why where that is the network's doing.)
+        r.summary.saturated = r.summary.transactions > 0 && r.summary.throughput_mbps < SATURATED_BELOW * carriable;
         r
     }
 

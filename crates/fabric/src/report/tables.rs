@@ -374,6 +374,8 @@ table! {
         offered_mbps: f64 ["MB/s"],
         /// Data of transactions lost because their source's application queue was full.
         loss_mbps: f64 ["MB/s"],
+        /// The run carried under 90% of the load it was offered (after a failure, of the live nodes' load less what the failure lost of it): the network is past its saturation, and the run measures its peak, not the offered load's figures (false for a run that completed nothing in its window).
+        saturated: bool [""],
         /// Mean one-way latency of requests and responses (seed 003 Figure 7).
         latency_ns_mean: f64 ["ns"],
         /// Half-width of the mean latency's 95% confidence interval (batch means).
