@@ -63,7 +63,7 @@ def test_a_run_past_saturation_says_it_measures_a_peak(cli, base_path):
     out = json.loads(past.stdout)
     assert past.returncode == 0 and out["saturated"] is True
     lines = [line for line in past.stderr.splitlines() if line.startswith("saturated:")]
-    assert lines == [f"saturated: carries {out['throughput_mbps']:,.0f} of {out['offered_mbps']:,.0f} MB/s offered; "
+    assert lines == [f"saturated: carries {out['throughput_mbps']:.3g} of {out['offered_mbps']:,.0f} MB/s offered; "
                      "the peak is what this run measures"], past.stderr
     assert out["throughput_mbps"] < 0.9 * out["offered_mbps"]
 

@@ -32,8 +32,11 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def saturated_line(r: dict) -> str:
     """What a run past its network's saturation (report ``r``) measures, in one line."""
-    lost = f", {r['loss_mbps']:,.0f} of it lost with the failure" if r.get("loss_mbps") and r.get("reconfiguration") else ""
-    return (f"saturated: carries {r['throughput_mbps']:,.0f} of {r['offered_mbps']:,.0f} MB/s offered{lost}; "
+    def mbps(x: float) -> str:  # (three figures where a whole MB/s would say little)
+        return f"{x:,.0f}" if x >= 100 else f"{x:.3g}"
+
+    lost = f", {mbps(r['loss_mbps'])} of it lost with the failure" if r.get("loss_mbps") and r.get("reconfiguration") else ""
+    return (f"saturated: carries {mbps(r['throughput_mbps'])} of {mbps(r['offered_mbps'])} MB/s offered{lost}; "
             "the peak is what this run measures")
 
 
