@@ -48,11 +48,18 @@ def _say(probe: Probe) -> None:
 def cmd_capacity(args: argparse.Namespace) -> int:
     scenario = Scenario.load(args.file).with_overrides([split_set(s) for s in args.sets])
     rng = _range(args.range) if args.range else None
-    print(f"probing {args.key} ({args.replications} replications per point):", file=sys.stderr, flush=True)
+    header = [f"probing {args.key} ({args.replications} replication{'s' if args.replications != 1 else ''} per point):"]
+
+    def say(probe: Probe) -> None:
+        # (The header with the first probe: an error in the options stays one line.)
+        while header:
+            print(header.pop(), file=sys.stderr, flush=True)
+        _say(probe)
+
     try:
         result = capacity(scenario, args.deadline, key=args.key, range=rng, tolerance=_tolerance(args.tolerance),
                           priority=args.priority, replications=args.replications, processes=args.processes,
-                          out=args.out, progress=_say, executor=args.executor, scheduler=args.scheduler)
+                          out=args.out, progress=say, executor=args.executor, scheduler=args.scheduler)
     except CapacityError as e:
         raise CliError(str(e)) from None
     except KeyboardInterrupt:
