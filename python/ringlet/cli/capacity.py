@@ -48,12 +48,15 @@ def _say(probe: Probe) -> None:
 def cmd_capacity(args: argparse.Namespace) -> int:
     scenario = Scenario.load(args.file).with_overrides([split_set(s) for s in args.sets])
     rng = _range(args.range) if args.range else None
-    header = [f"probing {args.key} ({args.replications} replication{'s' if args.replications != 1 else ''} per point):"]
+    said = False
 
     def say(probe: Probe) -> None:
-        # (The header with the first probe: an error in the options stays one line.)
-        while header:
-            print(header.pop(), file=sys.stderr, flush=True)
+        # The header comes with the first probe, so that an error in the options stays one line.
+        nonlocal said
+        if not said:
+            plural = "s" if args.replications != 1 else ""
+            print(f"probing {args.key} ({args.replications} replication{plural} per point):", file=sys.stderr, flush=True)
+            said = True
         _say(probe)
 
     try:

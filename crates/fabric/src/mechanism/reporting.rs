@@ -61,7 +61,8 @@ impl<P: RingProtocol> Fabric<P> {
         };
         r.packets_peak = self.slab.peak();
         self.backlogs(&mut r, end);
-        if self.failed.iter().any(|&f| f) {
+        let failure = self.failed.iter().any(|&f| f);
+        if failure {
             // A failed node offered load only until it failed: no share of it is judged.
             for n in r.per_node.iter_mut().filter(|n| self.has_failed(n.node as u16)) {
                 n.carried_share = f64::NAN;
@@ -94,7 +95,8 @@ impl<P: RingProtocol> Fabric<P> {
         }
         // After a failure only the live nodes' load, less what the failure
         // lost of it (their transactions with the failed node), was carriable.
-        let carriable = if self.failed.iter().any(|&f| f) {
+        // (Read after `report_trace`, which sets a trace's offered load.)
+        let carriable = if failure {
             r.per_node.iter().filter(|n| !self.has_failed(n.node as u16)).map(|n| n.offered_mbps - n.loss_mbps).sum()
         } else {
             r.summary.offered_mbps
