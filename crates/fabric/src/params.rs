@@ -318,9 +318,11 @@ impl Params {
         self.shapes.len() > 1 || self.shapes.iter().any(|s| s.requests > 1) || self.client.responder == Responder::Dma || self.client.window != WindowPolicy::Unlimited || self.client.transactions_per_stream > 0
     }
 
-    /// Whether packets of `class` are requests of some kind.
+    /// Whether packets of `class` are requests of some kind: a kind's
+    /// requests, or a handshake's set-ups (a ReadBlk's go in its own
+    /// class, not the block's read requests').
     pub fn is_request_class(&self, class: u8) -> bool {
-        self.shapes.iter().any(|s| s.request_class == class)
+        self.shapes.iter().any(|s| s.request_class == class) || self.client.handshake.is_some_and(|h| h.setup_class == class)
     }
 
     /// Time a packet of `len` symbols occupies a link, with its separator idles.

@@ -193,6 +193,7 @@ impl<P: RingProtocol> Fabric<P> {
                 iface: if a.ifaces.len() == 1 { a.ifaces[0] } else { NO_IFACE },
                 waiting: 0,
                 turn: 0,
+                answers_first: false,
             })
             .collect();
         let buses = if topo.agents().iter().any(|a| a.bus.is_some()) { topo.agents().iter().map(|a| a.bus.map(Bus::new)).collect() } else { Vec::new() };

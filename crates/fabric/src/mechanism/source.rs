@@ -175,9 +175,12 @@ impl<P: RingProtocol> Fabric<P> {
     fn issue_one(&mut self, agent: usize, s: usize) -> bool {
         let from_ready = !self.streams[s].ready.is_empty();
         if matches!(self.p.client.window, WindowPolicy::Adaptive { .. }) {
-            // (Blocks whose ready is back are promised their target's DMA slot: no hold-off for them.)
+            // Blocks whose ready is back are promised their target's DMA slot:
+            // neither window nor hold-off for them (held, the slot idles while
+            // the window is taken by set-ups the full engine busies; the
+            // engine's accepted transfers bound them).
             let st = &self.streams[s].state;
-            if st.outstanding >= st.window || (!from_ready && self.sched.now() < st.resume_at) {
+            if !from_ready && (st.outstanding >= st.window || self.sched.now() < st.resume_at) {
                 return false;
             }
         }
