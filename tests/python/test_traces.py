@@ -103,6 +103,10 @@ def test_cli_errors_name_file_row_and_column(tmp_path: Path, cli) -> None:
     msg = one_error_line(cli(["run", tmp_path / "s.toml"]))
     assert msg == (f"{tmp_path / 't.csv'}: row 2 (line 3), column dst: expected an endpoint in 0..3 "
                    "(the network's 4 endpoints), got 7")
+    # A trace of its header alone would run idle to the time cap: refused.
+    (tmp_path / "t.csv").write_text("time_ns,src,dst,bytes\n")
+    msg = one_error_line(cli(["run", tmp_path / "s.toml"]))
+    assert msg == f"{tmp_path / 't.csv'}: no rows after the header: a trace gives at least one transaction"
     msg = one_error_line(cli(["trace-gen", "frame", "--out", tmp_path / "x.txt"]))
     assert msg.endswith("expected a .csv or .parquet file")
 

@@ -136,6 +136,7 @@ fn bad_rows_are_refused_with_file_row_and_column() {
         ("time_ns,src,dst,transaction,prio\n0,0,1,read64,0\n", "column \"prio\" (number 5): unknown; a trace has columns time_ns, src, dst, transaction, bytes, priority, vc, class", "unknown column"),
         ("time_ns,src,dst,transaction,vc\n0,0,1,read64,response\n", "row 1 (line 2), column vc: a read64 travels in class 0 (request), not 1", "wrong class"),
         ("", "empty trace", "empty file"),
+        ("time_ns,src,dst,transaction,priority\n", "no rows after the header", "header only"),
     ];
     for (k, (text, want, what)) in cases.iter().enumerate() {
         let (path, got) = with_trace(&format!("bad-{k}.csv"), text, RING);

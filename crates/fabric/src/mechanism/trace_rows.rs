@@ -64,12 +64,12 @@ impl<P: RingProtocol> Fabric<P> {
         let spec = TraceSpec::new(&self.topo, &self.p, replay.priorities);
         replay.survey = survey(&replay.path, &spec, self.measure.warmup_end)?;
         let mut reader = TraceReader::open(&replay.path, spec)?;
-        let first = reader.peek()?;
+        // (A trace of no rows would run idle to the time cap, measuring nothing.)
+        let Some(first) = reader.peek()? else {
+            return Err(format!("{}: no rows after the header: a trace gives at least one transaction", replay.path));
+        };
         replay.reader = Some(reader);
-        match first {
-            Some(at) => self.sched.at(at, Event::TraceRow.pack()),
-            None => self.trace_drained = true,
-        }
+        self.sched.at(first, Event::TraceRow.pack());
         Ok(())
     }
 
