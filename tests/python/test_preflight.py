@@ -90,15 +90,21 @@ def test_the_cli_warns_of_a_late_fault(tmp_path, cli):
     assert line.startswith("warning: faults.at_ns: the failure at 1,000,000,000,000 ns comes after")
 
 
-def test_a_load_far_above_capacity_warns_in_the_api_and_the_cli(tmp_path, cli):
+def test_a_load_above_capacity_warns_in_the_api_and_the_cli(tmp_path, cli):
     s = ringlet.Scenario.from_toml(OVERLOADED)
     with pytest.warns(PreflightWarning, match=r"^traffic.load_mbps_per_node: 1,000 MB/s per node is 7.5x what the "
-                                              r"network can carry \(about 133 MB/s per node\)"):
+                                              r"network can carry \(about 133 MB/s per node, the analytic model's "
+                                              r"saturation\): the run measures the peak it carries, and may stop at "
+                                              r"the time or backlog cap$"):
         s.run()
-    # Four times the bound is the line: 530 MB/s per node runs without a word, and so does a priority each of 265.
-    for quiet in (s.set("traffic.load_mbps_per_node", 530),
-                  s.with_(traffic={"load_mbps_per_node": 265, "priorities": 2})):
+    # The model's saturation is the line: 130 MB/s per node runs without a word, and so does a priority each of 65.
+    for quiet in (s.set("traffic.load_mbps_per_node", 130),
+                  s.with_(traffic={"load_mbps_per_node": 65, "priorities": 2})):
         assert preflight.checks(quiet) == []
+    # Past it, the run measures the peak; only far past it (4x) may it stop at a cap.
+    [just_past] = preflight.checks(s.set("traffic.load_mbps_per_node", 140))
+    assert just_past.endswith("is 1.05x what the network can carry (about 133 MB/s per node, the analytic model's "
+                              "saturation): the run measures the peak it carries"), just_past
     assert "2 priorities of 300" in preflight.checks(s.with_(traffic={"load_mbps_per_node": 300, "priorities": 2}))[0]
     f = tmp_path / "over.toml"
     f.write_text(OVERLOADED)
