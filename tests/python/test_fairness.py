@@ -153,6 +153,10 @@ def test_node_views_of_made_up_runs():
     # A report from before the fairness figures: the per-node line only.
     old = {"per_node": [{k: v for k, v in node(k, 0.9).items() if k != "carried_share"} for k in range(2)]}
     assert [str(t).split(":")[0] for t in node_views(old)] == ["per node over 2 nodes"]
+    # One sender (a half-duplex channel's master): in the singular.
+    lone = {"per_node": [node(0, 0.9)], "starved_nodes": [], "fairness_index": 1.0,
+            "min_carried_share": 0.9, "min_carried_share_node": 0}
+    assert [str(t).split(":")[0] for t in node_views(lone)] == ["per node over 1 node", "fairness over 1 sending node"]
 
 
 def test_run_table_names_a_stalled_node():

@@ -15,6 +15,11 @@ from ..api import schema, units
 from ..report.provenance import wall_split
 from .fit import Column, FitTable
 
+
+def counted(n: int, noun: str) -> str:
+    """``n`` and ``noun``, plural unless one: "1 node", "8 nodes"."""
+    return f"{n:,} {noun}" + ("" if n == 1 else "s")
+
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
@@ -191,7 +196,7 @@ def node_views(r: Mapping[str, Any]) -> list[Any]:
     if shares:
         tails = [t for n in nodes if n.get("node") not in starved and (t := n.get("latency_ns_p99")) is not None]
         parts.append(Text(
-            f"per node over {len(nodes)} nodes: throughput min {min(shares):,.1f}, "
+            f"per node over {counted(len(nodes), 'node')}: throughput min {min(shares):,.1f}, "
             f"mean {sum(shares) / len(shares):,.1f}, max {max(shares):,.1f} MB/s"
             + (f"; latency p99 {min(tails):,.0f} to {max(tails):,.0f} ns" if tails else "")
             + (" (the starved nodes left out)" if tails and starved else "")
@@ -200,7 +205,7 @@ def node_views(r: Mapping[str, Any]) -> list[Any]:
     if "fairness_index" in r and node is not None and node >= 0:
         index = r.get("fairness_index")
         parts.append(Text(
-            f"fairness over {len(nodes)} sending nodes: Jain's index "
+            f"fairness over {counted(len(nodes), 'sending node')}: Jain's index "
             f"{'-' if index is None else f'{index:.3f}'} (1 when all carry equal shares of their load); "
             f"smallest carried share {_percent(r.get('min_carried_share'))} (node {node})"
         ))

@@ -9,10 +9,7 @@ from typing import Optional
 
 from .console import console, show
 from .parser import CliError
-
-
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}" + ("" if n == 1 else "s")
+from .render import counted
 
 
 def _list_studies(study_arg: Optional[str]) -> None:
@@ -34,7 +31,7 @@ def _list_studies(study_arg: Optional[str]) -> None:
             points = f"{count} points"
         else:
             points = f"{fig.data}'s points"
-        extras = f"{_count(len(fig.quotes), 'quote')}, {_count(len(fig.findings), 'finding')}"
+        extras = f"{counted(len(fig.quotes), 'quote')}, {counted(len(fig.findings), 'finding')}"
         print(f"  {fig.id:<{width}}  {fig.title}  [{points}; {extras}]")
 
 
