@@ -12,6 +12,7 @@ from ..api.overrides import split_set
 from ..api.scenario import Scenario
 from ..runs.capacity import CapacityError, Probe, capacity
 from .parser import CliError
+from .render import counted
 
 
 def _range(text: str) -> tuple[float, float]:
@@ -54,8 +55,7 @@ def cmd_capacity(args: argparse.Namespace) -> int:
         # The header comes with the first probe, so that an error in the options stays one line.
         nonlocal said
         if not said:
-            plural = "s" if args.replications != 1 else ""
-            print(f"probing {args.key} ({args.replications} replication{plural} per point):", file=sys.stderr, flush=True)
+            print(f"probing {args.key} ({counted(args.replications, 'replication')} per point):", file=sys.stderr, flush=True)
             said = True
         _say(probe)
 

@@ -15,13 +15,13 @@ from ..api import schema, units
 from ..report.provenance import wall_split
 from .fit import Column, FitTable
 
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
 
 def counted(n: int, noun: str) -> str:
     """``n`` and ``noun``, plural unless one: "1 node", "8 nodes"."""
-    return f"{n:,} {noun}" + ("" if n == 1 else "s")
-
-if TYPE_CHECKING:  # pragma: no cover
-    import pandas as pd
+    return f"{n} {noun}" + ("" if n == 1 else "s")
 
 
 def _num(x: Any, digits: int = 1) -> str:
