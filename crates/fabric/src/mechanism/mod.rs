@@ -26,7 +26,8 @@
 //! (packets across an agent's bus), `send_path` (an agent's own packets
 //! into its output queues), `echo` (an echo back at its sender),
 //! `source` (transactions into the client side), `route` (where an
-//! agent's packets go), `trace_rows` (a trace file's rows as
+//! agent's packets go), `reconfigure` and `fold_losses` (a network that
+//! changes mid-run, and what a failure loses), `trace_rows` (a trace file's rows as
 //! transactions), `effects` (what protocols ask for), `reporting` (the
 //! run's report from the measurement and the fabric).
 
@@ -34,6 +35,7 @@ mod crossing;
 mod dma;
 mod echo;
 mod effects;
+mod fold_losses;
 mod inversions;
 mod output;
 mod prioritized;
