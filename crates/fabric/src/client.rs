@@ -134,10 +134,6 @@ pub struct Application {
     /// the first turn next.
     pub waiting: u32,
     pub turn: u32,
-    /// Where one virtual channel carries both its requests and its DMA
-    /// engine's answers (a handshake's set-ups, readies and statuses):
-    /// whether the answers are offered the next freed slot first.
-    pub answers_first: bool,
 }
 
 impl Application {

@@ -64,22 +64,10 @@ impl<P: RingProtocol> Fabric<P> {
         if self.tracked {
             // A handshake's ready and status go out in a request class.
             let answers = !self.dma.is_empty() && (!request || self.p.client.handshake.is_some());
-            // Where requests and answers share the channel, the freed slots go
-            // first to each in turn (answers first always, a slave busy with
-            // others' transfers starves its own; requests first, its answers,
-            // which free its DMA slots, wait behind its set-ups).
-            let answers_first = request && answers && self.p.client.handshake.is_some_and(|h| h.status_class == class) && {
-                let app = &mut self.apps[agent];
-                app.answers_first = !app.answers_first;
-                app.answers_first
-            };
-            if answers_first {
-                self.dma_fill(agent);
-            }
             if request {
                 self.fill_requests(agent);
             }
-            if answers && !answers_first {
+            if answers {
                 self.dma_fill(agent);
             }
         } else if class == self.p.shape().request_class {
@@ -156,7 +144,7 @@ impl<P: RingProtocol> Fabric<P> {
                     st.accepted_run = 0;
                 }
             }
-            if st.window != was && stream < self.hand_streams {
+            if st.window != was && stream < self.stream_map.sourced {
                 let is = st.window;
                 self.measure.window_changed(now, was, is);
             }

@@ -47,6 +47,7 @@ mod send_path;
 mod sequence;
 mod service;
 mod source;
+mod streams;
 mod trace_rows;
 
 use crate::analytic::{Analytic, Plan};
@@ -95,12 +96,9 @@ pub struct Fabric<P: RingProtocol> {
     txns: Payloads<Txn>,
     /// Every transaction has a slot, and agents keep streams (`Params::tracks_transactions`).
     tracked: bool,
-    /// Where `tracked`: the streams, the traffic sources' first (by source
-    /// number), then one per agent for hand-injected transactions (from
-    /// `hand_streams`); and each agent's streams.
+    /// Where `tracked`: the streams, numbered as `stream_map` says.
     streams: Vec<Stream>,
-    hand_streams: u32,
-    agent_streams: Vec<Vec<u32>>,
+    stream_map: streams::StreamMap,
     /// Per agent with a DMA responder: the responses it still has to put out.
     dma: Vec<std::collections::VecDeque<DmaJob>>,
     /// Per agent with a DMA responder: transfers its engine holds (`ClientRules::dma_queue`).
@@ -195,7 +193,6 @@ impl<P: RingProtocol> Fabric<P> {
                 iface: if a.ifaces.len() == 1 { a.ifaces[0] } else { NO_IFACE },
                 waiting: 0,
                 turn: 0,
-                answers_first: false,
             })
             .collect();
         let buses = if topo.agents().iter().any(|a| a.bus.is_some()) { topo.agents().iter().map(|a| a.bus.map(Bus::new)).collect() } else { Vec::new() };
@@ -215,18 +212,11 @@ impl<P: RingProtocol> Fabric<P> {
         }
         let tracked = p.tracks_transactions();
         let agents = topo.agents().len();
-        let (mut streams, mut agent_streams) = (Vec::new(), Vec::new());
+        let (mut streams, mut stream_map) = (Vec::new(), streams::StreamMap::default());
         if tracked {
-            agent_streams = vec![Vec::new(); agents];
-            if let Some(t) = traffic.as_ref() {
-                for (k, src) in t.sources.iter().enumerate() {
-                    agent_streams[src.agent as usize].push(k as u32);
-                }
-            }
-            for (a, list) in agent_streams.iter_mut().enumerate() {
-                list.push((sources + a) as u32);
-            }
-            streams = (0..sources + agents).map(|_| Stream::default()).collect();
+            let sources = traffic.as_ref().map_or(&[][..], |t| &t.sources[..]);
+            stream_map = streams::StreamMap::new(sources, agents, P::RULES.priority_queues);
+            streams = (0..stream_map.len()).map(|_| Stream::default()).collect();
             let open = match p.client.window {
                 crate::params::WindowPolicy::Adaptive { max, .. } => max,
                 crate::params::WindowPolicy::Unlimited => u16::MAX,
@@ -249,8 +239,7 @@ impl<P: RingProtocol> Fabric<P> {
             txns: Payloads::new(),
             tracked,
             streams,
-            hand_streams: sources as u32,
-            agent_streams,
+            stream_map,
             dma_held: vec![0; dma.len()],
             dma,
             sent_at: Vec::new(),
@@ -300,7 +289,7 @@ impl<P: RingProtocol> Fabric<P> {
     /// unless used, and would dilute the mean).
     fn average_windows(&mut self) {
         if matches!(self.p.client.window, crate::params::WindowPolicy::Adaptive { .. }) {
-            let sources = &self.streams[..self.hand_streams as usize];
+            let sources = &self.streams[..self.stream_map.sourced as usize];
             self.measure.average_windows(sources.len() as u32, sources.iter().map(|s| s.state.window as u64).sum());
         }
     }

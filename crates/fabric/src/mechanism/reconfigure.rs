@@ -439,13 +439,6 @@ impl<P: RingProtocol> Fabric<P> {
         }
     }
 
-    /// The agent stream `s` belongs to.
-    pub(super) fn stream_agent(&self, s: usize) -> u16 {
-        match self.traffic.as_ref() {
-            Some(t) if s < self.hand_streams as usize => t.sources[s].agent,
-            _ => (s - self.hand_streams as usize) as u16,
-        }
-    }
 
     /// Whether an event for interface `i` is stale: it was retired (or, for
     /// a service, its agent failed) by a reconfiguration. Such an event's

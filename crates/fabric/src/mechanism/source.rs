@@ -23,7 +23,8 @@ impl<P: RingProtocol> Fabric<P> {
         let dst = traffic.destination(source);
         let gap = traffic.next_gap(source);
         self.sched.after(gap, Event::Arrival { source: source as u32 }.pack());
-        self.generate(agent, AppEntry::new(now, dst, priority, kind, source as u32));
+        let stream = if self.tracked { self.stream_map.of_source[source] } else { source as u32 };
+        self.generate(agent, AppEntry::new(now, dst, priority, kind, stream));
         if self.generated - self.completed - self.lost > self.backlog_cap {
             self.stop = Some(Stop::Backlog);
         }
@@ -141,12 +142,12 @@ impl<P: RingProtocol> Fabric<P> {
     #[inline(never)]
     fn fill_streams(&mut self, agent: usize) {
         let mut moved = false;
-        let n = self.agent_streams[agent].len();
+        let n = self.stream_map.of_agent[agent].len();
         loop {
             let mut progress = false;
             for k in 0..n {
                 let turn = (self.apps[agent].turn as usize + k) % n;
-                let s = self.agent_streams[agent][turn] as usize;
+                let s = self.stream_map.of_agent[agent][turn] as usize;
                 if self.issue_one(agent, s) {
                     progress = true;
                 }
@@ -285,8 +286,13 @@ impl<P: RingProtocol> Fabric<P> {
         self.fill_requests(t.src as usize);
     }
 
+    /// The agent stream `s` belongs to.
+    pub(super) fn stream_agent(&self, s: usize) -> u16 {
+        self.stream_map.agent[s]
+    }
+
     /// The stream of agent `a`'s hand-injected transactions.
     pub(super) fn hand_stream(&self, a: u16) -> u32 {
-        self.hand_streams + a as u32
+        self.stream_map.own(a)
     }
 }
