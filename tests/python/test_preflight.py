@@ -114,6 +114,31 @@ def test_a_load_above_capacity_warns_in_the_api_and_the_cli(tmp_path, cli):
     assert line.startswith("warning: traffic.load_mbps_per_node: 1,000 MB/s per node is 7.5x")
 
 
+def test_a_load_that_cannot_be_meant_is_refused_naming_the_key_and_the_capacity(tmp_path, cli, small_file):
+    """Over 1,000 times what the network carries (a slip of the exponent) is
+    refused before anything runs, by the API, the command (exit 2, one line)
+    and a sweep; 990 times is still run (and warned of)."""
+    s = ringlet.Scenario.from_toml(OVERLOADED)
+    for load in (1e308, 1e300, 134_000):
+        with pytest.raises(ringlet.ScenarioError, match=r"^traffic.load_mbps_per_node: .* MB/s per node is more than "
+                                                        r"1,000 times what the network can carry \(about 133.3 MB/s per "
+                                                        r"node, the analytic model's saturation\)"):
+            s.set("traffic.load_mbps_per_node", load).run()
+    # Each priority offers the load: three of 1e308 are refused too (their sum is no number).
+    with pytest.raises(ringlet.ScenarioError, match=r"\(3 priorities of it\)"):
+        s.with_(traffic={"load_mbps_per_node": 1e308, "priorities": 3}).run()
+    [far] = preflight.checks(s.set("traffic.load_mbps_per_node", 990 * 64 / 30 / 2e-9 / 1e6 / 8))
+    assert " is 990x what the network can carry" in far, far
+    f = tmp_path / "over.toml"
+    f.write_text(OVERLOADED)
+    message = one_error_line(cli(["run", f, "--set", "traffic.load_mbps_per_node=1e308"]))
+    assert message.startswith("traffic.load_mbps_per_node: 1e+308 MB/s per node is more than 1,000 times"), message
+    message = one_error_line(cli(["sweep", small_file, "--set", "traffic.load_mbps_per_node=10,1e300",
+                                  "--out", tmp_path / "out"]))
+    assert message.startswith("traffic.load_mbps_per_node: 1e+300 MB/s per node is more than 1,000 times"), message
+    assert not (tmp_path / "out").exists()
+
+
 def test_each_family_has_a_capacity_estimate():
     """The analytic model's saturation load (docs/analytic.md), over all priorities."""
     ring = ringlet.Scenario.from_toml("[network]\nnodes = 8\n")

@@ -14,7 +14,14 @@ use ringlet_scenario::Scenario;
 /// run, no load) or the network cannot be built.
 pub fn capacity_mbps_per_node(s: &Scenario) -> Option<f64> {
     let family = crate::registry().families().iter().find(|f| f.schema.kind == s.network.kind)?;
-    let outcome = (family.run)(s, Mode::Model(Plan::default())).ok()?;
+    // The saturation load is the load's scale over the busiest resource's
+    // use, whatever the load: taken at a nominal one, so that the load the
+    // pre-flight is to judge (1e308 MB/s) does not overflow the model.
+    let mut nominal = s.clone();
+    if nominal.traffic.load_mbps_per_node > 0.0 {
+        nominal.traffic.load_mbps_per_node = 1.0;
+    }
+    let outcome = (family.run)(&nominal, Mode::Model(Plan::default())).ok()?;
     let per_priority = outcome.report.summary.model_saturation_load_mbps_per_node;
     (per_priority.is_finite() && per_priority > 0.0).then_some(per_priority * s.traffic.priorities as f64)
 }

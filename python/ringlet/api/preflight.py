@@ -29,6 +29,12 @@ if TYPE_CHECKING:  # pragma: no cover
 #: channel at its peak, 2.2 times; a switch's loss, 3.2 times).
 OVERLOAD_FACTOR = 4.0
 
+#: A load more than this many times the network's capacity cannot be meant
+#: (a slip of the exponent, ``1e308``): it is refused, naming the key and the
+#: capacity, rather than run into its caps. Past a few times the capacity a
+#: run measures the same peak, so nothing a user could want lies beyond it.
+ABSURD_FACTOR = 1000.0
+
 
 class PreflightWarning(UserWarning):
     """A run that can run but will not measure what its scenario seems to ask."""
@@ -122,9 +128,27 @@ def overload(scenario: "_Values", capacity: Optional[float]) -> Optional[str]:
         return None
     of = f" ({priorities} priorities of {per_priority:g})" if priorities > 1 else ""
     far = ", and may stop at the time or backlog cap" if load > OVERLOAD_FACTOR * capacity else ""
-    return (f"traffic.load_mbps_per_node: {load:,.0f} MB/s per node{of} is {load / capacity:.3g}x what the network "
+    ratio = load / capacity
+    times = f"{ratio:,.0f}" if ratio >= 100 else f"{ratio:.3g}"  # (not 1e+03)
+    return (f"traffic.load_mbps_per_node: {load:,.0f} MB/s per node{of} is {times}x what the network "
             f"can carry (about {capacity:,.0f} MB/s per node, the analytic model's saturation): the run measures "
             f"the peak it carries{far}")
+
+
+def refuse_absurd(scenario: "_Values", capacity: Optional[float]) -> None:
+    """Raises :class:`~ringlet.api.errors.ScenarioError` for an offered load
+    more than :data:`ABSURD_FACTOR` times what the network can carry."""
+    if capacity is None or capacity <= 0:
+        return
+    per_priority, priorities = scenario.get("traffic.load_mbps_per_node"), scenario.get("traffic.priorities")
+    if per_priority * priorities <= ABSURD_FACTOR * capacity:
+        return
+    from .errors import ScenarioError
+
+    of = f" ({priorities} priorities of it)" if priorities > 1 else ""
+    raise ScenarioError(f"traffic.load_mbps_per_node: {per_priority:g} MB/s per node{of} is more than "
+                        f"{ABSURD_FACTOR:,.0f} times what the network can carry (about {capacity:,.4g} MB/s per node, "
+                        "the analytic model's saturation); past a few times it a run measures the same peak")
 
 
 def checks(scenario: "Scenario") -> list[str]:
@@ -160,8 +184,11 @@ def sweep_checks(base: "Scenario", overrides: list[tuple[tuple[str, str], ...]],
 
 
 def checks_of_point(scenario: "Scenario") -> list[str]:
-    """A point's own warnings (those :func:`checks` gives but the file's)."""
+    """A point's own warnings (those :func:`checks` gives but the file's);
+    raises :class:`~ringlet.api.errors.ScenarioError` for a load that
+    cannot be meant (:func:`refuse_absurd`)."""
     capacity, values = capacity_mbps_per_node(scenario), _Values(scenario)
+    refuse_absurd(values, capacity)
     return [m for m in (fault_after_end(values, capacity), overload(values, capacity)) if m]
 
 
