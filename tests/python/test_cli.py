@@ -131,14 +131,15 @@ def test_run_cut_by_the_time_cap_says_so(cli, small_file):
 
 
 def test_overload_stops_at_the_backlog_cap_and_says_so(cli, small_file):
-    """An absurd load ends at the backlog cap instead of filling memory."""
-    p = cli(["run", small_file, "--json", "--set", "traffic.load_mbps_per_node=1e7",
+    """A load far past saturation (750 times it: beyond 1,000 it is refused) ends at the
+    backlog cap instead of filling memory."""
+    p = cli(["run", small_file, "--json", "--set", "traffic.load_mbps_per_node=1e5",
              "--set", "run.max_backlog_transactions=3000"])
     assert p.returncode == 0, p.stderr
     out = json.loads(p.stdout)
     assert out["stopped_by"] == "backlog"
     assert out["conservation"]["generated"] - out["conservation"]["completed"] == 3001
-    p = cli(["run", small_file, "--set", "traffic.load_mbps_per_node=1e7", "--set", "run.max_backlog_transactions=3000"])
+    p = cli(["run", small_file, "--set", "traffic.load_mbps_per_node=1e5", "--set", "run.max_backlog_transactions=3000"])
     assert p.returncode == 0, p.stderr
     assert "backlog cap" in p.stdout and "run.max_backlog_transactions" in p.stdout
 

@@ -212,8 +212,8 @@ def test_trace_has_a_b_link_row_and_a_row_set_per_port(cli, tmp_path):
     doc = json.loads(out.read_text())
     events = doc["traceEvents"]
     processes = {e["pid"]: e["args"]["name"] for e in events if e["ph"] == "M" and e["name"] == "process_name"}
-    assert sorted(processes.values()) == ["M0", "M1", "P0", "P1", "switch"]
-    (switch,) = [pid for pid, name in processes.items() if name == "switch"]
+    assert sorted(processes.values()) == ["M0", "M1", "P0", "P1", "switch 0"]
+    (switch,) = [pid for pid, name in processes.items() if name == "switch 0"]
     rows = {e["tid"]: e["args"]["name"] for e in events
             if e["ph"] == "M" and e["name"] == "thread_name" and e["pid"] == switch}
     (bus,) = [tid for tid, name in rows.items() if name.startswith("bus (B-Link)")]

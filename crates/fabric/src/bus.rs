@@ -72,7 +72,7 @@ mod tests {
     use super::*;
 
     fn bus() -> Bus {
-        Bus::new(BusSpec { beat: 40_000, symbols_per_beat: 4, frame_beats: 0, entry: 0, arbitration: 0, exit: 82_000 })
+        Bus::new(BusSpec { name: "bus", beat: 40_000, symbols_per_beat: 4, frame_beats: 0, entry: 0, arbitration: 0, exit: 82_000 })
     }
 
     fn from(i: IfaceId) -> Request {

@@ -135,6 +135,8 @@ pub struct PortSpec {
 /// when the transfer ends; the output slot is held from the grant.
 #[derive(Clone, Copy, Debug)]
 pub struct BusSpec {
+    /// What its users call it ("B-Link"): the analytic model names it when it is the bottleneck.
+    pub name: &'static str,
     /// One bus cycle (8 bytes at 600 MB/s: 40/3 ns).
     pub beat: Time,
     /// Packet symbols one beat carries (8 bytes of 2-byte symbols: 4).

@@ -67,7 +67,7 @@ fn described(k: &Settings) -> Result<TopologyBuilder, String> {
     // One stage is one switch (N = s).
     let single = net.stages() == 1;
     let switches: Vec<Vec<AgentId>> = (0..net.stages())
-        .map(|t| (0..net.switches_per_stage()).map(|w| switch_agent(&mut b, k, if single { "switch".to_string() } else { format!("S{t}.{w}") })).collect())
+        .map(|t| (0..net.switches_per_stage()).map(|w| switch_agent(&mut b, k, if single { "switch 0".to_string() } else { format!("S{t}.{w}") })).collect())
         .collect();
     let s = net.switch_ports();
     if k.bidirectional {
@@ -139,7 +139,7 @@ fn shared_rings(k: &Settings, net: &Banyan) -> Result<TopologyBuilder, String> {
     let procs: Vec<AgentId> = (0..n).map(|j| b.agent(format!("P{j}"), true)).collect();
     let mems: Vec<AgentId> = (0..n).map(|j| b.agent(format!("M{j}"), true)).collect();
     endpoints(&mut b, k, &procs, &mems);
-    let switch = switch_agent(&mut b, k, "switch".to_string());
+    let switch = switch_agent(&mut b, k, "switch 0".to_string());
     for r in 0..net.terminals() {
         let own = |j: usize| r * per + j;
         let mut members: Vec<AgentId> = (0..per).map(|j| procs[own(j)]).collect();

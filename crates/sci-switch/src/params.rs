@@ -103,6 +103,7 @@ pub fn switch_ports(k: &Settings) -> PortSpec {
 pub fn blink(k: &Settings) -> BusSpec {
     let beat = ns_to_time(BEAT_BYTES as f64 * 1e3 / k.blink_mbps);
     BusSpec {
+        name: "B-Link",
         beat,
         symbols_per_beat: BEAT_BYTES / SYMBOL_BYTES,
         frame_beats: k.blink_frame_beats,

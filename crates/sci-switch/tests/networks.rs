@@ -173,16 +173,16 @@ fn locality_and_permutations_decide_what_crosses_the_b_link() {
     }
 }
 
-/// Switches are named in traces and tables: "switch" when there is one,
-/// by stage and position in a Banyan.
+/// Switches are named in traces and the model's bottleneck: "switch 0"
+/// when there is one, by stage and position in a Banyan.
 #[test]
 fn switches_are_named() {
     let names = |kind: &str, nodes: usize, extra: &[&str]| -> Vec<String> {
         let t = network::topology(&settings(kind, nodes, extra)).unwrap();
         t.agents().iter().filter(|a| a.bus.is_some()).map(|a| a.label.clone()).collect()
     };
-    assert_eq!(names("sci-switch", 2, &[]), ["switch"]);
-    assert_eq!(names("banyan", 4, &["network.switch_ports=4"]), ["switch"]);
+    assert_eq!(names("sci-switch", 2, &[]), ["switch 0"]);
+    assert_eq!(names("banyan", 4, &["network.switch_ports=4"]), ["switch 0"]);
     assert_eq!(names("banyan", 4, &["network.ringlets=bidirectional"]), ["S0.0", "S0.1", "S1.0", "S1.1"]);
 }
 

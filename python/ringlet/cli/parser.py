@@ -140,6 +140,10 @@ def build_parser() -> argparse.ArgumentParser:
                        help="also rewrite FILE's block between '<!-- begin generated: ringlet reproduce STUDY -->' "
                             "and '<!-- end generated: ringlet reproduce STUDY -->' with the validation, e.g. "
                             "docs/validation/sci-rt.md (a full run only: not with --quick or --only)")
+    repro.add_argument("--check", nargs="?", const="", metavar="PAGE",
+                       help="exit 1 if a quote's or finding's verdict differs from the committed validation page "
+                            "PAGE (default: docs/validation/STUDY.md), each difference on one line; "
+                            "not with --quick")
     repro.add_argument("--list", action="store_true",
                        help="list the shipped studies, or the figures of STUDY, and run nothing")
     repro.add_argument("--wide", action="store_true", help=WIDE_HELP)

@@ -36,6 +36,11 @@ def _with_ci(value: Any, ci: Any, digits: int = 1) -> str:
     return f"{_num(value, digits)} ± {_num(ci, digits)}"
 
 
+def _label_of(key: str) -> str:
+    # (A packet's one-way latency, told apart from a GigaRing's channel and transaction latencies.)
+    return {"throughput_mbps": "throughput", "latency_ns_mean": "packet latency mean"}[key]
+
+
 def result_view(r: Mapping[str, Any]) -> Group:
     """The summary and per-priority tables of one run's JSON dict, and lines on
     its links, its nodes' shares, and what explains it."""
@@ -44,7 +49,16 @@ def result_view(r: Mapping[str, Any]) -> Group:
     def add(label: Any, value: Any, unit: str) -> None:
         rows.append((label if isinstance(label, Text) else Text(label, style="bold"), value, unit))
 
-    add("throughput", _with_ci(r.get("throughput_mbps"), r.get("throughput_mbps_ci95")), "MB/s (95% CI)")
+    def with_ci(key: str, unit: str) -> None:
+        """A figure and its 95% half-width, or the figure alone and why it has none."""
+        value, ci = r.get(key), r.get(f"{key}_ci95")
+        if ci is None or (isinstance(ci, float) and math.isnan(ci)):
+            # (Batch means need two batches: a short run, or a trace played out early, closes fewer.)
+            add(_label_of(key), _num(value), f"{unit} (no 95% CI: the run closed fewer than two batches)")
+        else:
+            add(_label_of(key), _with_ci(value, ci), f"{unit} (95% CI)")
+
+    with_ci("throughput_mbps", "MB/s")
     add("offered", _num(r.get("offered_mbps")), "MB/s payload")
     raw = units.raw_input_mbps(dict(r))
     if raw is not None:
@@ -58,7 +72,7 @@ def result_view(r: Mapping[str, Any]) -> Group:
         add(Text("lost", style="bold yellow" if loss else "bold"),
                         Text(_num(loss) + share, style="bold yellow" if loss else ""), "MB/s")
     # (A packet's one-way latency, told apart from a GigaRing's channel and transaction latencies.)
-    add("packet latency mean", _with_ci(r.get("latency_ns_mean"), r.get("latency_ns_mean_ci95")), "ns (95% CI)")
+    with_ci("latency_ns_mean", "ns")
     for label, key in (("packet latency p50", "latency_ns_p50"), ("packet latency p99", "latency_ns_p99"),
                        ("packet latency p99.9", "latency_ns_p999"), ("packet latency max", "latency_ns_max")):
         add(label, _num(r.get(key)), "ns")
@@ -70,9 +84,17 @@ def result_view(r: Mapping[str, Any]) -> Group:
     # The analytic model beside the run (docs/analytic.md).
     if r.get("model_saturation_load_mbps_per_node") is not None:
         add("model throughput", _num(r.get("model_throughput_mbps")), "MB/s (analytic model)")
-        add("model latency mean", _num(r.get("model_latency_ns_mean")), "ns (analytic model; - saturated)")
-        add("model saturation", _num(r.get("model_saturation_load_mbps_per_node")),
-            f"MB/s per node offered: the {r.get('model_bottleneck') or '-'} is full")
+        latency = r.get("model_latency_ns_mean")
+        shown = latency is not None and not (isinstance(latency, float) and math.isnan(latency))
+        add("model latency mean", _num(latency),
+            "ns (analytic model)" if shown else "ns (analytic model: none past its saturation)")
+        # The model's saturation is per priority level; the row gives a node's, all levels together,
+        # as the offered load and the pre-flight do.
+        per_level, levels = r.get("model_saturation_load_mbps_per_node"), len(r.get("per_priority") or []) or 1
+        each = f" ({levels} priorities of {_num(per_level)})" if levels > 1 else ""
+        bottleneck = r.get("model_bottleneck")
+        add("model saturation", _num(per_level * levels if isinstance(per_level, (int, float)) else per_level),
+            f"MB/s offered per node{each}" + (f": beyond it the {bottleneck} is full" if bottleneck else ""))
     add("transactions", _num(r.get("transactions")), "")
     add("retries", _num(r.get("retries")), "")
     add("simulated time", _num(r.get("sim_time_ns"), 0), "ns")
@@ -429,6 +451,11 @@ def store_view(store: Any, current: str, last: Optional[int] = None) -> Group:
         keys = list(dict.fromkeys(k for r in rows for k in r.values))
         short = [k.rsplit(".", 1)[-1] for k in keys]
         heads = [s if short.count(s) == 1 else k for k, s in zip(keys, short)]
+
+        def numeric(key: str) -> bool:
+            values = [r.values[key] for r in rows if key in r.values]
+            return bool(values) and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values)
+
         cells = []
         for r in rows:
             res = json.loads(r.result)
@@ -439,7 +466,8 @@ def store_view(store: Any, current: str, last: Optional[int] = None) -> Group:
             [Column("id", key=True), Column("scenario hash", justify="left", short="hash", meaning="scenario hash"),
              Column("seed"), Column("rep", meaning="replication"), Column("MB/s"),
              Column("latency ns", short="lat ns", meaning="latency mean, ns"),
-             *(Column(h, justify="left") for h in heads)],
+             # (Numbers right-aligned, as the figures are; a column of words or lists to the left.)
+             *(Column(h, justify="right" if numeric(k) else "left") for k, h in zip(keys, heads))],
             cells, title=title))
     return Group(*parts)
 

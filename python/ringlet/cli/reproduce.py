@@ -50,6 +50,14 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     start = time.monotonic()
     study = load_study(args.study)
     study.select(split_ids(args.only))  # unknown figure ids fail before anything else
+    page_verdicts = None
+    if args.check is not None:
+        from ..study import check
+
+        if args.quick:
+            raise CliError("reproduce: --check compares a full run's verdicts with the page: not with --quick")
+        page = args.check or check.default_page(study.name)
+        page_verdicts = check.verdicts_of_page(page, study.name)  # (read before --docs may rewrite it)
     # run_study checks --out, and the files it will write there, before running.
     done = run_study(study, args.out, jobs=args.jobs, quick=args.quick, only=args.only, progress=True,
                      docs=args.docs)
@@ -73,4 +81,17 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         f"in {time.monotonic() - start:.1f} s",
         soft_wrap=True,  # (a sentence naming files: whole, not wrapped)
     )
-    return 0
+    if page_verdicts is None:
+        return 0
+    differ = check.differences(page_verdicts, check.verdicts_of_table(done.validation), {f.id for f in done.figures})
+    if not differ:
+        out.print(f"check: every verdict as {page} gives it ({counted(len(done.validation), 'verdict')})", soft_wrap=True)
+        return 0
+    err = console(stderr=True)
+    from rich.markup import escape
+
+    verb = "differs" if len(differ) == 1 else "differ"
+    err.print(f"check: {len(differ)} of {counted(len(done.validation), 'verdict')} {verb} from {page}:", soft_wrap=True)
+    for line in differ:
+        err.print(f"  {escape(line)}", soft_wrap=True, highlight=False)
+    return 1

@@ -22,20 +22,21 @@ def markers(study: str) -> tuple[str, str]:
     return (f"<!-- begin generated: ringlet reproduce {study} -->", f"<!-- end generated: ringlet reproduce {study} -->")
 
 
-def check(path: "str | os.PathLike[str]", study: str) -> tuple[Path, int]:
+def check(path: "str | os.PathLike[str]", study: str, option: str = "--docs") -> tuple[Path, int]:
     """The document's path and the heading level the generated text takes;
-    raises :class:`StudyError` unless it is readable and has both markers, once each, in order."""
+    raises :class:`StudyError` (naming ``option``, the command's for it) unless
+    it is readable and has both markers, once each, in order."""
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as e:
-        raise StudyError(f"--docs {path}: cannot read it: {getattr(e, 'strerror', None) or e}") from None
+        raise StudyError(f"{option} {path}: cannot read it: {getattr(e, 'strerror', None) or e}") from None
     begin, end = markers(study)
     lines = text.splitlines()
     starts = [i for i, line in enumerate(lines) if line.strip() == begin]
     ends = [i for i, line in enumerate(lines) if line.strip() == end]
     if len(starts) != 1 or len(ends) != 1 or ends[0] < starts[0]:
-        raise StudyError(f"--docs {path}: needs the lines {begin!r} and {end!r}, once each and in this order")
+        raise StudyError(f"{option} {path}: needs the lines {begin!r} and {end!r}, once each and in this order")
     headings = [len(m.group(1)) for line in lines[:starts[0]] if (m := re.match(r"(#{1,6}) ", line))]
     return path, min((headings[-1] if headings else 0) + 1, 5)
 

@@ -304,7 +304,9 @@ impl<P: RingProtocol> Fabric<P> {
         } else if k < res.bus(0) {
             format!("client port of {}", label((k - res.port(0)) as AgentId))
         } else {
-            format!("bus of {}", label((k - res.bus(0)) as AgentId))
+            let a = (k - res.bus(0)) as AgentId;
+            let name = self.topo.agent(a).bus.map_or("bus", |b| b.name);
+            format!("{name} of {}", label(a))
         }
     }
 }

@@ -173,7 +173,7 @@ impl<P: RingProtocol> Fabric<P> {
             }
         };
         if shape.carries_data(pk.kind == PacketKind::Response) {
-            self.measure.data_delivered(now, shape.data_share(k, of), pk.priority, requester);
+            self.data_delivered(now, shape.data_share(k, of), pk.priority, requester);
         }
         let mut answered_on = None;
         if pk.kind == PacketKind::Request && shape.has_response() {
@@ -225,7 +225,7 @@ impl<P: RingProtocol> Fabric<P> {
         self.txns.set(pk.tag, t);
         if shape.carries_data(response) {
             let bytes = shape.data_share(k, n);
-            self.measure.data_delivered(now, bytes, pk.priority, requester);
+            self.data_delivered(now, bytes, pk.priority, requester);
             self.measure.class_data(now, pk.class, bytes);
         }
         if !side_done {
@@ -333,6 +333,16 @@ impl<P: RingProtocol> Fabric<P> {
         let view = QueueView::of(self.ifaces[i].input(class));
         self.protos[r].on_input_change(at, class, view, self.sched.now(), &mut self.fx);
         self.flush_effects(r);
+    }
+
+    /// Data of `requester`'s transaction delivered: measured (in the
+    /// window), or, from a trace in the warm-up, no longer offered.
+    #[inline(always)]
+    fn data_delivered(&mut self, now: Time, bytes: u32, priority: u16, requester: u16) {
+        if now < self.measure.warmup_end && self.replay.is_some() {
+            self.delivered_in_warmup(bytes, priority, requester);
+        }
+        self.measure.data_delivered(now, bytes, priority, requester);
     }
 
     fn complete(&mut self, priority: u16, requester: u16) {

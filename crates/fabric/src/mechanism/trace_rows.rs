@@ -24,8 +24,10 @@ pub(crate) struct Replay {
     issued: u64,
     issued_in_warmup: u64,
     last_issued: Time,
-    /// Data bytes of the rows issued in the measurement window, per agent
-    /// and per priority: the load the trace offers there.
+    /// Data bytes the trace offers in the measurement window, per agent and
+    /// per priority: its rows issued there, and what those issued in the
+    /// warm-up had not delivered when it ended (carried over: delivered in
+    /// the window, it counts in the throughput too).
     offered_by_agent: Vec<u64>,
     offered_by_priority: Vec<u64>,
     /// A row that could not be read once the run had begun (the file changed).
@@ -107,11 +109,11 @@ impl<P: RingProtocol> Fabric<P> {
             replay.last_issued = now;
             if now < self.measure.warmup_end {
                 replay.issued_in_warmup += 1;
-            } else {
-                let bytes = self.p.shapes[row.kind as usize].data_bytes as u64;
-                replay.offered_by_agent[row.src as usize] += bytes;
-                replay.offered_by_priority[row.priority as usize] += bytes;
             }
+            // (A row issued in the warm-up is offered until its data is delivered: `delivered_in_warmup`.)
+            let bytes = self.p.shapes[row.kind as usize].data_bytes as u64;
+            replay.offered_by_agent[row.src as usize] += bytes;
+            replay.offered_by_priority[row.priority as usize] += bytes;
             if self.has_failed(row.src) {
                 continue; // A failed node issues nothing more.
             }
@@ -141,6 +143,16 @@ impl<P: RingProtocol> Fabric<P> {
         }
     }
 
+    /// Data of `requester`'s transaction delivered before the measurement
+    /// window: what the trace offers there is less by it.
+    #[cold]
+    pub(super) fn delivered_in_warmup(&mut self, bytes: u32, priority: u16, requester: u16) {
+        if let Some(replay) = self.replay.as_mut() {
+            replay.offered_by_agent[requester as usize] -= bytes as u64;
+            replay.offered_by_priority[priority as usize] -= bytes as u64;
+        }
+    }
+
     #[inline(never)]
     fn stop_if_drained(&mut self) {
         if self.stop.is_none() && self.generated == self.completed + self.lost {
@@ -149,8 +161,9 @@ impl<P: RingProtocol> Fabric<P> {
     }
 
     /// With a trace: the report's `trace` section and warnings, and the
-    /// load offered as what the trace's rows issued in the measurement
-    /// window carry (instead of `traffic.load_mbps_per_node`).
+    /// load offered as what the trace offers in the measurement window (its
+    /// rows issued there, and what those of the warm-up still had to
+    /// deliver), instead of `traffic.load_mbps_per_node`.
     pub(super) fn report_trace(&self, r: &mut Report, end: Time) {
         let Some(replay) = self.replay.as_ref() else { return };
         r.trace_error = replay.error.clone();
