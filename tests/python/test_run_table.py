@@ -63,3 +63,21 @@ def test_results_aligns_numbers_right_and_words_left(cli, small_file, tmp_path):
     for row in rows:
         assert row[load_end - 1] != " " and row[load_end - 2:load_end].strip(), row
         assert row[protocol_start] != " ", row
+
+
+def test_the_terminals_tables_say_a_missing_figure_one_way():
+    """A quote with no value: "-" in the terminal, as every terminal table says it ("–" is the documents')."""
+    import io
+    import math
+
+    import pandas as pd
+    from rich.console import Console
+
+    from ringlet.cli.render import validation_view
+
+    table = pd.DataFrame([{"kind": "quote", "figure": "fig1", "quote_id": "peak", "calibrated": False,
+                           "seed_value_si": 916.0, "ringlet_value": math.nan, "unit": "MB/s", "difference_pct": math.nan}])
+    out = io.StringIO()
+    Console(file=out, width=100).print(validation_view(table))
+    assert "–" not in out.getvalue()
+    assert re.search(r"fig1\s+peak\s+916\s+-\s+MB/s\s+-", out.getvalue()), out.getvalue()

@@ -485,8 +485,9 @@ def validation_view(table: "pd.DataFrame") -> Any:
             diff = "-" if math.isnan(r.difference_pct) else signed_pct(r.difference_pct)
             cal = is_calibrated(getattr(r, "calibrated", None))
             calibrated |= cal
-            rows.append((r.figure, r.quote_id + (" *" if cal else ""), short_number(r.seed_value_si),
-                         short_number(r.ringlet_value), r.unit, diff))
+            # (The terminal's tables say "-" for a missing figure; the documents' "–".)
+            rows.append((r.figure, r.quote_id + (" *" if cal else ""), short_number(r.seed_value_si).replace("–", "-"),
+                         short_number(r.ringlet_value).replace("–", "-"), r.unit, diff))
         parts.append(FitTable(
             [Column("figure", justify="left", wrap=True, key=True), Column("quote", justify="left", wrap=True, key=True),
              Column("seed"), Column("ringlet"), Column("unit", justify="left"),
