@@ -97,6 +97,12 @@ def _expected_end_ns(scenario: "_Values", carried_per_node: float, senders: int)
     return scenario.get("run.warmup_ns") + transactions * bytes_per_transaction / (carried_per_node * senders) * 1e3
 
 
+def _offered(scenario: "_Values") -> tuple[float, int, float]:
+    """A node's offered load: per priority, the priorities, and all of them together, MB/s."""
+    per_priority, priorities = scenario.get("traffic.load_mbps_per_node"), scenario.get("traffic.priorities")
+    return per_priority, priorities, per_priority * priorities
+
+
 def fault_after_end(scenario: "_Values", capacity: Optional[float]) -> Optional[str]:
     """The warning for a GigaRing failure (``faults.*``) scheduled after the run ends."""
     if scenario.get("network.kind") != "gigaring":
@@ -107,7 +113,7 @@ def fault_after_end(scenario: "_Values", capacity: Optional[float]) -> Optional[
     if at >= cap:
         return (f"faults.at_ns: the failure at {at:,.0f} ns comes after the run's time cap "
                 f"(run.max_sim_time_ns = {cap:,.0f} ns): it never happens")
-    load = scenario.get("traffic.load_mbps_per_node") * scenario.get("traffic.priorities")
+    load = _offered(scenario)[2]
     masters = scenario.get("traffic.masters") or scenario.get("network.nodes")
     carried = min(load, capacity) if capacity is not None else load
     end = _expected_end_ns(scenario, carried, masters)
@@ -122,8 +128,7 @@ def overload(scenario: "_Values", capacity: Optional[float]) -> Optional[str]:
     """The warning for an offered load above what the network can carry."""
     if capacity is None or capacity <= 0:
         return None
-    per_priority, priorities = scenario.get("traffic.load_mbps_per_node"), scenario.get("traffic.priorities")
-    load = per_priority * priorities
+    per_priority, priorities, load = _offered(scenario)
     if load <= capacity:
         return None
     of = f" ({priorities} priorities of {per_priority:g})" if priorities > 1 else ""
@@ -140,8 +145,8 @@ def refuse_absurd(scenario: "_Values", capacity: Optional[float]) -> None:
     more than :data:`ABSURD_FACTOR` times what the network can carry."""
     if capacity is None or capacity <= 0:
         return
-    per_priority, priorities = scenario.get("traffic.load_mbps_per_node"), scenario.get("traffic.priorities")
-    if per_priority * priorities <= ABSURD_FACTOR * capacity:
+    per_priority, priorities, load = _offered(scenario)
+    if load <= ABSURD_FACTOR * capacity:
         return
     from .errors import ScenarioError
 

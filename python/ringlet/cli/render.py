@@ -12,6 +12,7 @@ from rich.console import Group
 from rich.text import Text
 
 from ..api import schema, units
+from ..report.html import is_missing
 from ..report.provenance import wall_split
 from .fit import Column, FitTable
 
@@ -36,11 +37,6 @@ def _with_ci(value: Any, ci: Any, digits: int = 1) -> str:
     return f"{_num(value, digits)} ± {_num(ci, digits)}"
 
 
-def _label_of(key: str) -> str:
-    # (A packet's one-way latency, told apart from a GigaRing's channel and transaction latencies.)
-    return {"throughput_mbps": "throughput", "latency_ns_mean": "packet latency mean"}[key]
-
-
 def result_view(r: Mapping[str, Any]) -> Group:
     """The summary and per-priority tables of one run's JSON dict, and lines on
     its links, its nodes' shares, and what explains it."""
@@ -49,16 +45,16 @@ def result_view(r: Mapping[str, Any]) -> Group:
     def add(label: Any, value: Any, unit: str) -> None:
         rows.append((label if isinstance(label, Text) else Text(label, style="bold"), value, unit))
 
-    def with_ci(key: str, unit: str) -> None:
+    def with_ci(label: str, key: str, unit: str) -> None:
         """A figure and its 95% half-width, or the figure alone and why it has none."""
         value, ci = r.get(key), r.get(f"{key}_ci95")
-        if ci is None or (isinstance(ci, float) and math.isnan(ci)):
+        if is_missing(ci):
             # (Batch means need two batches: a short run, or a trace played out early, closes fewer.)
-            add(_label_of(key), _num(value), f"{unit} (no 95% CI: the run closed fewer than two batches)")
+            add(label, _num(value), f"{unit} (no 95% CI: the run closed fewer than two batches)")
         else:
-            add(_label_of(key), _with_ci(value, ci), f"{unit} (95% CI)")
+            add(label, _with_ci(value, ci), f"{unit} (95% CI)")
 
-    with_ci("throughput_mbps", "MB/s")
+    with_ci("throughput", "throughput_mbps", "MB/s")
     add("offered", _num(r.get("offered_mbps")), "MB/s payload")
     raw = units.raw_input_mbps(dict(r))
     if raw is not None:
@@ -72,7 +68,7 @@ def result_view(r: Mapping[str, Any]) -> Group:
         add(Text("lost", style="bold yellow" if loss else "bold"),
                         Text(_num(loss) + share, style="bold yellow" if loss else ""), "MB/s")
     # (A packet's one-way latency, told apart from a GigaRing's channel and transaction latencies.)
-    with_ci("latency_ns_mean", "ns")
+    with_ci("packet latency mean", "latency_ns_mean", "ns")
     for label, key in (("packet latency p50", "latency_ns_p50"), ("packet latency p99", "latency_ns_p99"),
                        ("packet latency p99.9", "latency_ns_p999"), ("packet latency max", "latency_ns_max")):
         add(label, _num(r.get(key)), "ns")
@@ -85,9 +81,8 @@ def result_view(r: Mapping[str, Any]) -> Group:
     if r.get("model_saturation_load_mbps_per_node") is not None:
         add("model throughput", _num(r.get("model_throughput_mbps")), "MB/s (analytic model)")
         latency = r.get("model_latency_ns_mean")
-        shown = latency is not None and not (isinstance(latency, float) and math.isnan(latency))
         add("model latency mean", _num(latency),
-            "ns (analytic model)" if shown else "ns (analytic model: none past its saturation)")
+            "ns (analytic model: none past its saturation)" if is_missing(latency) else "ns (analytic model)")
         # The model's saturation is per priority level; the row gives a node's, all levels together,
         # as the offered load and the pre-flight do.
         per_level, levels = r.get("model_saturation_load_mbps_per_node"), len(r.get("per_priority") or []) or 1
