@@ -53,8 +53,8 @@ const COMMON: [Param; 22] = [
     Param { section: "node", key: "acceptance_ns", kind: KeyKind::Float { min: 0.0, max: 1e6 }, default: Default::Float(166.0),
         doc: "Receiver acceptance time of a processor's or memory's LC-II: it takes the packets of an input buffer one at a time, at most one per this interval (Richter: 20 ns decode + 106 ns FIFO to B-Link + 40 ns handling = 166 ns per packet; 0: only the memory's cycle time limits)." },
     // [traffic]
-    Param { section: "traffic", key: "transaction", kind: KeyKind::Choice(&["dmove64", "read64"]), default: Default::Str("dmove64"),
-        doc: "Transaction: `dmove64`, a responseless 64-byte move (80-byte packet; seed 001), or `read64` (16-byte request, 80-byte response). `load_mbps_per_node` counts the raw bytes of the packet carrying the data with its idles (84)." },
+    Param { section: "traffic", key: "transaction", kind: KeyKind::Choice(&["dmove64", "write64", "read64"]), default: Default::Str("dmove64"),
+        doc: "Transaction: `dmove64`, a responseless 64-byte move (80-byte packet; seed 001's text), `write64` (80-byte request, a 16-byte response from the memory once it has stored the data, each with its echo: the transaction Richter's SCINET book simulates, pp. 82, 111), or `read64` (16-byte request, 80-byte response). `load_mbps_per_node` counts the raw bytes of the packet carrying the data with its idles (84)." },
     Param { section: "traffic", key: "locality", kind: KeyKind::Float { min: 0.0, max: 1.0 }, default: Default::Float(1.0),
         doc: "With `destinations = \"local\"`: the fraction of a processor's transactions for its own memory (the one on its ring; seed 001: 1.0); the rest are uniform over the other memories." },
 ];
@@ -72,7 +72,9 @@ const fn with_common<const N: usize, const M: usize>(own: [Param; M]) -> [Param;
 }
 
 /// The keys of `network.kind = "sci-switch"`.
-pub const SWITCH_PARAMS: &[Param] = &with_common::<24, 2>([
+pub const SWITCH_PARAMS: &[Param] = &with_common::<25, 3>([
+    Param { section: "network", key: "elementary_rings", kind: KeyKind::Bool, default: Default::Bool(false),
+        doc: "`true`: no switch; each processor and its own memory alone on a ring of two LC-II nodes, Richter's elementary SCI ring (SCINET book section 7.2, pp. 80-85), against which the switch's rings compare. Unidirectional rings, one processor per ring and `traffic.destinations = \"local\"` with `traffic.locality = 1`." },
     Param { section: "network", key: "nodes_per_ring", kind: KeyKind::Int { min: 1, max: 64 }, default: Default::Int(1),
         doc: "Processors (and memories) on each unidirectional ring: 1 gives each pair its own ring and switch port (Figures 5b, 6a); 2 puts two processors and two memories on each ring (Figure 6b). `network.nodes` must be a multiple, with at least two rings." },
     Param { section: "traffic", key: "start", kind: KeyKind::Choice(&["aligned", "random"]), default: Default::Str("aligned"),
@@ -100,6 +102,7 @@ pub const BANYAN_PARAMS: &[Param] = &with_common::<25, 3>([
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Transaction {
     Dmove64,
+    Write64,
     Read64,
 }
 
@@ -113,6 +116,8 @@ pub struct Settings {
     pub switch_ports: usize,
     /// Processors (and memories) on each unidirectional ring (one switch only).
     pub nodes_per_ring: usize,
+    /// No switch: each processor and its memory on a ring of their own.
+    pub elementary_rings: bool,
     pub bidirectional: bool,
     pub cycle_ns: f64,
     pub link_delay_ns: f64,
@@ -151,6 +156,7 @@ impl Settings {
             topology: if banyan { Kind::from_name(net.str("topology")).expect("the schema admits only known topologies") } else { Kind::Omega },
             switch_ports: if banyan { net.int("switch_ports") as usize } else { nodes / per_ring },
             nodes_per_ring: per_ring,
+            elementary_rings: !banyan && net.bool("elementary_rings"),
             bidirectional: net.str("ringlets") == "bidirectional",
             cycle_ns: net.float("cycle_ns"),
             link_delay_ns: net.float("link_delay_ns"),
@@ -171,7 +177,11 @@ impl Settings {
             node_blink_to_fifo_ns: node.float("blink_to_fifo_ns"),
             node_fifo_to_blink_ns: node.float("fifo_to_blink_ns"),
             acceptance_ns: node.float("acceptance_ns"),
-            transaction: if traffic.str("transaction") == "read64" { Transaction::Read64 } else { Transaction::Dmove64 },
+            transaction: match traffic.str("transaction") {
+                "read64" => Transaction::Read64,
+                "write64" => Transaction::Write64,
+                _ => Transaction::Dmove64,
+            },
             locality: traffic.float("locality"),
             aligned: traffic.str("start") == "aligned",
         }

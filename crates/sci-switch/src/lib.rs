@@ -84,7 +84,29 @@ fn validate(s: &Scenario) -> Result<(), String> {
             keys::MAX_LINES, k.switch_ports, k.nodes, k.nodes_per_ring
         ));
     }
+    if k.elementary_rings {
+        return elementary_rings_fit(s, &k);
+    }
     network::banyan(&k).map(|_| ())
+}
+
+/// An elementary ring has a processor and its own memory and nothing else:
+/// every packet must stay on it.
+fn elementary_rings_fit(s: &Scenario, k: &Settings) -> Result<(), String> {
+    let why = "with network.elementary_rings = true (each processor alone on a ring with its own memory)";
+    if k.bidirectional {
+        return Err(format!("network.ringlets: expected \"unidirectional\" {why}, got \"bidirectional\""));
+    }
+    if k.nodes_per_ring != 1 {
+        return Err(format!("network.nodes_per_ring: expected 1 {why}, got {}", k.nodes_per_ring));
+    }
+    if s.traffic.destinations != ringlet_scenario::Destinations::Local {
+        return Err(format!("traffic.destinations: expected \"local\" {why}, got {:?}", s.traffic.destinations));
+    }
+    if k.locality != 1.0 {
+        return Err(format!("traffic.locality: expected 1 {why}, got {}", k.locality));
+    }
+    Ok(())
 }
 
 /// Checks what only the laid-out network can: its size. (The routes are

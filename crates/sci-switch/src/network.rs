@@ -7,7 +7,7 @@
 
 use crate::keys::Settings;
 use crate::params;
-use crate::routes::RingRoutes;
+use crate::routes::{ElementaryRoutes, RingRoutes};
 use crate::wiring::Banyan;
 use ringlet_engine::time::ns_to_time;
 use ringlet_fabric::topology::{AgentId, Member, Role, Topology, TopologyBuilder, MAX_IFACES};
@@ -55,6 +55,9 @@ pub fn layout(k: &Settings) -> Result<TopologyBuilder, String> {
 }
 
 fn described(k: &Settings) -> Result<TopologyBuilder, String> {
+    if k.elementary_rings {
+        return Ok(elementary_rings(k));
+    }
     let net = banyan(k)?;
     if k.nodes_per_ring > 1 {
         return shared_rings(k, &net);
@@ -95,6 +98,21 @@ fn described(k: &Settings) -> Result<TopologyBuilder, String> {
         b.routes(Arc::new(RingRoutes::new(net.clone())));
     }
     Ok(b)
+}
+
+/// No switch: ring `j` is `P_j`, `M_j` and back (Richter's elementary SCI
+/// ring, SCINET book section 7.2); the shortest paths are the only ones.
+fn elementary_rings(k: &Settings) -> TopologyBuilder {
+    let mut b = TopologyBuilder::new();
+    let procs: Vec<AgentId> = (0..k.nodes).map(|j| b.agent(format!("P{j}"), true)).collect();
+    let mems: Vec<AgentId> = (0..k.nodes).map(|j| b.agent(format!("M{j}"), true)).collect();
+    endpoints(&mut b, k, &procs, &mems);
+    for (&p, &m) in procs.iter().zip(&mems) {
+        b.home(p, m);
+        ringlet(&mut b, k, &[p, m]);
+    }
+    b.routes(Arc::new(ElementaryRoutes));
+    b
 }
 
 /// Processors send and have no application queue (a packet generated while

@@ -8,7 +8,7 @@ use ringlet_fabric::topology::{BusSpec, PortSpec};
 
 /// Bytes per SCI symbol.
 const SYMBOL_BYTES: u16 = 2;
-/// Data payload of a transaction (DMOVE64, read64).
+/// Data payload of a transaction (DMOVE64, write64, read64).
 pub const DATA_BYTES: u32 = 64;
 /// Packet sizes, bytes: a 16-byte header and trailer, and 64 bytes of data
 /// where it travels (seed 001: 64/84 with the idles); an echo is 8 bytes.
@@ -25,6 +25,7 @@ pub fn params(k: &Settings) -> Params {
     let bare = HEADER_BYTES / SYMBOL_BYTES;
     let (request_len, response_len, responses, data_in_response) = match k.transaction {
         Transaction::Dmove64 => (with_data, 0, 0, false),
+        Transaction::Write64 => (with_data, bare, 1, false),
         Transaction::Read64 => (bare, with_data, 1, true),
     };
     let separator = k.idle_symbols;
@@ -53,6 +54,7 @@ pub fn params(k: &Settings) -> Params {
         shares: vec![1.0],
         kind_names: vec![match k.transaction {
             Transaction::Dmove64 => "dmove64",
+            Transaction::Write64 => "write64",
             Transaction::Read64 => "read64",
         }],
         sources: Sources { aligned: k.aligned, locality: k.locality },

@@ -90,3 +90,26 @@ impl Routes for RingRoutes {
         NO_IFACE
     }
 }
+
+/// Routes of elementary rings (no switch): a packet goes to its
+/// destination's interface on its own ring, the only endpoint it may address
+/// (`traffic.destinations = "local"`, checked when the scenario loads).
+#[derive(Debug)]
+pub struct ElementaryRoutes;
+
+impl Routes for ElementaryRoutes {
+    fn out_iface(&self, _t: &Topology, a: AgentId, _dst: AgentId) -> IfaceId {
+        unreachable!("agent {a}: an elementary ring has no agent with several interfaces")
+    }
+
+    fn strip_from(&self, t: &Topology, from: IfaceId, dst: AgentId) -> IfaceId {
+        let mut i = t.next(from);
+        while i != from {
+            if t.agent_of(i) == dst {
+                return i;
+            }
+            i = t.next(i);
+        }
+        NO_IFACE
+    }
+}
