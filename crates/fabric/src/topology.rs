@@ -173,6 +173,11 @@ pub struct Member {
     pub agent: AgentId,
     pub hop: Time,
     pub strip_hop: Time,
+    /// The next member is the next chip of this one's cascade (Richter's
+    /// switch of several B-Links, a port being link controllers in series):
+    /// a send packet this member should strip but whose input queue of its
+    /// class is full passes on to that chip, which strips it in its stead.
+    pub cascade: bool,
 }
 
 /// Describes a network, agent by agent and ringlet by ringlet.
@@ -226,7 +231,7 @@ impl TopologyBuilder {
     /// first's; the time is the hop from that member's output to the next
     /// one's, for packets passing and stripped alike.
     pub fn ringlet(&mut self, members: &[(AgentId, Time)]) -> RingletId {
-        let members: Vec<Member> = members.iter().map(|&(agent, hop)| Member { agent, hop, strip_hop: hop }).collect();
+        let members: Vec<Member> = members.iter().map(|&(agent, hop)| Member { agent, hop, strip_hop: hop, cascade: false }).collect();
         self.ringlet_of(&members)
     }
 
@@ -261,6 +266,7 @@ impl TopologyBuilder {
         let mut position = Vec::new();
         let mut hop = Vec::new();
         let mut strip_hop = Vec::new();
+        let mut cascade = Vec::new();
         let mut ringlets = Vec::new();
         for (r, members) in self.ringlets.iter().enumerate() {
             if members.len() < 2 {
@@ -268,7 +274,7 @@ impl TopologyBuilder {
             }
             let first = next.len();
             let mut ifaces = Vec::with_capacity(members.len());
-            for (k, &Member { agent, hop: h, strip_hop: sh }) in members.iter().enumerate() {
+            for (k, &Member { agent, hop: h, strip_hop: sh, cascade: c }) in members.iter().enumerate() {
                 let id = first + k;
                 if id >= MAX_IFACES {
                     return Err(format!("the network needs more than {MAX_IFACES} ring interfaces"));
@@ -285,13 +291,17 @@ impl TopologyBuilder {
                 position.push(k as u16);
                 hop.push(h);
                 strip_hop.push(sh);
+                cascade.push(if c { (first + (k + 1) % members.len()) as IfaceId } else { NO_IFACE });
                 ifaces.push(id as IfaceId);
             }
             ringlets.push(ifaces);
         }
         let endpoints: Vec<AgentId> = (0..self.agents.len()).filter(|&a| self.agents[a].endpoint).map(|a| a as AgentId).collect();
         let span = endpoints.last().map_or(0, |&a| a as usize + 1);
+        // (Empty where no member has a cascade: the look-up is then one length test.)
+        let cascade = if cascade.iter().any(|&c| c != NO_IFACE) { cascade } else { Vec::new() };
         let mut t = Topology {
+            cascade,
             next,
             ringlet_of,
             agent_of,
@@ -328,6 +338,9 @@ pub struct Topology {
     position: Vec<u16>,
     hop: Vec<Time>,
     strip_hop: Vec<Time>,
+    /// Per interface, the next chip of its cascade (`Member::cascade`), or
+    /// `NO_IFACE`; empty where the network has no cascades.
+    cascade: Vec<IfaceId>,
     /// Each ringlet's interfaces, consecutive ids in ring order.
     ringlets: Vec<Vec<IfaceId>>,
     agents: Vec<Agent>,
@@ -548,6 +561,18 @@ impl Topology {
     /// The interfaces of ringlet `r` in ring order.
     pub fn ringlet_ifaces(&self, r: RingletId) -> &[IfaceId] {
         &self.ringlets[r as usize]
+    }
+
+    /// The next chip of interface `i`'s cascade, which strips a packet `i`
+    /// has no room for (`Member::cascade`), or `NO_IFACE`.
+    #[inline]
+    pub fn cascade_next(&self, i: IfaceId) -> IfaceId {
+        self.cascade.get(i as usize).copied().unwrap_or(NO_IFACE)
+    }
+
+    /// Whether some interface is a chip of a cascade.
+    pub fn has_cascades(&self) -> bool {
+        !self.cascade.is_empty()
     }
 
     /// The interface at position `pos` of ringlet `r`.

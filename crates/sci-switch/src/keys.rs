@@ -9,7 +9,7 @@ use ringlet_scenario::Scenario;
 const INF: f64 = f64::INFINITY;
 
 /// Keys both kinds (`sci-switch`, `banyan`) have.
-const COMMON: [Param; 22] = [
+const COMMON: [Param; 23] = [
     // [network]
     Param { section: "network", key: "ringlets", kind: KeyKind::Choice(&["unidirectional", "bidirectional"]), default: Default::Str("unidirectional"),
         doc: "How processors, memories and switch ports are joined: `unidirectional` rings through every stage and the ports' bypass FIFOs (seed 001 Figures 5b, 7b-9), or a 2-node `bidirectional` ringlet per wire, every packet crossing each switch's B-Link (Figures 5a, 7a)." },
@@ -39,6 +39,8 @@ const COMMON: [Param; 22] = [
         doc: "B-Link cycles a frame takes beyond the packet's own bytes in 8-byte cycles (Richter, SCINET book p. 54: a first cycle with code, ids and priority before the packet, a trailer after it: 2)." },
     Param { section: "switch", key: "blink_arbitration_beats", kind: KeyKind::Int { min: 0, max: 64 }, default: Default::Int(1),
         doc: "B-Link cycles from a port's request to its transfer when the bus was idle (Richter p. 53: the arbiter grants once per 13.3 ns cycle, round robin); a grant as a transfer ends was decided during it and costs none." },
+    Param { section: "switch", key: "blinks", kind: KeyKind::Int { min: 1, max: 8 }, default: Default::Int(1),
+        doc: "B-Links per switch (Richter, SCINET book section 8.3.2): each port is a cascade of this many LC-II chips in series on its ring, chip j of every port on B-Link j (p. 117). A packet for the switch is taken by the first chip of the port's cascade with room in its input buffer, else by the last, which busies it if it has none (SCINET's first adaptive strategy, p. 119); the echo and any retry name the chip that took it (p. 120). A packet passing a port passes every chip's bypass FIFO." },
     Param { section: "switch", key: "buffer_packets", kind: KeyKind::Int { min: 1, max: 1_000_000 }, default: Default::Int(4),
         doc: "Input and output buffer of every switch port, per class (requests, responses), packets (LC-II: 4)." },
     // [node]
@@ -59,7 +61,7 @@ const COMMON: [Param; 22] = [
         doc: "With `destinations = \"local\"`: the fraction of a processor's transactions for its own memory (the one on its ring; seed 001: 1.0); the rest are uniform over the other memories." },
 ];
 
-/// [`COMMON`] followed by a kind's own keys (`N` = 22 + `M`).
+/// [`COMMON`] followed by a kind's own keys (`N` = 23 + `M`).
 const fn with_common<const N: usize, const M: usize>(own: [Param; M]) -> [Param; N] {
     assert!(N == COMMON.len() + M);
     let mut all = [COMMON[0]; N];
@@ -72,7 +74,7 @@ const fn with_common<const N: usize, const M: usize>(own: [Param; M]) -> [Param;
 }
 
 /// The keys of `network.kind = "sci-switch"`.
-pub const SWITCH_PARAMS: &[Param] = &with_common::<25, 3>([
+pub const SWITCH_PARAMS: &[Param] = &with_common::<26, 3>([
     Param { section: "network", key: "elementary_rings", kind: KeyKind::Bool, default: Default::Bool(false),
         doc: "`true`: no switch; each processor and its own memory alone on a ring of two LC-II nodes, Richter's elementary SCI ring (SCINET book section 7.2, pp. 80-85), against which the switch's rings compare. Unidirectional rings, one processor per ring and `traffic.destinations = \"local\"` with `traffic.locality = 1`." },
     Param { section: "network", key: "nodes_per_ring", kind: KeyKind::Int { min: 1, max: 64 }, default: Default::Int(1),
@@ -90,7 +92,7 @@ pub const SWITCH_PARAMS: &[Param] = &with_common::<25, 3>([
 pub const MAX_LINES: usize = 64;
 
 /// The keys of `network.kind = "banyan"`.
-pub const BANYAN_PARAMS: &[Param] = &with_common::<25, 3>([
+pub const BANYAN_PARAMS: &[Param] = &with_common::<26, 3>([
     Param { section: "network", key: "topology", kind: KeyKind::Choice(&["omega", "baseline", "flip", "indirect-cube", "generalized-cube"]), default: Default::Str("omega"),
         doc: "Banyan topology of the stages (seed 001 section V)." },
     Param { section: "network", key: "switch_ports", kind: KeyKind::Int { min: 2, max: MAX_LINES as i64 }, default: Default::Int(2),
@@ -133,6 +135,8 @@ pub struct Settings {
     pub blink_mbps: f64,
     pub blink_frame_beats: u16,
     pub blink_arbitration_beats: u16,
+    /// B-Links per switch: each port a cascade of as many chips.
+    pub blinks: usize,
     pub switch_buffer_packets: u32,
     pub memory_store_ns: f64,
     pub node_buffer_packets: u32,
@@ -171,6 +175,7 @@ impl Settings {
             blink_mbps: sw.float("blink_mbps"),
             blink_frame_beats: sw.int("blink_frame_beats") as u16,
             blink_arbitration_beats: sw.int("blink_arbitration_beats") as u16,
+            blinks: sw.int("blinks") as usize,
             switch_buffer_packets: sw.int("buffer_packets") as u32,
             memory_store_ns: node.float("memory_store_ns"),
             node_buffer_packets: node.int("buffer_packets") as u32,

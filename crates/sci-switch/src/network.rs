@@ -69,33 +69,34 @@ fn described(k: &Settings) -> Result<TopologyBuilder, String> {
     endpoints(&mut b, k, &procs, &mems);
     // One stage is one switch (N = s).
     let single = net.stages() == 1;
-    let switches: Vec<Vec<AgentId>> = (0..net.stages())
-        .map(|t| (0..net.switches_per_stage()).map(|w| switch_agent(&mut b, k, if single { "switch 0".to_string() } else { format!("S{t}.{w}") })).collect())
+    let switches: Vec<Vec<Vec<AgentId>>> = (0..net.stages())
+        .map(|t| (0..net.switches_per_stage()).map(|w| switch_agents(&mut b, k, if single { "switch 0".to_string() } else { format!("S{t}.{w}") })).collect())
         .collect();
     let s = net.switch_ports();
     if k.bidirectional {
         for (j, &p) in procs.iter().enumerate() {
             b.home(p, mems[j]);
-            ringlet(&mut b, k, &[p, switches[0][net.wire(0, j) / s]]);
+            ringlet(&mut b, k, &[&[p], &switches[0][net.wire(0, j) / s]]);
         }
         for t in 1..net.stages() {
             for line in 0..n {
-                ringlet(&mut b, k, &[switches[t - 1][line / s], switches[t][net.wire(t, line) / s]]);
+                ringlet(&mut b, k, &[&switches[t - 1][line / s], &switches[t][net.wire(t, line) / s]]);
             }
         }
         for line in 0..n {
-            ringlet(&mut b, k, &[switches[net.stages() - 1][line / s], mems[net.wire(net.stages(), line)]]);
+            ringlet(&mut b, k, &[&switches[net.stages() - 1][line / s], &[mems[net.wire(net.stages(), line)]]]);
         }
     } else {
         for (r, &p) in procs.iter().enumerate() {
             let memory = mems[net.ring_memory(r)];
             b.home(p, memory);
-            let mut members = vec![p];
-            members.extend(net.ring_lines(r).iter().enumerate().map(|(t, &line)| switches[t][line / s]));
-            members.push(memory);
-            ringlet(&mut b, k, &members);
+            let lines = net.ring_lines(r);
+            let mut stops: Vec<&[AgentId]> = vec![std::slice::from_ref(&procs[r])];
+            stops.extend(lines.iter().enumerate().map(|(t, &line)| switches[t][line / s].as_slice()));
+            stops.push(std::slice::from_ref(&mems[net.ring_memory(r)]));
+            ringlet(&mut b, k, &stops);
         }
-        b.routes(Arc::new(RingRoutes::new(net.clone())));
+        b.routes(Arc::new(RingRoutes::new(net.clone(), k.blinks)));
     }
     Ok(b)
 }
@@ -109,7 +110,7 @@ fn elementary_rings(k: &Settings) -> TopologyBuilder {
     endpoints(&mut b, k, &procs, &mems);
     for (&p, &m) in procs.iter().zip(&mems) {
         b.home(p, m);
-        ringlet(&mut b, k, &[p, m]);
+        ringlet(&mut b, k, &[&[p], &[m]]);
     }
     b.routes(Arc::new(ElementaryRoutes));
     b
@@ -130,19 +131,34 @@ fn endpoints(b: &mut TopologyBuilder, k: &Settings, procs: &[AgentId], mems: &[A
     }
 }
 
-/// A switch: its ports' buffers and delays, and the B-Link they share.
-fn switch_agent(b: &mut TopologyBuilder, k: &Settings, label: String) -> AgentId {
-    let a = b.agent(label, false);
-    b.ports(a, params::switch_ports(k));
-    b.bus(a, params::blink(k));
-    a
+/// A switch: an agent per B-Link (`switch.blinks`), each with its ports'
+/// buffers and delays and the B-Link its chips share; a port of the switch
+/// is a chip of each, in series on the port's ringlet (`ringlet`).
+fn switch_agents(b: &mut TopologyBuilder, k: &Settings, label: String) -> Vec<AgentId> {
+    (0..k.blinks)
+        .map(|j| {
+            let a = b.agent(if k.blinks == 1 { label.clone() } else { format!("{label} B-Link {j}") }, false);
+            b.ports(a, params::switch_ports(k));
+            b.bus(a, params::blink(k));
+            a
+        })
+        .collect()
 }
 
-/// A ringlet through `agents` in ring order. Every SCI port has the same
-/// decode and bypass delays: each hop is the link plus the next port's.
-fn ringlet(b: &mut TopologyBuilder, k: &Settings, agents: &[AgentId]) {
+/// A ringlet through `stops` in ring order: an endpoint, or a switch port
+/// as the cascade of its chips (one per B-Link). Every SCI port has the
+/// same decode and bypass delays: each hop is the link plus the next
+/// port's, and between the chips of one port there is no link.
+fn ringlet(b: &mut TopologyBuilder, k: &Settings, stops: &[&[AgentId]]) {
     let (link, decode, bypass) = (ns_to_time(k.link_delay_ns), ns_to_time(k.address_decode_ns), ns_to_time(k.bypass_ns));
-    let members: Vec<Member> = agents.iter().map(|&agent| Member { agent, hop: link + bypass, strip_hop: link + decode }).collect();
+    let mut members: Vec<Member> = Vec::new();
+    for chips in stops {
+        for (j, &agent) in chips.iter().enumerate() {
+            let cascade = j + 1 < chips.len();
+            let to_next = if cascade { 0 } else { link };
+            members.push(Member { agent, hop: to_next + bypass, strip_hop: to_next + decode, cascade });
+        }
+    }
     b.ringlet_of(&members);
 }
 
@@ -157,16 +173,18 @@ fn shared_rings(k: &Settings, net: &Banyan) -> Result<TopologyBuilder, String> {
     let procs: Vec<AgentId> = (0..n).map(|j| b.agent(format!("P{j}"), true)).collect();
     let mems: Vec<AgentId> = (0..n).map(|j| b.agent(format!("M{j}"), true)).collect();
     endpoints(&mut b, k, &procs, &mems);
-    let switch = switch_agent(&mut b, k, "switch 0".to_string());
+    let switch = switch_agents(&mut b, k, "switch 0".to_string());
     for r in 0..net.terminals() {
         let own = |j: usize| r * per + j;
-        let mut members: Vec<AgentId> = (0..per).map(|j| procs[own(j)]).collect();
-        members.push(switch);
-        members.extend((0..per).map(|j| mems[own(j)]));
+        let ring_procs: Vec<AgentId> = (0..per).map(|j| procs[own(j)]).collect();
+        let ring_mems: Vec<AgentId> = (0..per).map(|j| mems[own(j)]).collect();
+        let mut stops: Vec<&[AgentId]> = ring_procs.iter().map(std::slice::from_ref).collect();
+        stops.push(&switch);
+        stops.extend(ring_mems.iter().map(std::slice::from_ref));
         for j in 0..per {
             b.home(procs[own(j)], mems[own(j)]);
         }
-        ringlet(&mut b, k, &members);
+        ringlet(&mut b, k, &stops);
     }
     Ok(b)
 }

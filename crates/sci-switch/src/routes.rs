@@ -8,7 +8,10 @@
 //! from the port that is, on that port's ring. Where a packet leaves a ring
 //! so depends on where it joined it, not only on the ring and destination.
 //! A packet for a processor goes to the memory on that processor's ring and
-//! on past it.
+//! on past it. With several B-Links (`switch.blinks` = k) a port is a
+//! cascade of k chips, one per B-Link: the first strips (the fabric passes a
+//! packet on to a later chip when the first has no room), and the chip a
+//! packet crossed B-Link j to sends it on.
 
 use crate::wiring::Banyan;
 use ringlet_fabric::topology::{AgentId, IfaceId, Routes, Topology, NO_IFACE};
@@ -17,29 +20,34 @@ use ringlet_fabric::topology::{AgentId, IfaceId, Routes, Topology, NO_IFACE};
 #[derive(Debug)]
 pub struct RingRoutes {
     net: Banyan,
+    /// Chips per switch port: the B-Links of a switch.
+    chips: usize,
     /// Per interface: the line of the stage its port is at, or `NO_LINE` for a processor's or memory's.
     line: Vec<u32>,
-    /// Per stage and line: the switch port's interface.
+    /// Per stage, line and chip: the interface.
     port: Vec<IfaceId>,
 }
 
 const NO_LINE: u32 = u32::MAX;
 
 impl RingRoutes {
-    /// Interfaces are numbered ring by ring: `P_r`, the port of each stage, the memory.
-    pub fn new(net: Banyan) -> RingRoutes {
+    /// Interfaces are numbered ring by ring: `P_r`, the chips of the port
+    /// of each stage, the memory.
+    pub fn new(net: Banyan, chips: usize) -> RingRoutes {
         let (n, stages) = (net.terminals(), net.stages());
-        let ring_len = stages + 2;
+        let ring_len = stages * chips + 2;
         let mut line = vec![NO_LINE; n * ring_len];
-        let mut port = vec![NO_IFACE; stages * n];
+        let mut port = vec![NO_IFACE; stages * n * chips];
         for r in 0..n {
             for (t, &l) in net.ring_lines(r).iter().enumerate() {
-                let i = r * ring_len + 1 + t;
-                line[i] = l as u32;
-                port[t * n + l] = i as IfaceId;
+                for j in 0..chips {
+                    let i = r * ring_len + 1 + t * chips + j;
+                    line[i] = l as u32;
+                    port[(t * n + l) * chips + j] = i as IfaceId;
+                }
             }
         }
-        RingRoutes { net, line, port }
+        RingRoutes { net, chips, line, port }
     }
 
     /// The output terminal a packet for agent `dst` heads for: a memory's
@@ -54,20 +62,22 @@ impl RingRoutes {
         }
     }
 
-    /// The stage of the port at ring position `pos` (1 for the first stage).
+    /// The stage of the port interface `i` is a chip of.
     fn stage(&self, i: IfaceId) -> usize {
-        i as usize % (self.net.stages() + 2) - 1
+        (i as usize % (self.net.stages() * self.chips + 2) - 1) / self.chips
     }
 }
 
 impl Routes for RingRoutes {
     fn out_iface(&self, _t: &Topology, a: AgentId, dst: AgentId) -> IfaceId {
-        // Switches are numbered stage by stage after the 2N endpoints.
+        // Switches are numbered stage by stage after the 2N endpoints, an
+        // agent per B-Link each.
         let (n, s) = (self.net.terminals(), self.net.switch_ports());
         let k = a as usize - 2 * n;
-        let (stage, switch) = (k / self.net.switches_per_stage(), k % self.net.switches_per_stage());
+        let (sw, chip) = (k / self.chips, k % self.chips);
+        let (stage, switch) = (sw / self.net.switches_per_stage(), sw % self.net.switches_per_stage());
         let q = self.net.route_port(stage, switch, self.terminal(dst));
-        self.port[stage * n + switch * s + q]
+        self.port[(stage * n + switch * s + q) * self.chips + chip]
     }
 
     fn strip_from(&self, t: &Topology, from: IfaceId, dst: AgentId) -> IfaceId {

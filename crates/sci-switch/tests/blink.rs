@@ -38,7 +38,7 @@ fn carried(settings: &[&str], flows: &[(u16, u16, f64)]) -> Vec<f64> {
     b.bus(switch, params::blink(&k));
     let (pass, strip) = (ns_to_time(1.0 + 48.0), ns_to_time(1.0 + 20.0));
     for &e in &ends {
-        b.ringlet_of(&[Member { agent: e, hop: pass, strip_hop: strip }, Member { agent: switch, hop: pass, strip_hop: strip }]);
+        b.ringlet_of(&[Member { agent: e, hop: pass, strip_hop: strip, cascade: false }, Member { agent: switch, hop: pass, strip_hop: strip, cascade: false }]);
     }
     let t = b.build().unwrap();
     let p = params::params(&k);

@@ -6,6 +6,7 @@ use crate::event::Event;
 use crate::interface::in_fifo;
 use crate::packet::PacketKind;
 use crate::protocol::{BypassOrder, Permit, RingProtocol};
+use crate::topology::NO_IFACE;
 use crate::trace::TraceKind;
 use ringlet_engine::Time;
 
@@ -228,7 +229,7 @@ impl<P: RingProtocol> Fabric<P> {
         let now = self.sched.now();
         let slot = self.slot_of(id);
         let pk = self.slab.at(id);
-        let (len, to, send, kind) = (pk.len, pk.to, pk.is_send(), pk.kind);
+        let (len, mut to, send, kind, class) = (pk.len, pk.to, pk.is_send(), pk.kind, pk.class);
         if send && self.inversions.is_some() {
             let pk = *pk;
             self.output_inversion(i, &pk);
@@ -238,6 +239,9 @@ impl<P: RingProtocol> Fabric<P> {
         n.decision_at = now + slot;
         let (next, hop, strip_hop) = (n.next, n.hop, n.strip_hop);
         self.sched.at(now + slot, Event::OutputFree { iface: i as u16 }.pack());
+        if to == next && send && self.topo.has_cascades() {
+            to = self.cascade_target(next as usize, class as usize, id);
+        }
         if to == next {
             let ready = now + strip_hop;
             if kind == PacketKind::Echo {
@@ -281,6 +285,29 @@ impl<P: RingProtocol> Fabric<P> {
         }
         self.measure.link_used(i, now, len as Time * self.p.cycle, send);
         self.record(i, TraceKind::Transmit { own }, id);
+    }
+
+    /// The interface that strips send packet `id`, of `class`, headed for
+    /// interface `to`: `to` itself, or, where `to` is a chip of a cascade
+    /// whose input queue of the class is full, the first later chip with
+    /// room (else the last), which takes it in its stead and which its
+    /// echo and any retry then name (Richter's multi-B-Link switch,
+    /// SCINET book pp. 119-120). Decided as the packet leaves for `to`: the
+    /// fabric's bypass FIFOs take packets in the order a link delivers them.
+    fn cascade_target(&mut self, to: usize, class: usize, id: u32) -> u16 {
+        let mut at = to;
+        loop {
+            let next = self.topo.cascade_next(at as u16);
+            let q = self.ifaces[at].input(class);
+            if next == NO_IFACE || q.occupied < q.capacity {
+                break;
+            }
+            at = next as usize;
+        }
+        if at != to {
+            self.slab.at_mut(id).to = at as u16;
+        }
+        at as u16
     }
 
     /// Makes sure interface `i` takes an output decision no later than `at`,

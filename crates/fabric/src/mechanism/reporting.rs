@@ -113,14 +113,33 @@ impl<P: RingProtocol> Fabric<P> {
     fn hardware(&self, throughput_mbps: f64) -> HardwareReport {
         let spare = |g: usize| self.reconfigurations.iter().any(|r| r.activate.iter().any(|&a| a as usize == g));
         let agents = self.topo.agents();
-        let switches = agents.iter().filter(|a| a.bus.is_some());
-        let ports: u32 = switches.clone().map(|a| a.ifaces.len() as u32).sum();
+        // A switch of several buses is an agent per bus, and each of its ports
+        // a cascade of chips, one per bus (`Member::cascade`): a port is its
+        // first chip, a switch the agent of the first chips, and a link
+        // between chips of one port is inside it.
+        let later: Vec<bool> = if self.topo.has_cascades() {
+            let mut later = vec![false; self.topo.ifaces()];
+            for i in 0..self.topo.ifaces() {
+                let next = self.topo.cascade_next(i as u16);
+                if next != crate::topology::NO_IFACE {
+                    later[next as usize] = true;
+                }
+            }
+            later
+        } else {
+            Vec::new()
+        };
+        let is_later = |i: u16| later.get(i as usize).copied().unwrap_or(false);
+        let first_chips = |a: &crate::topology::Agent| a.ifaces.iter().filter(|&&i| !is_later(i)).count() as u32;
+        let switches = agents.iter().filter(|a| a.bus.is_some() && first_chips(a) > 0);
+        let ports: u32 = switches.clone().map(first_chips).sum();
+        let inside = |i: usize| self.topo.cascade_next(i as u16) != crate::topology::NO_IFACE;
         HardwareReport {
             endpoints: agents.iter().filter(|a| a.endpoint).count() as u32,
             switches: switches.count() as u32,
             ports,
             blinks: self.buses.iter().filter(|b| b.is_some()).count() as u32,
-            links: (0..self.topo.ifaces()).filter(|&i| !spare(self.ifaces[i].ringlet as usize)).count() as u32,
+            links: (0..self.topo.ifaces()).filter(|&i| !spare(self.ifaces[i].ringlet as usize) && !inside(i)).count() as u32,
             ringlets: (0..self.topo.ringlets()).filter(|&g| !spare(g)).count() as u32,
             throughput_mbps_per_port: if ports > 0 { throughput_mbps / ports as f64 } else { f64::NAN },
         }
