@@ -131,13 +131,14 @@ fn endpoints(b: &mut TopologyBuilder, k: &Settings, procs: &[AgentId], mems: &[A
     }
 }
 
-/// A switch: an agent per B-Link (`switch.blinks`), each with its ports'
-/// buffers and delays and the B-Link its chips share; a port of the switch
-/// is a chip of each, in series on the port's ringlet (`ringlet`).
+/// A switch: an agent per B-Link (`switch.blinks`; labelled `switch 0:j`
+/// for B-Link j where there are several), each with its ports' buffers and
+/// delays and the B-Link its chips share; a port of the switch is a chip of
+/// each, in series on the port's ringlet (`ringlet`).
 fn switch_agents(b: &mut TopologyBuilder, k: &Settings, label: String) -> Vec<AgentId> {
     (0..k.blinks)
         .map(|j| {
-            let a = b.agent(if k.blinks == 1 { label.clone() } else { format!("{label} B-Link {j}") }, false);
+            let a = b.agent(if k.blinks == 1 { label.clone() } else { format!("{label}:{j}") }, false);
             b.ports(a, params::switch_ports(k));
             b.bus(a, params::blink(k));
             a

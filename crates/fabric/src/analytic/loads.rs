@@ -288,17 +288,28 @@ impl<'a, P: RingProtocol> Walker<'a, P> {
             }
             // In at `s` with its tail, then serviced.
             path.fixed += travel + pk.len as f64 * cycle;
-            let n = &self.nodes[s];
             let class = pk.class as usize;
-            let [service, spacing] = self.service[s * res.classes + class];
+            // A cascade's chips (a switch of several buses, `Member::cascade`)
+            // share what reaches its first: each takes an even part.
+            let mut chips = vec![s];
+            while f.topo.cascade_next(*chips.last().expect("a chip") as u16) != NO_IFACE {
+                chips.push(f.topo.cascade_next(*chips.last().expect("a chip") as u16) as usize);
+            }
+            let share = 1.0 / chips.len() as f64;
+            let [service, _] = self.service[s * res.classes + class];
             let took = service + pk.len as f64 * self.per_symbol;
             path.fixed += took;
-            let a = n.agent;
-            match n.server {
-                Server::Shared => use_(Use { res: res.port(a as usize), run: 1, hold: took, wait: Wait::Queue }),
-                Server::Pipelined => use_(Use { res: res.input(s, class), run: 1, hold: spacing, wait: Wait::Queue }),
-                Server::Own => use_(Use { res: res.input(s, class), run: 1, hold: took, wait: Wait::Queue }),
+            for &c in &chips {
+                let [service, spacing] = self.service[c * res.classes + class];
+                let took = service + pk.len as f64 * self.per_symbol;
+                let n = &self.nodes[c];
+                match n.server {
+                    Server::Shared => use_(Use { res: res.port(n.agent as usize), run: 1, hold: took * share, wait: Wait::Queue }),
+                    Server::Pipelined => use_(Use { res: res.input(c, class), run: 1, hold: spacing * share, wait: Wait::Queue }),
+                    Server::Own => use_(Use { res: res.input(c, class), run: 1, hold: took * share, wait: Wait::Queue }),
+                }
             }
+            let a = self.nodes[s].agent;
             if a == pk.to {
                 return path;
             }
@@ -309,7 +320,9 @@ impl<'a, P: RingProtocol> Walker<'a, P> {
             }
             if let Some(bus) = f.topo.agent(a).bus {
                 let hold = time_to_s(bus.transfer(pk.len));
-                use_(Use { res: res.bus(a as usize), run: 1, hold, wait: Wait::Queue });
+                for &c in &chips {
+                    use_(Use { res: res.bus(self.nodes[c].agent as usize), run: 1, hold: hold * share, wait: Wait::Queue });
+                }
                 path.fixed += time_to_s(bus.arbitration + bus.exit) + hold;
             }
             (o, s) = (leg.out as usize, leg.strip as usize);
