@@ -85,7 +85,12 @@ class Finding:
         """``yes`` or ``no`` when every bound is further from ``left`` than the noise
         of the difference; ``within noise`` when ``left`` is within it of a bound, so
         the runs cannot tell. Without confidence intervals, the plain comparison."""
-        for f, h in zip(self.factors, self.noise(left_ci, right_ci)):
+        return self.decide(left, right, self.noise(left_ci, right_ci))
+
+    def decide(self, left: float, right: float, noise: tuple[float, ...]) -> str:
+        """The verdict given the 95% half-width of ``left - f * right`` for each bound's
+        factor ``f`` (``noise``, in the order of :attr:`factors`; NaN: none known)."""
+        for f, h in zip(self.factors, noise):
             if math.isfinite(h) and abs(left - f * right) <= h:
                 return WITHIN_NOISE
         return YES if self.holds(left, right) else NO

@@ -22,9 +22,11 @@ from ..api import schema
 from ..api.errors import ScenarioError
 from ..api.overrides import check_key
 from ..api.scenario import Override, Scenario
+from ..runs.limits import MAX_REPLICATIONS
 from ..runs.table import NUMERIC_FIELDS
 from .capacityspec import CAPACITY_COLUMNS, CAPACITY_NUMERIC, CAPACITY_TABLE, CapacitySpec, parse_capacity
 from .claims import COMPARISONS, NO, SEED_UNITS, WITHIN_NOISE, YES, Finding, Quote, parse_finding, parse_quote
+from .draws import DRAW
 from .extract import TABLE_UNITS, same_value, unit_of
 from .fields import ID, StudyError, as_axis, as_overrides, as_table, as_text, check_fields
 from .plotspec import PLOT_FIELDS, REDUCE_STATS, PlotSpec, parse_plot
@@ -66,6 +68,11 @@ class Figure:
     table: Optional[str] = None
     #: Capacity searches instead of a sweep (its table: ``CAPACITY_TABLE``).
     capacity: Optional[CapacitySpec] = None
+    #: Independent draws (``draws = N``): every point of the grid runs N times, draw ``d``
+    #: with the seed a sweep's replication ``d`` gets (draw 0 the scenario's own
+    #: ``run.seed``); the figure's values are the means over the draws (:mod:`.draws`).
+    #: 1: one run per point, no draws.
+    draws: int = 1
 
     @property
     def data_id(self) -> str:
@@ -107,6 +114,17 @@ class Study:
             return self.base.with_overrides(owner.fixed + (self.quick if quick else ()))
         except ScenarioError as e:
             raise StudyError(f"{self.name}: {owner.id}: {e}") from None
+
+    def draws(self, fig: Figure) -> int:
+        """How many draws the figure's data has: its data figure's ``draws`` (1: none)."""
+        return self.figure(fig.data_id).draws
+
+    def frame_keys(self, fig: Figure) -> list[str]:
+        """The columns that tell the runs of the figure's data apart: its data figure's
+        swept keys, and ``draw`` when it has draws (as a per-replication sweep table has
+        ``replication``)."""
+        owner = self.figure(fig.data_id)
+        return [*owner.grid, DRAW] if owner.draws > 1 else list(owner.grid)
 
     def select(self, only: Optional[Sequence[str]]) -> list[Figure]:
         """The figures named in ``only`` (all if None), in study order; unknown ids raise."""
@@ -152,7 +170,26 @@ def find_study(study: "str | os.PathLike[str]") -> Path:
 
 
 FIGURE_FIELDS = {"id", "title", "description", "fixed", "grid", "data", "plot", "quote", "finding", "table",
-                 "capacity"}
+                 "capacity", "draws"}
+
+
+def _draws(spec: Mapping[str, Any], grid: Mapping[str, Any], context: str) -> int:
+    """``draws``: an integer of at least 2, on a figure that runs its own sweep, whose grid
+    leaves ``run.seed`` to the draws. Absent: 1 (one run per point)."""
+    if "draws" not in spec:
+        return 1
+    draws = spec["draws"]
+    if isinstance(draws, bool) or not isinstance(draws, int) or not 2 <= draws <= MAX_REPLICATIONS:
+        raise StudyError(f"{context}: draws must be an integer from 2 to {MAX_REPLICATIONS} (leave it out for "
+                         f"one run per point), got {draws!r}")
+    if spec.get("data") is not None:
+        raise StudyError(f"{context}: draws: a figure with data = {spec['data']!r} has that figure's draws")
+    if "capacity" in spec:
+        raise StudyError(f"{context}: draws: a capacity figure has its own replications "
+                         "([figure.capacity] replications)")
+    if "run.seed" in grid:
+        raise StudyError(f"{context}: draws: each draw sets run.seed, so the grid cannot sweep it")
+    return draws
 
 
 def drawable_tables() -> list[str]:
@@ -192,6 +229,7 @@ def _figure(spec: Any, index: int, where: str) -> Figure:
     table = spec.get("table")
     if table is not None and table not in drawable_tables():
         raise StudyError(f"{context}: table must be one of {', '.join(drawable_tables())}, got {table!r}")
+    draws = _draws(spec, grid, context)
     capacity = None
     if "capacity" in spec:
         if data is not None or table is not None:
@@ -209,6 +247,7 @@ def _figure(spec: Any, index: int, where: str) -> Figure:
         findings=findings,
         table=table,
         capacity=capacity,
+        draws=draws,
     )
 
 
@@ -238,9 +277,11 @@ def _check_columns(fig: Figure, owner: Figure, where: str) -> None:
             if pick.column not in numeric:
                 raise StudyError(f"{context}: {item.id}: column {pick.column!r} is not a column of the figure's "
                                  f"data ({', '.join(numeric)})")
+    # With draws, the plot may pick draws (a line per draw, or one draw); a recipe reads every draw.
+    drawn = [DRAW] if owner.draws > 1 else []
     for role in ("series", "panel"):
         column = getattr(plot, role)
-        if column is not None and column not in selectable:
+        if column is not None and column not in selectable + drawn:
             raise StudyError(f"{context}: plot.{role} {column!r} is not {what}")
         if column is None and getattr(plot, f"{role}_values") is not None:
             raise StudyError(f"{context}: plot.{role}_values without plot.{role}")
@@ -250,8 +291,16 @@ def _check_columns(fig: Figure, owner: Figure, where: str) -> None:
         wheres += [(f"{item.id}", p.where) for v in values for p in v.picks()]
     for label, entries in wheres:
         for column, wanted in entries:
-            if column not in selectable:
+            if column == DRAW and drawn and label != "plot.where":
+                raise StudyError(f"{context}: {label}: where {column!r}: a recipe reads every draw (its value is "
+                                 "their mean); only the plot may pick draws")
+            if column not in selectable + (drawn if label == "plot.where" else []):
                 raise StudyError(f"{context}: {label}: where {column!r} is not {what}")
+            if column == DRAW and column not in selectable:
+                missing = [w for w in wanted if not any(same_value(w, d) for d in range(owner.draws))]
+                if missing:
+                    raise StudyError(f"{context}: {label}: where {column} = {missing[0]!r}: the draws are "
+                                     f"0 to {owner.draws - 1}")
             if column in owner.grid:
                 missing = [w for w in wanted if not any(same_value(w, v) for v in owner.grid[column])]
                 if missing:
