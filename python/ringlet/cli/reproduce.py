@@ -28,7 +28,7 @@ def _list_studies(study_arg: Optional[str]) -> None:
             count = 1
             for values in fig.grid.values():
                 count *= len(values)
-            points = f"{count} points"
+            points = f"{count} points" + (f" x {fig.draws} draws" if fig.draws > 1 else "")
         else:
             points = f"{fig.data}'s points"
         extras = f"{counted(len(fig.quotes), 'quote')}, {counted(len(fig.findings), 'finding')}"

@@ -1,4 +1,6 @@
-"""Studies as data: a paper's figures described in a ``study.toml`` (:mod:`.format`),
+"""Studies as data: a paper's figures described in a ``study.toml`` (:mod:`.format`, with
+its parts: the plot in :mod:`.plotspec`, quotes and findings in :mod:`.claims`, capacity
+searches in :mod:`.capacityspec`),
 the numbers read off a figure's data (:mod:`.extract`), the figures drawn
 (:mod:`.plots`), the paper's numbers checked (:mod:`.validation`), and
 ``ringlet reproduce``, which runs them all (:mod:`.reproduce`).

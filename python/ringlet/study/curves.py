@@ -10,6 +10,7 @@ import math
 from typing import TYPE_CHECKING, Any, Optional, Sequence
 
 from ..runs.table import POINT_FIELDS
+from . import draws
 from .extract import CI_COLUMNS, filter_rows, mean_ci, same_value, unit_of
 from .format import Figure, PlotSpec, Study, default_x
 
@@ -29,7 +30,17 @@ def ordered_values(frame: "pd.DataFrame", column: Optional[str], wanted: Optiona
 def curve(frame: "pd.DataFrame", plot: PlotSpec, panel: Any, series: Any) -> "pd.DataFrame":
     """Columns ``x``, ``y`` and ``ci95`` (the y's 95% half-width, NaN if the runs give
     none), sorted by x: the rows of one panel and series, reduced if the plot says so,
-    x and y (and its half-width) as drawn (``plot.x_scale``, ``plot.y_scale``)."""
+    x and y (and its half-width) as drawn (``plot.x_scale``, ``plot.y_scale``).
+
+    Data with draws (:mod:`.draws`) gives each draw's line, reduced within the draw,
+    and at each x their mean, its half-width Student t over the draws' values."""
+    if draws.is_drawn(frame):
+        return draws.curve_over_draws([(d, _curve(rows, plot, panel, series)) for d, rows in draws.split(frame)])
+    return _curve(frame, plot, panel, series)
+
+
+def _curve(frame: "pd.DataFrame", plot: PlotSpec, panel: Any, series: Any) -> "pd.DataFrame":
+    """:func:`curve` of data without draws (or of one draw's rows)."""
     import pandas as pd
 
     where = list(plot.where)

@@ -10,10 +10,11 @@ from __future__ import annotations
 import io
 from typing import TYPE_CHECKING, Any, Optional, Sequence
 
+from ..api import units
+from . import draws
 from .curves import curve, ordered_values
 from .extract import Difference, ExtractError, Pick, filter_rows, model_column, same_value
-from ..api import units
-from .format import Figure, PlotSpec, Quote, Study, default_x
+from .format import Figure, PlotSpec, Quote, Study
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -185,6 +186,7 @@ def render(fig_spec: Figure, frame: "pd.DataFrame", footer: str, default: Any = 
     from matplotlib.figure import Figure as MplFigure
     from matplotlib.layout_engine import ConstrainedLayoutEngine
     from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
 
     plot = fig_spec.plot
     panels = ordered_values(frame, plot.panel, plot.panel_values)
@@ -199,7 +201,9 @@ def render(fig_spec: Figure, frame: "pd.DataFrame", footer: str, default: Any = 
     axes = mfig.subplots(1, len(panels), sharey=True, squeeze=False)[0]
     marks = [(q, m) for q in fig_spec.quotes if (m := _quote_marks(q, plot)) is not None]
     differences = [(q, d) for q in fig_spec.quotes if (d := _difference_marks(q, plot)) is not None]
-    drawn = {"dashed": False, "star": False, "model": False}  # how the seed's values were drawn, for the legend
+    drawn = {"dashed": False, "star": False, "model": False, "band": False}  # what was drawn, for the legend
+    # Where a quote's at_* x is: read off the first draw (every draw has the same grid).
+    first = draws.split(frame)[0][1]
 
     labels_to_place: list[SeedLabel] = []  # placed once the y scale is final
     for ax, panel in zip(axes, panels):
@@ -208,7 +212,8 @@ def render(fig_spec: Figure, frame: "pd.DataFrame", footer: str, default: Any = 
             if line.empty:
                 continue
             # (One line without series: "ringlet", beside the seed's values; the y label names it.)
-            label = plot.label("series", s) if plot.series else "ringlet"
+            label = plot.label("series", s) if plot.series else (
+                "ringlet" + (f" (mean of {draws.count(frame)} draws)" if draws.is_drawn(frame) else ""))
             # A dense line (a run over time) reads better without a marker at every point.
             marker = marker_of[s] if len(line) <= DENSE_LINE else None
             # (Above the seed's stars: a star at ringlet's own point must not hide it.)
@@ -221,6 +226,11 @@ def render(fig_spec: Figure, frame: "pd.DataFrame", footer: str, default: Any = 
             if plot.reduce and line["ci95"].notna().any():  # few points: show how sure each is
                 ax.errorbar(line["x"], line["y"], yerr=line["ci95"].fillna(0.0), fmt="none", ecolor=color_of[s],
                             elinewidth=0.8, capsize=2)
+            elif draws.is_drawn(frame) and line["ci95"].notna().any():  # the spread between the draws
+                ci = line["ci95"].fillna(0.0)
+                ax.fill_between(line["x"], line["y"] - ci, line["y"] + ci, color=color_of[s], alpha=0.2,
+                                linewidth=0, zorder=2.2)
+                drawn["band"] = True
         for quote, q_panel, q_series in lines:
             if q_panel is not None and not same_value(q_panel, panel):
                 continue
@@ -245,7 +255,7 @@ def render(fig_spec: Figure, frame: "pd.DataFrame", footer: str, default: Any = 
                 drawn["dashed"] = True
                 labels_to_place.append((ax, None, value, text, color))
             else:
-                x = pick.target_x(filter_rows(frame, pick.where), plot.x) * plot.x_scale
+                x = pick.target_x(filter_rows(first, pick.where), plot.x) * plot.x_scale
                 _star(ax, x, value, color)
                 drawn["star"] = True
                 labels_to_place.append((ax, x, value, text, color))
@@ -254,9 +264,9 @@ def render(fig_spec: Figure, frame: "pd.DataFrame", footer: str, default: Any = 
             if plot.panel is not None and not any(same_value(v, panel) for v in where.get(plot.panel, ())):
                 continue  # (drawn on its own panel only)
             try:
-                start = base.evaluate(frame, plot.x)
-                x = at.target_x(filter_rows(frame, at.where), plot.x) * plot.x_scale
-                x0 = base.target_x(filter_rows(frame, base.where), plot.x) * plot.x_scale
+                start = draws.estimate(base, frame, plot.x).value
+                x = at.target_x(filter_rows(first, at.where), plot.x) * plot.x_scale
+                x0 = base.target_x(filter_rows(first, base.where), plot.x) * plot.x_scale
             except ExtractError:  # (no data there: the validation table says so)
                 continue
             value = start + quote.seed_value_si
@@ -296,7 +306,10 @@ def render(fig_spec: Figure, frame: "pd.DataFrame", footer: str, default: Any = 
     if drawn["model"]:
         handles.append(Line2D([], [], color="0.35", **MODEL_STYLE))
         labels.append("analytic model")
-    if handles and (plot.series or drawn["dashed"] or drawn["star"] or drawn["model"]):
+    if drawn["band"]:
+        handles.append(Patch(color="0.35", alpha=0.2, linewidth=0))
+        labels.append(f"95% CI over {draws.count(frame)} draws")
+    if handles and (plot.series or drawn["dashed"] or drawn["star"] or drawn["model"] or drawn["band"]):
         # Outside the axes: inside, it would hide lines or the seed's labels.
         mfig.legend(handles, labels, fontsize=8, title=plot.series_title, title_fontsize=8,
                     loc="outside right center")

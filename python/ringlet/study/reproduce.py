@@ -34,14 +34,18 @@ from ..runs.executors import LocalExecutor
 from ..runs.grid import points
 from ..runs.limits import MAX_PROCESSES, check_count
 from ..runs.progress import Progress, Reporter, reporter
+from ..runs.replications import replication_seed
 from ..runs.store import FILENAME, Store
 from ..runs.sweep import execute, plan_runs
 from ..api import schema
 from ..runs.table import PRIORITY_FIELDS, PROVENANCE_FIELDS, columns, frame, optional_present, rows
+from .draws import DRAW
 from .format import CAPACITY_COLUMNS, Figure, Study, StudyError, default_x, load_study, max_priorities
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
+
+    from ..api.scenario import Scenario
 
 
 @dataclass
@@ -130,9 +134,11 @@ def plan(study: Study, figures: Sequence[Figure], quick: bool = False) -> Plan:
         owner = study.figure(owner_id)
         scenario = study.scenario(owner, quick)
         try:
-            expanded = points(scenario, owner.grid)
+            expanded = points(scenario, owner.grid, replications=owner.draws)
         except ScenarioError as e:
             raise StudyError(f"{study.name}: {owner.id}: {e}") from None
+        if owner.draws > 1:
+            expanded = _drawn(expanded, scenario, owner.draws)
         if owner.capacity is not None:
             out.searches[owner_id] = [(values, (scenario.text, overrides)) for values, overrides in expanded]
             continue
@@ -146,6 +152,19 @@ def plan(study: Study, figures: Sequence[Figure], quick: bool = False) -> Plan:
             entries.append((values, index[key]))
         out.layout[owner_id] = entries
     _check_unambiguous(study, figures, quick)
+    return out
+
+
+def _drawn(expanded: list[tuple[dict[str, Any], tuple[Override, ...]]], scenario: "Scenario",
+           draws: int) -> list[tuple[dict[str, Any], tuple[Override, ...]]]:
+    """The grid's points once per draw, draw 0's first: draw ``d`` is the point with
+    ``run.seed`` set as a sweep's replication ``d`` sets it (draw 0 keeps the scenario's),
+    and ``draw = d`` among its swept values."""
+    seed = int(scenario.get("run.seed"))
+    out = []
+    for d in range(draws):
+        seed_d = () if d == 0 else (("run.seed", str(replication_seed(seed, d))),)
+        out += [({**values, DRAW: d}, (*overrides, *seed_d)) for values, overrides in expanded]
     return out
 
 
@@ -174,12 +193,12 @@ def _frames(plan_: Plan, study: Study, figures: Sequence[Figure],
         table: list[dict[str, Any]] = []
         for i, (values, k) in enumerate(entries):
             table.extend(rows(i, values, results[k]))
-        frames[owner_id] = frame(table, columns(list(study.figure(owner_id).grid), optional_present(table)))
+        frames[owner_id] = frame(table, columns(study.frame_keys(study.figure(owner_id)), optional_present(table)))
     for fig in figures:
         if fig.capacity is not None or fig.frame_key in frames:
             continue
         if fig.table is not None:
-            keys = list(study.figure(fig.data_id).grid)
+            keys = study.frame_keys(fig)
             frames[fig.frame_key] = table_frame(fig.table, keys, plan_.layout[fig.data_id], results)
     return frames
 
@@ -293,8 +312,12 @@ def run_study(
     drawings = []
     for fig in figures:
         frame = frames[fig.frame_key]
-        footer = (f"ringlet {version} · study {study.name} · {len(frame['point'].unique())} points · "
-                  f"{_transactions(study, fig, quick):,} transactions per point"
+        draws = study.draws(fig)
+        runs = len(frame["point"].unique())
+        footer = (f"ringlet {version} · study {study.name} · "
+                  + (f"{runs // draws} points x {draws} draws (each its own run.seed) · " if draws > 1
+                     else f"{runs} points · ")
+                  + f"{_transactions(study, fig, quick):,} transactions per point"
                   + (" · QUICK RUN (smoke test, not a result)" if quick else ""))
         default = default_x(study, fig) if fig.plot.mark_default else None
         drawings.append((fig, frame, footer, default, seed_lines(study, fig)))

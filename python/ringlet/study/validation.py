@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Optional, Sequence
 
 from ..runs.table import early_points
+from . import draws
 from .extract import ExtractError, Pick, model_column
 from .format import Figure, Finding, Quote, Study
 
@@ -23,7 +24,7 @@ COLUMNS = [
     "kind", "figure", "quote_id", "finding_id", "description", "calibrated",
     "seed_value", "seed_unit", "seed_value_si", "ringlet_value", "ringlet_ci95", "model_value", "unit", "difference",
     "difference_pct", "holds", "verdict", "compared_to", "compared_to_high", "compared_to_ci95", "noise",
-    "recipe", "note", "quick", "ringlet_version",
+    "recipe", "note", "quick", "ringlet_version", "draws", "held_in_draws",
 ]
 
 
@@ -45,9 +46,15 @@ def _model_value(fig: Figure, quote: Quote, frame: "pd.DataFrame") -> float:
     if column is None:
         return _nan()
     try:
-        return dataclasses.replace(pick, column=column).evaluate(frame, fig.plot.x)
+        return draws.estimate(dataclasses.replace(pick, column=column), frame, fig.plot.x).value
     except ExtractError:
         return _nan()
+
+
+def _draws(frame: "pd.DataFrame") -> dict[str, Any]:
+    """A row's ``draws`` (how many; None without draws) and ``held_in_draws`` (filled in
+    for a finding over draws)."""
+    return {"draws": draws.count(frame) if draws.is_drawn(frame) else None, "held_in_draws": None}
 
 
 def _quote_row(fig: Figure, quote: Quote, frame: "pd.DataFrame") -> dict[str, Any]:
@@ -58,10 +65,10 @@ def _quote_row(fig: Figure, quote: Quote, frame: "pd.DataFrame") -> dict[str, An
         "seed_value_si": quote.seed_value_si, "unit": quote.unit, "recipe": quote.value.describe(),
         "ringlet_value": _nan(), "ringlet_ci95": _nan(), "model_value": _model_value(fig, quote, frame),
         "difference": _nan(), "difference_pct": _nan(), "holds": None, "verdict": None, "compared_to": _nan(), "compared_to_high": _nan(),
-        "compared_to_ci95": _nan(), "noise": _nan(), "note": "",
+        "compared_to_ci95": _nan(), "noise": _nan(), "note": "", **_draws(frame),
     }
     try:
-        estimate = quote.value.estimate(frame, fig.plot.x)
+        estimate = draws.estimate(quote.value, frame, fig.plot.x)
     except ExtractError as e:
         row["note"] = str(e)
         return row
@@ -92,10 +99,17 @@ def _finding_row(fig: Figure, finding: Finding, frame: "pd.DataFrame") -> dict[s
         "unit": finding.left.unit, "recipe": finding_recipe(finding), "ringlet_value": _nan(),
         "ringlet_ci95": _nan(), "difference": _nan(), "difference_pct": _nan(), "holds": None, "verdict": None,
         "compared_to": _nan(), "compared_to_high": _nan(), "compared_to_ci95": _nan(), "noise": _nan(), "note": "",
+        **_draws(frame),
     }
     try:
-        left = finding.left.estimate(frame, fig.plot.x)
-        right = finding.right.estimate(frame, fig.plot.x)
+        if draws.is_drawn(frame):
+            judged = draws.judge(finding, frame, fig.plot.x)
+            left, right, noise = judged.left, judged.right, judged.noise
+            row["held_in_draws"] = judged.held
+        else:
+            left = finding.left.estimate(frame, fig.plot.x)
+            right = finding.right.estimate(frame, fig.plot.x)
+            noise = finding.noise(left.ci95, right.ci95)
     except ExtractError as e:
         row["note"] = str(e)
         return row
@@ -107,11 +121,10 @@ def _finding_row(fig: Figure, finding: Finding, frame: "pd.DataFrame") -> dict[s
         row["compared_to_high"] = factors[1] * right.value
     row["compared_to_ci95"] = abs(factors[0]) * right.ci95
     # The half-width of the difference to the nearest bound, which decides "within noise".
-    noise = finding.noise(left.ci95, right.ci95)
     nearest = min(range(len(factors)), key=lambda i: abs(left.value - factors[i] * right.value))
     row["noise"] = noise[nearest]
     row["holds"] = finding.holds(left.value, right.value)
-    row["verdict"] = finding.verdict(left.value, right.value, left.ci95, right.ci95)
+    row["verdict"] = finding.decide(left.value, right.value, noise)
     return row
 
 
@@ -132,6 +145,8 @@ def validation_table(
     table = pd.DataFrame(rows, columns=COLUMNS)
     table["holds"] = table["holds"].astype("object")
     table["calibrated"] = table["calibrated"].astype("object")
+    for column in ("draws", "held_in_draws"):  # counts, empty where there are no draws
+        table[column] = table[column].astype("Int64")
     return table
 
 
@@ -162,7 +177,7 @@ def early_stops(
         owner = study.figure(data_id)
         target = study.scenario(owner, quick).get("run.measure_transactions")
         rows += [{"figure": data_id, **point, "target_transactions": target}
-                 for point in early_points(frames[data_id], list(owner.grid))]
+                 for point in early_points(frames[data_id], study.frame_keys(owner))]
     return pd.DataFrame(rows, columns=EARLY_COLUMNS)
 
 
@@ -211,6 +226,67 @@ def with_ci(x: Any, ci: Any, unit: str = "") -> str:
 VERDICT_MARKDOWN = {"yes": "yes", "no": "**no**", "within noise": "within noise"}
 
 
+def _count(x: Any) -> Optional[int]:
+    """A count cell (``draws``, ``held_in_draws``) as an int; None when empty (None, NaN, NA)."""
+    try:
+        return None if x is None or x != x else int(x)
+    except TypeError:  # pandas' NA, whose comparisons are NA
+        return None
+
+
+def _over_draws(draws: Any) -> str:
+    """`` (mean of N draws)`` after a value read over draws; nothing without draws."""
+    return "" if _count(draws) is None else f" (mean of {_count(draws)} draws)"
+
+
+def _holds(r: Mapping[str, Any]) -> str:
+    return VERDICT_MARKDOWN.get(r["verdict"], f"– ({_cell(r['note'])})")
+
+
+def _held(r: Mapping[str, Any]) -> str:
+    """``3 of 5 draws`` for a finding over draws; a dash otherwise."""
+    draws, held = _count(r.get("draws")), _count(r.get("held_in_draws"))
+    if draws is None or held is None:
+        return "–"
+    return f"{held} of {draws} draws"
+
+
+def _bound(r: Mapping[str, Any]) -> str:
+    """What ``left`` is compared to: ``factor x right`` and its half-width, or the two bounds."""
+    if not math.isnan(r["compared_to_high"]):
+        return f"{short_number(r['compared_to'])} to {short_number(r['compared_to_high'])} {r['unit']}"
+    return f"{with_ci(r['compared_to'], r['compared_to_ci95'])} {r['unit']}"
+
+
+def depends_on_the_draw(findings: "pd.DataFrame") -> "pd.DataFrame":
+    """The findings over draws whose comparison held in some draws and not in others."""
+    if "held_in_draws" not in findings:
+        return findings.iloc[:0]
+    held, draws = findings["held_in_draws"], findings["draws"]
+    some = held.notna() & draws.notna()
+    return findings[some & (held.fillna(0) > 0) & (held.fillna(0) < draws.fillna(0))]
+
+
+def _depends_on_the_draw(findings: "pd.DataFrame", h2: str) -> list[str]:
+    """The section that lists the findings over draws whose comparison depends on the draw."""
+    lines = [f"{h2} Findings that depend on the draw", ""]
+    mixed = depends_on_the_draw(findings)
+    every = findings["draws"].notna() & (findings["held_in_draws"] == findings["draws"])
+    none = findings["draws"].notna() & (findings["held_in_draws"] == 0)
+    lines.append(f"Of the {int(findings['draws'].notna().sum())} findings read over draws, the comparison "
+                 f"held in every draw for {int(every.sum())}, in none for {int(none.sum())}, and in some "
+                 f"draws but not in others for {len(mixed)}"
+                 + (": those, whose conclusion rests on the random draw, are below." if len(mixed) else "."))
+    lines.append("")
+    if len(mixed):
+        lines += ["| figure | finding | holds | held in | ringlet | compared to |", "|---|---|:---:|:---:|---:|---:|"]
+        for r in mixed.to_dict("records"):
+            lines.append(f"| {r['figure']} | {r['finding_id']} | {_holds(r)} | {_held(r)} "
+                         f"| {with_ci(r['ringlet_value'], r['ringlet_ci95'], r['unit'])} | {_bound(r)} |")
+        lines.append("")
+    return lines
+
+
 def _cell(text: Any) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
@@ -239,11 +315,14 @@ def to_markdown(table: "pd.DataFrame", study: Study, quick: bool, version: str, 
     lines = [f"{h1} Validation: {study.title}", ""]
     if study.source:
         lines += [f"Source: {study.source}", ""]
+    drawn = "draws" in table and table["draws"].notna().any()
     lines += [
         f"ringlet {version}, study `{study.name}`"
         + (" — **quick run** (fewer transactions per point: a smoke test, not a result)" if quick else "")
         + ". " + _units_sentence(table) + "difference = ringlet − seed (SI). ± is the 95% confidence half-width "
-        "(batch means) of ringlet's value.",
+        + ("of ringlet's value: batch means within a run; for a figure run over several draws (each point "
+           "run with N seeds, each drawing its own random traffic), the value is the mean over the draws and "
+           "± Student t over the draws' values." if drawn else "(batch means) of ringlet's value."),
         "",
     ]
     quotes = table[table["kind"] == "quote"]
@@ -261,8 +340,8 @@ def to_markdown(table: "pd.DataFrame", study: Study, quick: bool, version: str, 
         for r in quotes.to_dict("records"):
             diff = ("–" if math.isnan(r["difference_pct"])
                     else f"{signed_difference(r['difference'], r['seed_value_si'])} ({signed_pct(r['difference_pct'])})")
-            ringlet = (with_ci(r["ringlet_value"], r["ringlet_ci95"], r["unit"]) if not r["note"]
-                       else f"– ({_cell(r['note'])})")
+            ringlet = (with_ci(r["ringlet_value"], r["ringlet_ci95"], r["unit"]) + _over_draws(r.get("draws"))
+                       if not r["note"] else f"– ({_cell(r['note'])})")
             model = "–" if _missing(r.get("model_value")) else f"{short_number(r['model_value'])} {r['unit']}"
             role = ("| **calibration** " if is_calibrated(r.get("calibrated")) else "| validation ") if roles else ""
             lines.append(
@@ -275,19 +354,24 @@ def to_markdown(table: "pd.DataFrame", study: Study, quick: bool, version: str, 
         lines += [f"{h2} Findings", "",
                   "A claim holds (yes) or not (**no**) only when ringlet's value is further from the "
                   "bound than the 95% half-width of the difference; nearer, the runs cannot tell "
-                  "(within noise).", "",
-                  "| figure | finding | claim | holds | ringlet | compared to |",
-                  "|---|---|---|:---:|---:|---:|"]
-        for r in findings.itertuples():
-            holds = VERDICT_MARKDOWN.get(r.verdict, f"– ({_cell(r.note)})")
-            bound = with_ci(r.compared_to, r.compared_to_ci95)
-            if not math.isnan(r.compared_to_high):
-                bound = f"{short_number(r.compared_to)} to {short_number(r.compared_to_high)}"
+                  "(within noise)."
+                  + (" Over draws, the difference is taken in each draw and its half-width is Student t "
+                     "over the draws' differences; *held in* counts the draws in which the comparison "
+                     "itself held." if drawn else ""), ""]
+        if drawn:
+            lines += ["| figure | finding | claim | holds | held in | ringlet | compared to |",
+                      "|---|---|---|:---:|:---:|---:|---:|"]
+        else:
+            lines += ["| figure | finding | claim | holds | ringlet | compared to |",
+                      "|---|---|---|:---:|---:|---:|"]
+        for r in findings.to_dict("records"):
+            held = f"| {_held(r)} " if drawn else ""
             lines.append(
-                f"| {r.figure} | {r.finding_id} | {_cell(r.description)} | {holds} "
-                f"| {with_ci(r.ringlet_value, r.ringlet_ci95, r.unit)} | {bound} {r.unit} |"
+                f"| {r['figure']} | {r['finding_id']} | {_cell(r['description'])} | {_holds(r)} {held}"
+                f"| {with_ci(r['ringlet_value'], r['ringlet_ci95'], r['unit'])} | {_bound(r)} |"
             )
         lines.append("")
+        lines += _depends_on_the_draw(findings, h2) if drawn else []
     if sensitivity is not None and len(sensitivity):
         lines += [f"{h2} Sensitivity to parameters the seed does not give", "",
                   "Each line of a sensitivity figure: the quantity at the value ringlet uses, and its "
