@@ -268,3 +268,24 @@ def test_bad_capacity_figures_are_named(tmp_path, p2p, spec, needle):
     with pytest.raises(StudyError) as e:
         load_study(tmp_path)
     assert needle in str(e.value) and "cap: capacity" in str(e.value)
+
+
+def test_a_switch_networks_capacity_says_what_each_port_carries_there(tmp_path):
+    """Seed 001's cost-efficiency: the payload per switch port at the capacity is the decisive
+    run's throughput over the network's switch ports (32 of uO4nS16's), the same figure a run
+    at that load reports; a ring has no ports and no such figure."""
+    banyan = ringlet.Scenario.load(ROOT / "scenarios" / "banyan" / "uO4nS16.toml").with_overrides(
+        ["run.measure_transactions=1500"])
+    c = ringlet.capacity(banyan, "loss<=1MB/s", range=(10, 400), tolerance=0.2, replications=1, processes=1,
+                         store=tmp_path / "s.sqlite")
+    assert c.verdict == "found"
+    at = banyan.with_overrides([f"traffic.load_mbps_per_node={c.capacity}"]).run()
+    assert at.hardware["ports"].iloc[0] == 32
+    assert c.throughput_mbps_per_port == pytest.approx(at.summary["throughput_mbps"] / 32, rel=1e-9)
+    assert f"there {c.throughput_mbps_per_port:.6g} MB/s of payload per switch port" in c.message()
+    assert c.to_dict()["throughput_mbps_per_port"] == c.throughput_mbps_per_port
+    ring = ringlet.Scenario.load(ROOT / "scenarios" / "sci-rt" / "dfc-8node.toml").with_overrides(
+        ["run.measure_transactions=1500"])
+    r = ringlet.capacity(ring, "p99<=3us", range=(5, 200), tolerance=0.2, replications=1, processes=1,
+                         store=tmp_path / "s.sqlite")
+    assert r.throughput_mbps_per_port is None and "per switch port" not in r.message()

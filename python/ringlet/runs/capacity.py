@@ -146,9 +146,14 @@ class Probe:
     #: The first replication's provenance (scenario hash, seed, ringlet version): where the
     #: results store keeps it.
     provenance: dict[str, Any] = field(default_factory=dict)
+    #: Payload carried per switch port (the mean over replications), where the network
+    #: has switches (seed 001's cost-efficiency); else None.
+    throughput_mbps_per_port: Optional[float] = None
 
     def row(self) -> dict[str, Any]:
         out: dict[str, Any] = {"value": self.value, "meets": self.meets, "stopped_by": self.stopped_by}
+        if self.throughput_mbps_per_port is not None:
+            out["throughput_mbps_per_port"] = self.throughput_mbps_per_port
         for c in self.checks:
             d = c["deadline"]
             for k in ("figure", "ci95", "bound", "holds"):
@@ -234,6 +239,15 @@ class Capacity:
         at = self.capacity if self.capacity is not None else min(p.value for p in self.probes)
         return next(p for p in self.probes if p.value == at)
 
+    @property
+    def throughput_mbps_per_port(self) -> Optional[float]:
+        """Payload per switch port at the capacity (where the network has switches and the
+        deadline is met somewhere): what a port earns of its cost, seed 001's measure."""
+        if self.capacity is None:
+            return None
+        probe = self.decisive()
+        return None if probe is None else probe.throughput_mbps_per_port
+
     def message(self) -> str:
         """One line: the answer, or why there is none."""
         what = " and ".join(self.deadlines) + (f" at priority {self.priority}" if self.priority is not None else "")
@@ -242,8 +256,10 @@ class Capacity:
             return f"{what} is met nowhere: not even at {self.key} = {_fmt(lowest)}"
         if self.verdict == "everywhere":
             return f"{what} is met everywhere probed: up to {self.key} = {_fmt(self.capacity)} (the highest tried)"
+        per_port = self.throughput_mbps_per_port
+        there = "" if per_port is None else f"; there {_fmt(per_port)} MB/s of payload per switch port"
         return (f"capacity: {self.key} = {_fmt(self.capacity)} meets {what} "
-                f"({_fmt(self.fails_at)} does not; within {self.tolerance:.3g} of it)")
+                f"({_fmt(self.fails_at)} does not; within {self.tolerance:.3g} of it{there})")
 
     def table(self) -> "Any":
         """The probed points as a DataFrame, in the order they were run."""
@@ -254,8 +270,9 @@ class Capacity:
     def to_dict(self) -> dict[str, Any]:
         return {"capacity": self.capacity, "key": self.key, "deadlines": self.deadlines, "priority": self.priority,
                 "verdict": self.verdict, "fails_at": self.fails_at, "tolerance": self.tolerance,
-                "replications": self.replications,
+                "replications": self.replications, "throughput_mbps_per_port": self.throughput_mbps_per_port,
                 "probes": [{"value": p.value, "meets": p.meets, "stopped_by": p.stopped_by,
+                            "throughput_mbps_per_port": p.throughput_mbps_per_port,
                             "checks": [_plain(c) for c in p.checks]} for p in self.probes]}
 
     def plot(self, path: "str | os.PathLike[str]") -> None:
@@ -373,7 +390,9 @@ class _Search:
             self.computed += done.outcome.computed
             rows = done.table().to_dict("records")
             ok, stopped, checks = judge(rows, self.deadlines, self.priority)
-            probe = Probe(value, ok, stopped, checks, {f: rows[0].get(f) for f in PROVENANCE_FIELDS})
+            per_port = _number(rows[0].get("throughput_mbps_per_port"))
+            probe = Probe(value, ok, stopped, checks, {f: rows[0].get(f) for f in PROVENANCE_FIELDS},
+                          None if per_port is None or math.isnan(per_port) else per_port)
             self.probes[value] = probe
             self.order.append(probe)
             if self.progress:

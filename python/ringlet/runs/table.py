@@ -39,8 +39,13 @@ PRIORITY_FIELDS = schema.sweep_per_priority()
 #: Point-level figures: column name -> figure of the run's summary, in order.
 TOTAL_FIELDS = schema.sweep_totals()
 
+#: What a switch family's hardware report adds to its rows (column -> figure of
+#: ``hardware``): its switch ports and the payload carried per port, the seed 001's
+#: measure of cost-efficiency. A network without switches has none.
+HARDWARE_FIELDS = {"switch_ports": "ports", "throughput_mbps_per_port": "throughput_mbps_per_port"}
+
 #: Optional point figures (numbers), in order: in a table only when a row has one.
-OPTIONAL_FIELDS = schema.names(schema.optional_summary())
+OPTIONAL_FIELDS = [*schema.names(schema.optional_summary()), *HARDWARE_FIELDS]
 
 #: Provenance columns: enough to re-run a row exactly (from the result's provenance, not the report).
 PROVENANCE_FIELDS = ["scenario_hash", "seed", "ringlet_version"]
@@ -71,8 +76,10 @@ POINT_FIELDS = (frozenset(TOTAL_FIELDS) | frozenset(NODE_LIST_FIELDS) | frozense
 def _units() -> dict[str, str]:
     per_priority = {c["name"]: c["unit"] for c in schema.table("per_priority") or []}
     summary = {c["name"]: c["unit"] for c in schema.summary()}
+    hardware = {c["name"]: c["unit"] for c in schema.report_schema()["hardware"]}
     return {**{f: per_priority[f] for f in PRIORITY_FIELDS}, **{c: summary[f] for c, f in TOTAL_FIELDS.items()},
-            **{f: "" for f in NODE_LIST_FIELDS}, **{c["name"]: c["unit"] for c in schema.optional_summary()}}
+            **{f: "" for f in NODE_LIST_FIELDS}, **{c["name"]: c["unit"] for c in schema.optional_summary()},
+            **{c: hardware[f] for c, f in HARDWARE_FIELDS.items()}}
 
 
 #: Each figure's unit, as the schema gives it (``""`` for counts and text).
@@ -125,6 +132,9 @@ def rows(point: int, values: Mapping[str, Any], result: Mapping[str, Any]) -> li
     totals = {col: result.get(key) for col, key in TOTAL_FIELDS.items()}
     totals.update({f: node_list_text(result.get(f)) for f in NODE_LIST_FIELDS})
     totals.update({f: result[f] for f in OPTIONAL_FIELDS if f in result})
+    hardware = result.get("hardware") or {}
+    if hardware.get("ports"):
+        totals.update({c: hardware.get(f) for c, f in HARDWARE_FIELDS.items()})
     prov = result.get("provenance", {})
     provenance = {k: prov.get(k) for k in PROVENANCE_FIELDS}
     levels = result.get("per_priority") or [{}]

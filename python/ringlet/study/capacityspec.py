@@ -29,8 +29,9 @@ class CapacitySpec:
 #: point and deadline.
 CAPACITY_TABLE = "capacity"
 #: Its numeric columns: the deadline's limit (ns, MB/s or plain), the capacity found
-#: (NaN when met nowhere), the lowest value found to miss, the points probed.
-CAPACITY_NUMERIC = ("deadline_value", "capacity", "fails_at", "probes")
+#: (NaN when met nowhere), the lowest value found to miss, the points probed, and the
+#: payload per switch port at the capacity (NaN without switches or a capacity).
+CAPACITY_NUMERIC = ("deadline_value", "capacity", "fails_at", "probes", "throughput_mbps_per_port")
 CAPACITY_COLUMNS = ("deadline", "verdict", *CAPACITY_NUMERIC)
 
 

@@ -59,7 +59,7 @@ TABLE_UNITS = {c["name"]: c["unit"] for columns in schema.report_schema()["table
                if c["name"] != "name"}
 # A capacity figure's table (``format.CAPACITY_TABLE``): values of the searched key, and the
 # deadline's limit, in whatever unit those have.
-TABLE_UNITS.update({"deadline_value": "", "capacity": "", "fails_at": "", "probes": ""})
+TABLE_UNITS.update({"deadline_value": "", "capacity": "", "fails_at": "", "probes": "", "throughput_mbps_per_port": "MB/s"})
 
 
 def unit_of(column: str) -> str:

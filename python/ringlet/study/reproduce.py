@@ -238,6 +238,8 @@ def _search_all(plan_: Plan, study: Study, jobs: int, store: Store, progress: Pr
                              "deadline_value": parse_deadlines(deadline)[0].limit,
                              "capacity": math.nan if c.capacity is None else c.capacity,
                              "fails_at": math.nan if c.fails_at is None else c.fails_at, "probes": len(c.probes),
+                             "throughput_mbps_per_port": (math.nan if c.throughput_mbps_per_port is None
+                                                          else c.throughput_mbps_per_port),
                              **c.decisive().provenance})
                 if progress:
                     print(f"{fig_id}: {describe(values)}: {c.message()}", file=sys.stderr, flush=True)
