@@ -34,13 +34,24 @@ SEED_QUOTES = {  # quote id -> the seed's number, as section VI prints it
     "latency-factor": 2.8,
 }
 
+BOOK_QUOTES = {  # quote id -> Richter's SCINET book's number (pp. 82, 124-128), or the seed's read with its transaction
+    "elementary-loss-free-limit": 333.3,
+    "elementary-max-throughput": 333.3,
+    "elementary-loss-450": 9.5,
+    "uO2nS2-write64-max-throughput": 682,
+    "uO2nS2-write64-loss-1GBps": 83,
+    "second-blink-two-senders": 1.554,
+    "second-blink-four-senders": 2,
+    "fourth-blink-ringlets": 1.015,
+}
+
 
 def test_sci_switch_study_parses_and_validates():
     assert "sci-switch" in available_studies()
     study = load_study("sci-switch")
     assert {"fig10", "fig11", "fig12", "fig13", "fig14", "fig15", "fig16"} <= set(study.ids)
     quotes = {q.id: q for f in study.figures for q in f.quotes}
-    assert {k: q.seed_value for k, q in quotes.items()} == SEED_QUOTES
+    assert {k: q.seed_value for k, q in quotes.items()} == {**SEED_QUOTES, **BOOK_QUOTES}
     assert all(q.seed_unit in ("MB/s", "ns", "ratio") for q in quotes.values())
     # Every figure is the paper's (quotes, findings, or another's data), says it is beyond it, or
     # is a sensitivity figure (a value no source fixes, with the seed's number beside it).
@@ -64,9 +75,10 @@ def test_sci_switch_study_parses_and_validates():
     assert all(f.draws >= 5 for f in permutation if f.capacity is None)
     # (capacity-loss's searches have their own replications, each its own permutation.)
     assert all(f.capacity.replications >= 3 for f in permutation if f.capacity is not None)
-    # Budget: under 2200 distinct runs, most of 50 000 transactions; the permutation figures'
-    # points, each run once per draw, are most of them (docs/studies.md gives the time).
-    assert len(plan(study, study.figures).work) <= 2200
+    # Budget: under 3100 distinct runs (the capacity searches apart), most of 50 000 or 20 000
+    # transactions; the permutation figures' points, each run once per draw, are most of them
+    # (docs/studies.md gives the time).
+    assert len(plan(study, study.figures).work) <= 3100
 
 
 @pytest.fixture(scope="module")
