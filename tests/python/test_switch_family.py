@@ -295,6 +295,19 @@ def test_python_api_sweep(tmp_path):
     pd.testing.assert_frame_equal(again, table)
 
 
+def test_a_sweep_row_says_what_each_switch_port_carries(swept, tmp_path):
+    """Seed 001's cost-efficiency in every switch sweep: the switch ports (4 on bO2nS2's
+    bidirectional switch, 2 used on uO2nS2's unidirectional one) and the payload each carries,
+    the throughput over the ports; a ring's sweep has neither column."""
+    table = pd.read_csv(swept / "sweep.csv")
+    ports = dict(zip(table["network.ringlets"], table["switch_ports"]))
+    assert ports == {"bidirectional": 4, "unidirectional": 2}
+    assert table["throughput_mbps_per_port"].tolist() == pytest.approx(
+        (table["total_throughput_mbps"] / table["switch_ports"]).tolist(), rel=1e-9)
+    ring = ringlet.sweep(ringlet.Scenario.from_toml(SMALL_TOML), {LOAD: [10]}, processes=1, store=tmp_path)
+    assert not {"switch_ports", "throughput_mbps_per_port"} & set(ring.columns)
+
+
 def test_dask_sweep_equals_local():
     pytest.importorskip("distributed")
     s = ringlet.Scenario.load(SWITCH).with_overrides(QUICK)
