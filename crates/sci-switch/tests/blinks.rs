@@ -80,3 +80,23 @@ fn with_one_b_link_the_second_packet_is_busied() {
     assert_eq!(times(&f, 1, Busied, Request, 0).first(), Some(&ns(250.0 + 21.0)));
     assert_eq!(f.report().transactions, 2, "the retry gets through");
 }
+
+/// A busied packet's retry goes back to the chip that busied it, which may
+/// hold a reservation for it (IEEE 1596's A/B queue allocation), not to
+/// another chip of the cascade that has room by then (SCINET book p. 120:
+/// the retry must find the chip responsible for it). Found by the invariant
+/// campaign (`banyan` #9 of `campaign 300 13 wide banyan`): a 2x2 Banyan of
+/// two-B-Link switches with 720 ns links, overloaded, where a retry passed
+/// on to the second chip was admitted against a reservation it never had.
+#[test]
+fn a_retry_goes_back_to_the_chip_that_busied_it() {
+    let text = "[network]\nkind = \"banyan\"\nnodes = 2\nlink_delay_ns = 720.1709577372914\nbandwidth_allocation = \"debts\"\n\
+                [switch]\nblinks = 2\n[node]\nbuffer_packets = 8931\n[traffic]\nload_mbps_per_node = 2333.333333333333\n\
+                [run]\nseed = 114208\nwarmup_ns = 50000.0\nmeasure_transactions = 1000000000\nmax_sim_time_ns = 500000.0\nmax_backlog_transactions = 20000\n";
+    let s = ringlet_switch::load_str(text, &[]).unwrap();
+    let r = (ringlet_switch::BANYAN.run)(&s, ringlet_fabric::family::Mode::Plain).unwrap().report;
+    let c = &r.conservation;
+    assert_eq!(c.delivered_twice, 0);
+    assert_eq!(c.generated, c.completed + c.queued + c.in_flight + c.lost, "{c:?}");
+    assert!(r.counters.reservations > 0 && r.counters.retries > 0, "the run exercises reservations and retries");
+}

@@ -229,7 +229,7 @@ impl<P: RingProtocol> Fabric<P> {
         let now = self.sched.now();
         let slot = self.slot_of(id);
         let pk = self.slab.at(id);
-        let (len, mut to, send, kind, class) = (pk.len, pk.to, pk.is_send(), pk.kind, pk.class);
+        let (len, mut to, send, kind, class, retries) = (pk.len, pk.to, pk.is_send(), pk.kind, pk.class, pk.retries);
         if send && self.inversions.is_some() {
             let pk = *pk;
             self.output_inversion(i, &pk);
@@ -239,7 +239,8 @@ impl<P: RingProtocol> Fabric<P> {
         n.decision_at = now + slot;
         let (next, hop, strip_hop) = (n.next, n.hop, n.strip_hop);
         self.sched.at(now + slot, Event::OutputFree { iface: i as u16 }.pack());
-        if to == next && send && self.topo.has_cascades() {
+        if to == next && send && retries == 0 && self.topo.has_cascades() {
+            // (A retry goes back to the chip that busied it, which may hold its reservation.)
             to = self.cascade_target(next as usize, class as usize, id);
         }
         if to == next {
@@ -292,7 +293,8 @@ impl<P: RingProtocol> Fabric<P> {
     /// whose input queue of the class is full, the first later chip with
     /// room (else the last), which takes it in its stead and which its
     /// echo and any retry then name (Richter's multi-B-Link switch,
-    /// SCINET book pp. 119-120). Decided as the packet leaves for `to`: the
+    /// SCINET book pp. 119-120: a busied packet's retry must find the chip
+    /// responsible for it, so only a packet's first sending is passed on). Decided as the packet leaves for `to`: the
     /// fabric's bypass FIFOs take packets in the order a link delivers them.
     fn cascade_target(&mut self, to: usize, class: usize, id: u32) -> u16 {
         let mut at = to;

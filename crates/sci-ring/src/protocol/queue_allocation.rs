@@ -71,7 +71,9 @@ impl QueueAllocation {
                 if !admitted {
                     return busy(Phase::Retry(q as u8));
                 }
-                pending[q] -= 1;
+                // (Only a packet this queue busied into phase q retries in it here: the fabric
+                // sends a retry back to the interface that busied it.)
+                pending[q] = pending[q].checked_sub(1).expect("a retry admitted where it holds a reservation");
                 if pending[serve] == 0 && pending[1 - serve] > 0 {
                     queue.serve = (1 - serve) as u8;
                 }
