@@ -112,6 +112,9 @@ pub struct Fabric<P: RingProtocol> {
     /// keeping its own until the echo, and send packets carry sequence
     /// numbers (in a fabric that may change).
     copy_on_accept: bool,
+    /// Some interface is a chip of a cascade (`Member::cascade`): a send
+    /// packet's first sending may pass on along it (`output::cascade_target`).
+    cascades: bool,
     seqs: sequence::Sequences,
     /// Debug builds: the identity of every send packet delivered at its
     /// destination, to tell one delivered twice (`Packet::serial`).
@@ -247,6 +250,7 @@ impl<P: RingProtocol> Fabric<P> {
             failed: Vec::new(),
             reconfiguration_counts: ReconfigurationCounts::default(),
             copy_on_accept: false,
+            cascades: topo.has_cascades(),
             seqs: Default::default(),
             #[cfg(debug_assertions)]
             delivered_serials: Default::default(),

@@ -239,7 +239,7 @@ impl<P: RingProtocol> Fabric<P> {
         n.decision_at = now + slot;
         let (next, hop, strip_hop) = (n.next, n.hop, n.strip_hop);
         self.sched.at(now + slot, Event::OutputFree { iface: i as u16 }.pack());
-        if to == next && send && retries == 0 && self.topo.has_cascades() {
+        if self.cascades && to == next && send && retries == 0 {
             // (A retry goes back to the chip that busied it, which may hold its reservation.)
             to = self.cascade_target(next as usize, class as usize, id);
         }
@@ -296,6 +296,8 @@ impl<P: RingProtocol> Fabric<P> {
     /// SCINET book pp. 119-120: a busied packet's retry must find the chip
     /// responsible for it, so only a packet's first sending is passed on). Decided as the packet leaves for `to`: the
     /// fabric's bypass FIFOs take packets in the order a link delivers them.
+    #[cold]
+    #[inline(never)]
     fn cascade_target(&mut self, to: usize, class: usize, id: u32) -> u16 {
         let mut at = to;
         loop {
