@@ -96,11 +96,17 @@ class Finding:
         return YES if self.holds(left, right) else NO
 
 
-def parse_quote(spec: Any, context: str) -> Quote:
+def _claim(spec: Any, fields: set[str], context: str) -> tuple[Any, str, str]:
+    """A quote's or finding's table checked for its ``fields``: (the table, its id, the
+    context its errors name, the id included)."""
     spec = as_table(spec, context)
-    check_fields(spec, {"id", "description", "seed_value", "seed_unit", "value", "calibrated"}, context)
-    qid = as_text(spec, "id", context)
-    context = f"{context} {qid}"
+    check_fields(spec, fields, context)
+    cid = as_text(spec, "id", context)
+    return spec, cid, f"{context} {cid}"
+
+
+def parse_quote(spec: Any, context: str) -> Quote:
+    spec, qid, context = _claim(spec, {"id", "description", "seed_value", "seed_unit", "value", "calibrated"}, context)
     unit = spec.get("seed_unit")
     if unit not in SEED_UNITS:
         raise StudyError(f"{context}: seed_unit must be one of {', '.join(SEED_UNITS)}, got {unit!r}")
@@ -120,10 +126,7 @@ def parse_quote(spec: Any, context: str) -> Quote:
 
 
 def parse_finding(spec: Any, context: str) -> Finding:
-    spec = as_table(spec, context)
-    check_fields(spec, {"id", "description", "left", "op", "right", "factor"}, context)
-    fid = as_text(spec, "id", context)
-    context = f"{context} {fid}"
+    spec, fid, context = _claim(spec, {"id", "description", "left", "op", "right", "factor"}, context)
     op = spec.get("op")
     if op not in COMPARISONS:
         raise StudyError(f"{context}: op must be one of {', '.join(COMPARISONS)}, got {op!r}")
