@@ -291,15 +291,12 @@ impl<'a, P: RingProtocol> Walker<'a, P> {
             let class = pk.class as usize;
             // A cascade's chips (a switch of several buses, `Member::cascade`)
             // share what reaches its first: each takes an even part.
-            let mut chips = vec![s];
-            while f.topo.cascade_next(*chips.last().expect("a chip") as u16) != NO_IFACE {
-                chips.push(f.topo.cascade_next(*chips.last().expect("a chip") as u16) as usize);
-            }
-            let share = 1.0 / chips.len() as f64;
+            let chips = || std::iter::successors(Some(s), |&c| Some(f.topo.cascade_next(c as u16)).filter(|&n| n != NO_IFACE).map(|n| n as usize));
+            let share = 1.0 / chips().count() as f64;
             let [service, _] = self.service[s * res.classes + class];
             let took = service + pk.len as f64 * self.per_symbol;
             path.fixed += took;
-            for &c in &chips {
+            for c in chips() {
                 let [service, spacing] = self.service[c * res.classes + class];
                 let took = service + pk.len as f64 * self.per_symbol;
                 let n = &self.nodes[c];
@@ -320,7 +317,7 @@ impl<'a, P: RingProtocol> Walker<'a, P> {
             }
             if let Some(bus) = f.topo.agent(a).bus {
                 let hold = time_to_s(bus.transfer(pk.len));
-                for &c in &chips {
+                for c in chips() {
                     use_(Use { res: res.bus(self.nodes[c].agent as usize), run: 1, hold: hold * share, wait: Wait::Queue });
                 }
                 path.fixed += time_to_s(bus.arbitration + bus.exit) + hold;

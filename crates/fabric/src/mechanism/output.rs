@@ -292,10 +292,11 @@ impl<P: RingProtocol> Fabric<P> {
     /// interface `to`: `to` itself, or, where `to` is a chip of a cascade
     /// whose input queue of the class is full, the first later chip with
     /// room (else the last), which takes it in its stead and which its
-    /// echo and any retry then name (Richter's multi-B-Link switch,
-    /// SCINET book pp. 119-120: a busied packet's retry must find the chip
-    /// responsible for it, so only a packet's first sending is passed on). Decided as the packet leaves for `to`: the
-    /// fabric's bypass FIFOs take packets in the order a link delivers them.
+    /// echo and any retry then name (Richter's multi-B-Link switch, SCINET
+    /// book pp. 119-120: a busied packet's retry must find the chip
+    /// responsible for it, so only a packet's first sending is passed on).
+    /// Decided as the packet leaves for `to`: the fabric's bypass FIFOs
+    /// take packets in the order a link delivers them.
     #[cold]
     #[inline(never)]
     fn cascade_target(&mut self, to: usize, class: usize, id: u32) -> u16 {
