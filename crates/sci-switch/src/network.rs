@@ -64,9 +64,7 @@ fn described(k: &Settings) -> Result<TopologyBuilder, String> {
     }
     let n = net.terminals();
     let mut b = TopologyBuilder::new();
-    let procs: Vec<AgentId> = (0..n).map(|j| b.agent(format!("P{j}"), true)).collect();
-    let mems: Vec<AgentId> = (0..n).map(|j| b.agent(format!("M{j}"), true)).collect();
-    endpoints(&mut b, k, &procs, &mems);
+    let (procs, mems) = endpoints(&mut b, k, n);
     // One stage is one switch (N = s).
     let single = net.stages() == 1;
     let switches: Vec<Vec<Vec<AgentId>>> = (0..net.stages())
@@ -105,9 +103,7 @@ fn described(k: &Settings) -> Result<TopologyBuilder, String> {
 /// ring, SCINET book section 7.2); the shortest paths are the only ones.
 fn elementary_rings(k: &Settings) -> TopologyBuilder {
     let mut b = TopologyBuilder::new();
-    let procs: Vec<AgentId> = (0..k.nodes).map(|j| b.agent(format!("P{j}"), true)).collect();
-    let mems: Vec<AgentId> = (0..k.nodes).map(|j| b.agent(format!("M{j}"), true)).collect();
-    endpoints(&mut b, k, &procs, &mems);
+    let (procs, mems) = endpoints(&mut b, k, k.nodes);
     for (&p, &m) in procs.iter().zip(&mems) {
         b.home(p, m);
         ringlet(&mut b, k, &[&[p], &[m]]);
@@ -116,19 +112,24 @@ fn elementary_rings(k: &Settings) -> TopologyBuilder {
     b
 }
 
-/// Processors send and have no application queue (a packet generated while
-/// the output buffer is full is lost); memories only receive (and answer a
-/// read), storing in their cycle time. Both are LC-II nodes.
-fn endpoints(b: &mut TopologyBuilder, k: &Settings, procs: &[AgentId], mems: &[AgentId]) {
-    for &p in procs {
+/// `n` processors `P0..` and as many memories `M0..`, numbered in that
+/// order. Processors send and have no application queue (a packet generated
+/// while the output buffer is full is lost); memories only receive (and
+/// answer a read or a write), storing in their cycle time. Both are LC-II
+/// nodes.
+fn endpoints(b: &mut TopologyBuilder, k: &Settings, n: usize) -> (Vec<AgentId>, Vec<AgentId>) {
+    let procs: Vec<AgentId> = (0..n).map(|j| b.agent(format!("P{j}"), true)).collect();
+    let mems: Vec<AgentId> = (0..n).map(|j| b.agent(format!("M{j}"), true)).collect();
+    for &p in &procs {
         b.role(p, Role::Sender);
         b.app_capacity(p, 0);
         b.ports(p, params::endpoint_ports(k, 0.0));
     }
-    for &m in mems {
+    for &m in &mems {
         b.role(m, Role::Receiver);
         b.ports(m, params::endpoint_ports(k, k.memory_store_ns));
     }
+    (procs, mems)
 }
 
 /// A switch: an agent per B-Link (`switch.blinks`; labelled `switch 0:j`
@@ -171,9 +172,7 @@ fn ringlet(b: &mut TopologyBuilder, k: &Settings, stops: &[&[AgentId]]) {
 fn shared_rings(k: &Settings, net: &Banyan) -> Result<TopologyBuilder, String> {
     let (n, per) = (k.nodes, k.nodes_per_ring);
     let mut b = TopologyBuilder::new();
-    let procs: Vec<AgentId> = (0..n).map(|j| b.agent(format!("P{j}"), true)).collect();
-    let mems: Vec<AgentId> = (0..n).map(|j| b.agent(format!("M{j}"), true)).collect();
-    endpoints(&mut b, k, &procs, &mems);
+    let (procs, mems) = endpoints(&mut b, k, n);
     let switch = switch_agents(&mut b, k, "switch 0".to_string());
     for r in 0..net.terminals() {
         let own = |j: usize| r * per + j;
