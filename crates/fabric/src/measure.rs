@@ -555,6 +555,7 @@ impl Measure {
                     send_utilization: share(send_busy),
                     ringlet: topo.ringlet_of(i) as u32,
                     bypass_max_symbols: 0,
+                    go_bit_holds: 0,
                 }
             })
             .collect();

@@ -445,4 +445,10 @@ pub trait RingProtocol {
     fn on_output_full(&mut self, _at: usize, _now: Time, _class: u8, _waiting: u16, _iface: &Iface, _slab: &mut Slab, _fx: &mut Effects) {}
 
     fn counters(&self) -> ProtoCounters;
+
+    /// Times the interface at place `at` was held by go bits (IEEE 1596's
+    /// bandwidth allocation): the report's per-link `go_bit_holds`.
+    fn go_bit_holds_at(&self, _at: usize) -> u64 {
+        0
+    }
 }

@@ -133,9 +133,14 @@ fn converted_idles_hold_downstream_nodes_until_they_have_passed() {
     assert_eq!(own(&r, 1), vec![0, repaid_1]);
     assert_eq!(own(&r, 2), vec![repaid_1 + HOP]);
     assert_eq!(own(&r, 0), vec![0, repaid_1 + 3 * HOP]);
-    let c = r.report().counters;
+    let report = r.report();
+    let c = &report.counters;
     // One go-bit hold more than above: node 2 at 166.
     assert_eq!((c.debt_holds, c.go_bit_holds, c.debts_repaid, c.debts_forgiven), (3, 3, 2, 0));
+    // Each on the link its node sends onto: node 0 at 174, node 1 at 164, node 2 at 166.
+    let mut per_link: Vec<(u32, u64)> = report.per_link.iter().map(|l| (l.from_node, l.go_bit_holds)).collect();
+    per_link.sort();
+    assert_eq!(per_link, vec![(0, 1), (1, 1), (2, 1), (3, 0)]);
 }
 
 /// (b) A debt is repaid by idles only: a packet passing during the

@@ -47,6 +47,8 @@ impl<P: RingProtocol> Fabric<P> {
         };
         for l in r.per_link.iter_mut() {
             l.bypass_max_symbols = self.bypass_max_symbols(l.link as usize);
+            let (ringlet, at) = self.ifaces[l.link as usize].place();
+            l.go_bit_holds = self.protos[ringlet].go_bit_holds_at(at);
             r.counters.bypass_max_symbols = r.counters.bypass_max_symbols.max(l.bypass_max_symbols);
         }
         let queued: u64 = self.apps.iter().map(|a| a.queue.len() as u64).sum();

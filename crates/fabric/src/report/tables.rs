@@ -85,6 +85,8 @@ table! {
         ringlet: u32 [""],
         /// The most symbols the bypass FIFO in front of the link held at once (whole run; packet symbols, not idles).
         bypass_max_symbols: u64 [""],
+        /// Times the node sending onto the link was held by go bits an upstream node withheld (IEEE 1596 bandwidth allocation; whole run).
+        go_bit_holds: u64 [""],
     }
 }
 

@@ -33,6 +33,8 @@ pub struct GoBits {
     view: RingletView,
     max_dist: Time,
     pub holds: u64,
+    /// Holds per place (the report's per-link figure).
+    pub holds_at: Vec<u64>,
 }
 
 impl GoBits {
@@ -50,6 +52,7 @@ impl GoBits {
             view: view.clone(),
             max_dist: view.longest_travel(),
             holds: 0,
+            holds_at: vec![0; n],
         }
     }
 
@@ -126,6 +129,7 @@ impl GoBits {
             return Permit::Go;
         }
         self.holds += 1;
+        self.holds_at[j] += 1;
         if self.waits_on[j].is_some() {
             Permit::Hold { wake_at: None }
         } else {
@@ -279,6 +283,8 @@ mod tests {
         assert_eq!(sci.may_start(2, 22 * NS), Permit::Hold { wake_at: Some(24 * NS) });
         assert_eq!(sci.may_start(2, 24 * NS), Permit::Go);
         assert_eq!(sci.holds, 2);
+        // Both holds were node 2's (the report's per-link figure).
+        assert_eq!(sci.holds_at, vec![0, 0, 2, 0]);
     }
 
     /// A held node wakes when the release of the block it saw is visible to

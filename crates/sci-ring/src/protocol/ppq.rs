@@ -217,4 +217,8 @@ impl RingProtocol for Ppq {
         let b = self.bandwidth.counters();
         ProtoCounters { go_bit_holds: b.go_bit_holds, debt_holds: b.debt_holds, debts_repaid: b.debts_repaid, debts_forgiven: b.debts_forgiven, ..self.counters }
     }
+
+    fn go_bit_holds_at(&self, at: usize) -> u64 {
+        self.bandwidth.go_holds_at[at]
+    }
 }

@@ -80,4 +80,8 @@ impl RingProtocol for BaseSci {
     fn counters(&self) -> ProtoCounters {
         ProtoCounters { reservations: self.queues.reservations, ..self.bandwidth.counters() }
     }
+
+    fn go_bit_holds_at(&self, at: usize) -> u64 {
+        self.bandwidth.go_holds_at[at]
+    }
 }

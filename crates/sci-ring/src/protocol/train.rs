@@ -494,6 +494,10 @@ impl RingProtocol for Train {
     fn counters(&self) -> ProtoCounters {
         ProtoCounters { go_bit_holds: self.go.holds, ..self.counters }
     }
+
+    fn go_bit_holds_at(&self, at: usize) -> u64 {
+        self.go.holds_at[at]
+    }
 }
 
 impl Train {

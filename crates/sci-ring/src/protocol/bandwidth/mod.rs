@@ -163,6 +163,9 @@ pub struct Bandwidth {
     /// node again costs one look, not a search of the list.
     waiter_bits: NodeSets,
     pub holds: Holds,
+    /// Go-bit holds per place (the report's per-link figure: which
+    /// interfaces the go bits hold).
+    pub go_holds_at: Vec<u64>,
     /// Debts repaid in full, and debts forgiven or ended early (nobody waiting).
     pub repaid: u64,
     pub forgiven: u64,
@@ -188,6 +191,7 @@ impl Bandwidth {
             waiter_bits: NodeSets::new(if enabled { n } else { 0 }, n),
             signalling: NodeSet::new(n),
             holds: Holds::default(),
+            go_holds_at: vec![0; n],
             repaid: 0,
             forgiven: 0,
         }
@@ -338,6 +342,7 @@ impl Bandwidth {
         // (A release is later than now: 0 means none.)
         if go_until != 0 {
             self.holds.go += 1;
+            self.go_holds_at[j] += 1;
             wake = Some(wake.map_or(go_until, |w| w.max(go_until)));
         }
         match wake {
