@@ -34,15 +34,19 @@ SEED_QUOTES = {  # quote id -> the seed's number, as section VI prints it
     "latency-factor": 2.8,
 }
 
-BOOK_QUOTES = {  # quote id -> Richter's SCINET book's number (pp. 82, 124-128), or the seed's read with its transaction
+BOOK_QUOTES = {  # quote id -> Richter's SCINET book's number (pp. 82-85, 124-128), or the seed's read with its transaction
     "elementary-loss-free-limit": 333.3,
     "elementary-max-throughput": 333.3,
     "elementary-loss-450": 9.5,
     "uO2nS2-write64-max-throughput": 682,
     "uO2nS2-write64-loss-1GBps": 83,
+    "uO2nS2-write64-max-packet-latency": 1895,
     "second-blink-two-senders": 1.554,
     "second-blink-four-senders": 2,
     "fourth-blink-ringlets": 1.015,
+    "elementary-latency-constant": 915,
+    "elementary-latency-max-450": 1890,
+    "elementary-latency-max-500": 2629,
 }
 
 
