@@ -134,6 +134,9 @@ pub struct Application {
     /// the first turn next.
     pub waiting: u32,
     pub turn: u32,
+    /// Transactions with responses issued and not complete, counted only
+    /// under `ClientRules::transactions_per_agent` (its response waiting queue).
+    pub in_flight: u32,
 }
 
 impl Application {

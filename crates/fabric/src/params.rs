@@ -230,6 +230,13 @@ pub struct ClientRules {
     /// transaction without responses (a message) is done with, for its
     /// sender, once accepted: its window bounds it.
     pub transactions_per_stream: u16,
+    /// Transactions with responses an agent may have issued and not
+    /// complete at once, over all its streams: a requester's response
+    /// waiting queue (SCI's RWQ, seed 003 Figure 2), whose slot a request
+    /// takes when it goes out and its last response frees. A freed slot goes
+    /// in the agent's usual order (its application queue's, highest
+    /// priority first; where streams are kept, their turns). 0: no limit.
+    pub transactions_per_agent: u16,
     /// With an adaptive window: below its floor, a stream whose request is
     /// busied again waits 1, 3, 7, ... of the packet's round trips before
     /// sending again (one request per 2, 4, 8, ... round trips), down to
@@ -258,7 +265,7 @@ pub struct ClientRules {
 
 impl Default for ClientRules {
     fn default() -> Self {
-        ClientRules { responder: Responder::Server, ring_choice: RingChoice::Routes, window: WindowPolicy::Unlimited, transactions_per_stream: 0, backoff: 1, channel_latency: false, handshake: None, dma_queue: 0, service_per_symbol: 0, echo_at_tail: false }
+        ClientRules { responder: Responder::Server, ring_choice: RingChoice::Routes, window: WindowPolicy::Unlimited, transactions_per_stream: 0, transactions_per_agent: 0, backoff: 1, channel_latency: false, handshake: None, dma_queue: 0, service_per_symbol: 0, echo_at_tail: false }
     }
 }
 

@@ -148,6 +148,7 @@ pub fn params(k: &Settings) -> Params {
             ring_choice: if k.balance { RingChoice::Balance } else { RingChoice::Nearest },
             window: if k.congestion_control { WindowPolicy::Adaptive { min: k.window_min, max: k.window_max() } } else { WindowPolicy::Unlimited },
             transactions_per_stream: k.transfers_per_stream,
+            transactions_per_agent: 0,
             backoff: k.backoff_round_trips,
             channel_latency: true,
             handshake: handshake(k),

@@ -4,7 +4,7 @@
 use crate::keys::{Settings, Transaction};
 use ringlet_engine::time::{ns_to_time, time_to_s};
 use ringlet_engine::Time;
-use ringlet_fabric::params::{Classes, Params, Shape, MAX_CLASSES};
+use ringlet_fabric::params::{Classes, ClientRules, Params, Shape, MAX_CLASSES};
 
 /// Bytes per 16-bit symbol.
 pub const SYMBOL_BYTES: u32 = 2;
@@ -74,7 +74,7 @@ pub fn params(s: &Settings) -> Result<Params, String> {
         }],
         sources: Default::default(),
         classes: Classes::requests_and_responses(),
-        client: Default::default(),
+        client: ClientRules { transactions_per_agent: s.response_waiting_packets as u16, ..Default::default() },
     })
 }
 

@@ -86,3 +86,29 @@ fn a_read_delivers_its_data_with_its_response() {
     let bytes = rep.throughput_mbps * rep.measure_time_ns / 1e3;
     assert!((bytes - 64.0).abs() < 1e-9, "{bytes} bytes");
 }
+
+/// The requester's response waiting queue (RWQ, seed 003 Figure 2) holds a
+/// request until the response of one before it is serviced. Two read64
+/// transactions from node 0 to node 2 as above (100 ns service). With no
+/// limit the second request is serviced at 220 ns, right behind the first
+/// (120). With one RWQ slot it waits in node 0's application queue until
+/// the first response is serviced there (304 ns), goes out at once and
+/// takes the first's path again: serviced at node 2 at 304 + 120 ns, its
+/// response back at 304 + 304 ns.
+#[test]
+fn the_response_waiting_queue_holds_a_request_until_a_slot_is_free() {
+    use ringlet_fabric::packet::PacketKind::{Request, Response};
+    use ringlet_fabric::trace::TraceKind::{Serviced, Transmit};
+    for (rwq, transmitted, requests, responses) in [
+        ("0", vec![0, 20 * NS], vec![120 * NS, 220 * NS], vec![304 * NS, 404 * NS]),
+        ("1", vec![0, 304 * NS], vec![120 * NS, 424 * NS], vec![304 * NS, 608 * NS]),
+    ] {
+        let mut r = ring(4, &["node.iqst_ns=100.0", &format!("node.response_waiting_packets={rwq}")]);
+        r.inject(0, 2, 0, 0);
+        r.inject(0, 2, 0, 20 * NS);
+        r.run_until(2_000 * NS);
+        assert_eq!(times(&r, 0, Transmit { own: true }, Request, 0), transmitted, "RWQ {rwq}: requests sent");
+        assert_eq!(times(&r, 2, Serviced, Request, 0), requests, "RWQ {rwq}: requests serviced");
+        assert_eq!(times(&r, 0, Serviced, Response, 2), responses, "RWQ {rwq}: responses serviced");
+    }
+}

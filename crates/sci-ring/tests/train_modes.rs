@@ -184,3 +184,32 @@ fn gearshift_holds_nodes_behind_a_blocked_one() {
     assert!(b.t.on_blocked(2, 0, 0, &mut b.fx));
     assert_eq!(b.t.counters().go_bit_holds, 0);
 }
+
+/// `send_mode = "arbitrated"`: no immediate send mode. The first train is a
+/// request train even on an idle ring; an empty grant train is followed by
+/// a request train, however little was asked (`immediate_below` is not
+/// read); a waiting packet is ticketed on the request train and granted on
+/// the grant train, never claimed. The switching default starts immediate.
+/// Arbitrated with gearshift is refused: it has no low-load mode to change.
+#[test]
+fn always_arbitrated_never_uses_immediate_send_mode() {
+    let mut b = Bench::new(&["train.send_mode=\"arbitrated\""]);
+    assert_eq!(b.t.phase(), TrainPhase::Request);
+    let id = b.request(1, 8);
+    assert_eq!(b.revolution(), TrainPhase::Grant);
+    assert!(b.fx.wakes.is_empty(), "a request train grants nothing: {:?}", b.fx.wakes);
+    assert_eq!(b.revolution(), TrainPhase::Request);
+    let pk = *b.slab.get(id);
+    let late = 1_000 * NS;
+    assert_eq!(b.t.may_send(1, late, id, &pk, &mut b.fx), Permit::Go, "granted on the grant train");
+    for _ in 0..4 {
+        assert!(matches!(b.revolution(), TrainPhase::Request | TrainPhase::Grant));
+    }
+    assert_eq!(Bench::new(&[]).t.phase(), TrainPhase::Immediate { tally: BUDGET });
+    let o: Vec<_> = ["network.protocol=\"train\"", "train.send_mode=\"arbitrated\"", "train.gearshift=true"]
+        .iter()
+        .map(|e| ringlet_scenario::parse_override(e).expect("KEY=VALUE"))
+        .collect();
+    let refused = ringlet_sci::load_str("", &o).expect_err("refused").message;
+    assert!(refused.starts_with("train.send_mode: \"arbitrated\" has no low-load mode"), "{refused}");
+}

@@ -196,6 +196,7 @@ impl<P: RingProtocol> Fabric<P> {
                 iface: if a.ifaces.len() == 1 { a.ifaces[0] } else { NO_IFACE },
                 waiting: 0,
                 turn: 0,
+                in_flight: 0,
             })
             .collect();
         let buses = if topo.agents().iter().any(|a| a.bus.is_some()) { topo.agents().iter().map(|a| a.bus.map(Bus::new)).collect() } else { Vec::new() };

@@ -192,6 +192,12 @@ impl<P: RingProtocol> Fabric<P> {
                 self.txns.release(pk.tag);
             }
             self.complete(pk.priority, requester);
+            if shape.has_response() && self.p.client.transactions_per_agent > 0 {
+                // Its slot in the response waiting queue is free: the next request may go.
+                self.apps[requester as usize].in_flight -= 1;
+                self.start_service(i, class);
+                return self.serve_application(requester as usize);
+            }
         }
         self.start_service(i, class);
         if pk.kind == PacketKind::Request {
@@ -257,7 +263,11 @@ impl<P: RingProtocol> Fabric<P> {
             if woke {
                 (st.resume_at, st.pace) = (now, 0);
             }
-            if self.p.client.transactions_per_stream > 0 || woke {
+            let rwq = self.p.client.transactions_per_agent > 0;
+            if rwq {
+                self.apps[requester as usize].in_flight -= 1;
+            }
+            if self.p.client.transactions_per_stream > 0 || rwq || woke {
                 self.fill_requests(requester as usize);
             }
         }

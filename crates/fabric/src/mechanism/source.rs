@@ -88,7 +88,12 @@ impl<P: RingProtocol> Fabric<P> {
         }
         let shape = *self.p.shape();
         let (class, len) = (shape.request_class, shape.request_len);
+        // Its response waiting queue, where bounded: a request goes only with a slot free there.
+        let rwq = if shape.has_response() { self.p.client.transactions_per_agent as u32 } else { 0 };
         loop {
+            if rwq > 0 && self.apps[agent].in_flight >= rwq {
+                return;
+            }
             let Some(&e) = self.apps[agent].queue.peek() else { return };
             let (i, to) = self.route_to(agent as u16, e.dst);
             // (Priority 0, the lowest, preempts nothing: a run of one priority never looks.)
@@ -105,6 +110,9 @@ impl<P: RingProtocol> Fabric<P> {
                 return;
             }
             self.apps[agent].queue.pop();
+            if rwq > 0 {
+                self.apps[agent].in_flight += 1;
+            }
             let mut pk = Packet::new(PacketKind::Request, class, agent as u16, e.dst, e.priority, len, e.born).on(i as u16, to);
             pk.queued_at = self.sched.now();
             let id = self.slab.alloc(pk);
@@ -198,6 +206,10 @@ impl<P: RingProtocol> Fabric<P> {
         if e.tag == NO_TAG && limit > 0 && shape.has_response() && self.streams[s].state.in_flight >= limit {
             return false;
         }
+        let rwq = self.p.client.transactions_per_agent as u32;
+        if e.tag == NO_TAG && rwq > 0 && shape.has_response() && self.apps[agent].in_flight >= rwq {
+            return false;
+        }
         let setup = self.p.client.handshake.filter(|_| shape.has_response() && e.tag == NO_TAG);
         let (class, len) = match setup {
             Some(h) => (h.setup_class, h.setup_len),
@@ -214,6 +226,9 @@ impl<P: RingProtocol> Fabric<P> {
         let tag = if e.tag == NO_TAG {
             if shape.has_response() {
                 self.streams[s].state.in_flight += 1;
+                if rwq > 0 {
+                    self.apps[agent].in_flight += 1;
+                }
             }
             let stage = if setup.is_some() { stage::SETUP } else { stage::TRANSFER };
             self.txns.put(Txn { born: e.born, src: agent as u16, dst: e.dst, kind: e.kind, stream: s as u32, requests_left: shape.requests, responses_left: shape.responses, stage, dma_held: false, priority: e.priority })

@@ -47,6 +47,8 @@ const PARAMS: &[Param] = &[
         doc: "Bandwidth the TicketMaster offers per train: the size limit of granted tickets, and the immediate-mode tally, in send-packet symbols. 0 = derived." },
     Param { section: "train", key: "handling_cycles", kind: Kind::Int { min: 0, max: 1_000_000 }, default: Default::Derived("the LocalMotive's length: a node reads the LocalMotive whole before it passes the train on"),
         doc: "Cycles a node holds the train, from the arrival of its head, before passing it on (it reads the LocalMotive, then claims, tickets or takes its grants); the TicketMaster takes the train off once its tail is in and launches the next at once. 0 = derived." },
+    Param { section: "train", key: "send_mode", kind: Kind::Choice(&["switching", "arbitrated"]), default: Default::Str("switching"),
+        doc: "switching: immediate send mode at low load and arbitrated send mode near capacity, the TicketMaster switching between them on `arbitrate_above` and `immediate_below` (the seed's two basic modes; 'a system can switch from arbitration mode back into immediate send mode'). arbitrated: every revolution arbitrated, a request train then a grant train, whatever the load (the seed's 'because of the arbitrated nature of the TRAIN protocol, the latency of every transaction is increased'). Not with `gearshift`." },
     Param { section: "train", key: "arbitrate_above", kind: Kind::Float { min: 0.0, max: 1.0 }, default: Default::Float(0.75),
         doc: "Mode switch: when nodes claim more than this fraction of the budget in one immediate-mode revolution, the TicketMaster switches to arbitrated send mode." },
     Param { section: "train", key: "immediate_below", kind: Kind::Float { min: 0.0, max: 1.0 }, default: Default::Float(0.25),
@@ -71,6 +73,8 @@ pub struct Settings {
     pub immediate_below: f64,
     pub max_tickets_per_node: u32,
     pub gearshift: bool,
+    /// `send_mode = "arbitrated"`: no immediate send mode.
+    pub always_arbitrated: bool,
 }
 
 impl Settings {
@@ -86,6 +90,7 @@ impl Settings {
             immediate_below: k.float("immediate_below"),
             max_tickets_per_node: k.int("max_tickets_per_node") as u32,
             gearshift: k.bool("gearshift"),
+            always_arbitrated: k.str("send_mode") == "arbitrated",
         }
     }
 }
@@ -144,6 +149,8 @@ pub struct Train {
     tm: usize,
     go: GoBits,
     gearshift: bool,
+    /// No immediate send mode: every revolution a request or a grant train.
+    always_arbitrated: bool,
     loco_len: u16,
     ticket_len: u16,
     budget: u32,
@@ -203,12 +210,19 @@ impl Train {
         let n = view.len();
         let loco = s.locomotive_symbols as u16;
         let budget = Self::size_budget(view, p, s)?;
-        let start = if s.gearshift { TrainPhase::Free { used: 0 } } else { TrainPhase::Immediate { tally: budget } };
+        let start = if s.always_arbitrated {
+            TrainPhase::Request
+        } else if s.gearshift {
+            TrainPhase::Free { used: 0 }
+        } else {
+            TrainPhase::Immediate { tally: budget }
+        };
         Ok(Train {
             view: view.clone(),
             tm: s.ticketmaster as usize,
             go: GoBits::new(view),
             gearshift: s.gearshift,
+            always_arbitrated: s.always_arbitrated,
             loco_len: loco,
             ticket_len: s.ticket_symbols as u16,
             budget,
@@ -352,7 +366,7 @@ impl Train {
                 for t in std::mem::take(&mut self.tickets) {
                     self.drop_ticket(&t, now);
                 }
-                if self.after_grant_immediate {
+                if self.after_grant_immediate && !self.always_arbitrated {
                     self.low_mode()
                 } else {
                     TrainPhase::Request
@@ -376,6 +390,9 @@ impl Registered for Train {
                 nodes - 1,
                 t.ticketmaster
             ));
+        }
+        if t.always_arbitrated && t.gearshift {
+            return Err("train.send_mode: \"arbitrated\" has no low-load mode for train.gearshift to change; set train.gearshift = false or train.send_mode = \"switching\"".to_string());
         }
         if t.immediate_below > t.arbitrate_above {
             return Err(format!(
@@ -408,13 +425,16 @@ impl RingProtocol for Train {
     /// A packet waits for the LocalMotive to reach its node (half a
     /// revolution on average: every hop, and every node's handling), then
     /// for the handling there, and follows the LocalMotive. With the
-    /// gearshift the low-load mode is base SCI's: no wait.
+    /// gearshift the low-load mode is base SCI's: no wait. Always
+    /// arbitrated, it waits for the next request train (every other
+    /// revolution: one on average), and its grant comes a revolution later.
     fn idle_send_wait(&self) -> Time {
         if self.gearshift {
             return 0;
         }
         let revolution = self.view.round() + self.view.len() as Time * self.handling;
-        revolution / 2 + self.handling + self.loco_len as Time * self.p.cycle
+        let to_the_grant = if self.always_arbitrated { 2 * revolution } else { revolution / 2 };
+        to_the_grant + self.handling + self.loco_len as Time * self.p.cycle
     }
 
     fn on_start(&mut self, fx: &mut Effects) {
