@@ -21,7 +21,7 @@ README = ROOT / "README.md"
 
 #: Examples not run, by how their command starts (the rest of the line aside), and why.
 LONG = {
-    "ringlet reproduce sci-rt --out": "the full sci-rt reproduction: 619 points, minutes on 2 cores",
+    "ringlet reproduce sci-rt --out": "the full sci-rt reproduction: 818 points, minutes on 2 cores",
     "ringlet reproduce sci-switch --out": "the full sci-switch reproduction: 909 points, minutes on 2 cores",
     "ringlet reproduce gigaring --out": "the full gigaring reproduction: 130 points, about a minute",
     "ringlet report results/sci-rt": "reports the full sci-rt reproduction (skipped above)",
