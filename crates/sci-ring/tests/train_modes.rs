@@ -213,3 +213,24 @@ fn always_arbitrated_never_uses_immediate_send_mode() {
     let refused = ringlet_sci::load_str("", &o).expect_err("refused").message;
     assert!(refused.starts_with("train.send_mode: \"arbitrated\" has no low-load mode"), "{refused}");
 }
+
+/// A node whose packet is larger than the tally left still shows what it
+/// wishes to send (the seed: nodes "decrement this field by the amount they
+/// wish to send"), and the TicketMaster counts it: node 1 claims 40 of the
+/// 80 symbols, node 2's 48-symbol packet does not fit the 40 left and waits;
+/// 40 claimed + 48 wished is over 0.75 x 80, so the next train arbitrates.
+/// Counting the claims alone (40, under 60), it would stay immediate and
+/// node 2 would wait behind node 1's claims as long as node 1 has packets.
+#[test]
+fn a_packet_too_large_for_the_tally_counts_toward_arbitration() {
+    let mut b = Bench::new(&[]);
+    b.request(1, 40);
+    let big = b.request(2, 48);
+    assert_eq!(b.revolution(), TrainPhase::Request);
+    let pk = *b.slab.get(big);
+    assert_eq!(b.t.may_send(2, 1_000 * NS, big, &pk, &mut b.fx), Permit::Skip, "not claimed: it waits for its ticket");
+    // The same claim with nothing wished: immediate mode goes on.
+    let mut b = Bench::new(&[]);
+    b.request(1, 40);
+    assert_eq!(b.revolution(), TrainPhase::Immediate { tally: BUDGET });
+}

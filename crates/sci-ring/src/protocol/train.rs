@@ -9,7 +9,10 @@
 //! - **Immediate send mode.** The LocalMotive carries the bandwidth still
 //!   available this revolution. A node with a waiting packet takes its size
 //!   off the tally and sends the packet once the LocalMotive has passed: at
-//!   most one packet per node per revolution.
+//!   most one packet per node per revolution. A packet larger than what is
+//!   left waits, but the node still marks what it wishes to send (the seed:
+//!   nodes "decrement this field by the amount they wish to send"), so the
+//!   TicketMaster sees the demand, not only what fitted.
 //! - **Arbitrated send mode.** The request train collects tickets (priority,
 //!   size) in priority order; a node inserting a ticket truncates the train
 //!   where the sizes would exceed the LocalMotive's budget (Figure 3). A
@@ -18,7 +21,7 @@
 //!   TicketMaster turns it into a grant train; a node whose ticket is still
 //!   on it may send that packet, which is never busied.
 //! - **Mode switches** at the TicketMaster: to arbitrated when an immediate
-//!   revolution claimed more than `train.arbitrate_above` of the budget;
+//!   revolution claimed and wished for more than `train.arbitrate_above` of the budget;
 //!   back when a request train comes home filled below `train.immediate_below`.
 //! - **Gearshift** (beyond the seed, `train.gearshift`): the low-load mode is
 //!   base SCI itself (go bits, no waiting for the LocalMotive); nodes only
@@ -159,6 +162,9 @@ pub struct Train {
     max_tickets: usize,
     /// The train's current revolution and its tickets.
     phase: TrainPhase,
+    /// Immediate mode: symbols nodes wished to send this revolution beyond
+    /// the tally left (their packets wait for a later one).
+    wanted: u32,
     tickets: Vec<Ticket>,
     /// Mode the TicketMaster switches to when this grant train comes home.
     after_grant_immediate: bool,
@@ -230,6 +236,7 @@ impl Train {
             immediate_below: s.immediate_below,
             max_tickets: s.max_tickets_per_node as usize,
             phase: start,
+            wanted: 0,
             tickets: Vec::new(),
             after_grant_immediate: false,
             granted: vec![Vec::new(); n],
@@ -342,7 +349,7 @@ impl Train {
     fn turn(&mut self, now: Time) {
         self.phase = match self.phase {
             TrainPhase::Immediate { tally } => {
-                let used = self.budget - tally;
+                let used = self.budget - tally + std::mem::take(&mut self.wanted);
                 if used as f64 > self.arbitrate_above * self.budget as f64 {
                     TrainPhase::Request
                 } else {
@@ -536,6 +543,8 @@ impl Train {
                         if size <= tally {
                             self.phase = TrainPhase::Immediate { tally: tally - size };
                             self.grant(j, id, pass, fx);
+                        } else {
+                            self.wanted += size;
                         }
                     }
                 }
