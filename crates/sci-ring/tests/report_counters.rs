@@ -112,3 +112,28 @@ fn the_response_waiting_queue_holds_a_request_until_a_slot_is_free() {
         assert_eq!(times(&r, 0, Serviced, Response, 2), responses, "RWQ {rwq}: responses serviced");
     }
 }
+
+/// A request a higher priority moves back out of a full output queue
+/// (`Rules::host_preempts`: DFC, PPQ, TRAIN) gives its response waiting
+/// queue slot back with it. DFC, output queues of 2, 3 RWQ slots: L1 (low)
+/// goes at once; L2 (low) waits unsent beside it; H (high) finds the queue
+/// full and moves L2 back to the application queue. L1 and H are in
+/// flight, so L2 goes as soon as the output queue has room again, not only
+/// once a response frees an RWQ slot it never held.
+#[test]
+fn a_request_moved_back_to_the_application_queue_frees_its_rwq_slot() {
+    use ringlet_fabric::packet::PacketKind::{Request, Response};
+    use ringlet_fabric::trace::TraceKind::{Serviced, Transmit};
+    use ringlet_sci::protocol::dfc::Dfc;
+    let mut r = ring_with::<Dfc>(4, &["network.protocol=\"dfc\"", "traffic.priorities=2", "node.iqst_ns=100.0", "node.output_queue_packets=2", "node.response_waiting_packets=3"]);
+    r.inject(0, 2, 0, 0);
+    r.inject(0, 2, 0, NS);
+    r.inject(0, 2, 1, 2 * NS);
+    r.run_until(2_000 * NS);
+    let sent = times(&r, 0, Transmit { own: true }, Request, 0);
+    let first_response = times(&r, 0, Serviced, Response, 2)[0];
+    // L1 at 0, H at 18 ns (in L2's place), L2 at 36 ns right behind it: long before the first
+    // response (304 ns), which a slot counted twice would have had to wait for.
+    assert_eq!(sent, vec![0, 18 * NS, 36 * NS]);
+    assert_eq!(first_response, 304 * NS);
+}

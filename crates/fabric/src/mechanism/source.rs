@@ -141,6 +141,10 @@ impl<P: RingProtocol> Fabric<P> {
         self.ifaces[i].unqueue_own(class, victim);
         self.slab.free(victim);
         self.apps[agent].queue.push_front(pk.priority, AppEntry::new(pk.born, pk.dst, pk.priority, 0, NO_STREAM));
+        if self.p.client.transactions_per_agent > 0 && self.p.shape().has_response() {
+            // Not in flight any more: its response waiting queue slot goes back with it.
+            self.apps[agent].in_flight -= 1;
+        }
         true
     }
 
