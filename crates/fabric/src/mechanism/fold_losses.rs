@@ -22,9 +22,7 @@ impl<P: RingProtocol> Fabric<P> {
                 self.free_dma_slot(t.dst as usize, tag);
                 if self.p.shapes[t.kind as usize].has_response() {
                     self.streams[t.stream as usize].state.in_flight -= 1;
-                    if self.p.client.transactions_per_agent > 0 {
-                        self.apps[t.src as usize].in_flight -= 1;
-                    }
+                    self.release_response_slot(t.src as usize);
                 }
                 self.lose(now, t.src, self.p.shapes[t.kind as usize].data_bytes, true);
             }

@@ -175,7 +175,7 @@ impl<P: RingProtocol> Fabric<P> {
         if shape.carries_data(pk.kind == PacketKind::Response) {
             self.data_delivered(now, shape.data_share(k, of), pk.priority, requester);
         }
-        let mut answered_on = None;
+        let (mut answered_on, mut slot_freed) = (None, false);
         if pk.kind == PacketKind::Request && shape.has_response() {
             let (o, to) = self.route_to(me, pk.src);
             let mut resp = Packet::new(PacketKind::Response, shape.response_class, me, pk.src, pk.priority, shape.response_len, now).on(o as u16, to);
@@ -192,14 +192,13 @@ impl<P: RingProtocol> Fabric<P> {
                 self.txns.release(pk.tag);
             }
             self.complete(pk.priority, requester);
-            if shape.has_response() && self.p.client.transactions_per_agent > 0 {
-                // Its slot in the response waiting queue is free: the next request may go.
-                self.apps[requester as usize].in_flight -= 1;
-                self.start_service(i, class);
-                return self.serve_application(requester as usize);
-            }
+            slot_freed = shape.has_response() && self.release_response_slot(requester as usize);
         }
         self.start_service(i, class);
+        if slot_freed {
+            // A slot of its response waiting queue is free: the next request may go.
+            return self.serve_application(requester as usize);
+        }
         if pk.kind == PacketKind::Request {
             if let Some(o) = answered_on.filter(|&o| o != i) {
                 self.try_output(o);
@@ -263,10 +262,7 @@ impl<P: RingProtocol> Fabric<P> {
             if woke {
                 (st.resume_at, st.pace) = (now, 0);
             }
-            let rwq = self.p.client.transactions_per_agent > 0;
-            if rwq {
-                self.apps[requester as usize].in_flight -= 1;
-            }
+            let rwq = self.release_response_slot(requester as usize);
             if self.p.client.transactions_per_stream > 0 || rwq || woke {
                 self.fill_requests(requester as usize);
             }

@@ -141,11 +141,24 @@ impl<P: RingProtocol> Fabric<P> {
         self.ifaces[i].unqueue_own(class, victim);
         self.slab.free(victim);
         self.apps[agent].queue.push_front(pk.priority, AppEntry::new(pk.born, pk.dst, pk.priority, 0, NO_STREAM));
-        if self.p.client.transactions_per_agent > 0 && self.p.shape().has_response() {
+        if self.p.shape().has_response() {
             // Not in flight any more: its response waiting queue slot goes back with it.
-            self.apps[agent].in_flight -= 1;
+            self.release_response_slot(agent);
         }
         true
+    }
+
+    /// A transaction of `agent` with responses is in flight no more (its
+    /// last response serviced, lost, or its request back in the
+    /// application queue): where the agent's response waiting queue is
+    /// bounded (`ClientRules::transactions_per_agent`), its slot is free.
+    /// Returns whether it is bounded.
+    pub(super) fn release_response_slot(&mut self, agent: usize) -> bool {
+        let bounded = self.p.client.transactions_per_agent > 0;
+        if bounded {
+            self.apps[agent].in_flight -= 1;
+        }
+        bounded
     }
 
     /// `fill_requests` where streams are kept: the agent's streams take

@@ -53,7 +53,7 @@ const PARAMS: &[Param] = &[
     Param { section: "train", key: "send_mode", kind: Kind::Choice(&["switching", "arbitrated"]), default: Default::Str("switching"),
         doc: "switching: immediate send mode at low load and arbitrated send mode near capacity, the TicketMaster switching between them on `arbitrate_above` and `immediate_below` (the seed's two basic modes; 'a system can switch from arbitration mode back into immediate send mode'). arbitrated: every revolution arbitrated, a request train then a grant train, whatever the load (the seed's 'because of the arbitrated nature of the TRAIN protocol, the latency of every transaction is increased'). Not with `gearshift`." },
     Param { section: "train", key: "arbitrate_above", kind: Kind::Float { min: 0.0, max: 1.0 }, default: Default::Float(0.75),
-        doc: "Mode switch: when nodes claim more than this fraction of the budget in one immediate-mode revolution, the TicketMaster switches to arbitrated send mode." },
+        doc: "Mode switch: when nodes claim, or wish to send but find no room for, more than this fraction of the budget in one immediate-mode revolution, the TicketMaster switches to arbitrated send mode." },
     Param { section: "train", key: "immediate_below", kind: Kind::Float { min: 0.0, max: 1.0 }, default: Default::Float(0.25),
         doc: "Mode switch: when a request train returns filled below this fraction of the budget, the TicketMaster switches back to immediate send mode." },
     Param { section: "train", key: "max_tickets_per_node", kind: Kind::Int { min: 1, max: 256 }, default: Default::Int(2),
