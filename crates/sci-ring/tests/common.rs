@@ -3,17 +3,17 @@
 
 use ringlet_fabric::interface::Iface;
 use ringlet_fabric::packet::{Packet, PacketKind, Slab};
-use ringlet_fabric::protocol::Effects;
 use ringlet_fabric::params::Params;
+use ringlet_fabric::protocol::Effects;
 use ringlet_fabric::protocol::RingProtocol;
+use ringlet_fabric::topology::Topology;
 use ringlet_fabric::trace::{TraceKind, TraceRecord};
 use ringlet_fabric::Fabric;
-use ringlet_fabric::topology::Topology;
+use ringlet_scenario::Scenario;
 use ringlet_sci::keys::Settings;
 use ringlet_sci::protocol::sci::BaseSci;
 use ringlet_sci::protocol::train::Train;
 use ringlet_sci::protocol::Registered;
-use ringlet_scenario::Scenario;
 
 /// The scenario and parameters of a ring with no traffic sources; `extra`
 /// are `section.key=value` settings.
@@ -21,7 +21,10 @@ pub fn setup(nodes: u32, extra: &[&str]) -> (Scenario, Params) {
     let text = format!(
         "[network]\nnodes = {nodes}\n[traffic]\nload_mbps_per_node = 0\n[run]\nwarmup_ns = 0\nmeasure_transactions = 1000\n"
     );
-    let overrides: Vec<_> = extra.iter().map(|e| ringlet_scenario::parse_override(e).expect("KEY=VALUE")).collect();
+    let overrides: Vec<_> = extra
+        .iter()
+        .map(|e| ringlet_scenario::parse_override(e).expect("KEY=VALUE"))
+        .collect();
     let s = ringlet_sci::load_str(&text, &overrides).expect("valid scenario");
     let p = ringlet_sci::params::params(&Settings::of(&s)).expect("valid params");
     (s, p)
@@ -47,8 +50,18 @@ pub fn ring(nodes: u32, extra: &[&str]) -> Fabric<BaseSci> {
 
 /// Times (ticks) of trace records matching `what` at node (ring interface)
 /// `node` for packets of `kind` from `src`.
-pub fn times<P: RingProtocol>(r: &Fabric<P>, node: u16, what: TraceKind, kind: PacketKind, src: u16) -> Vec<u64> {
-    records(r).iter().filter(|t| t.iface == node && t.what == what && t.kind == kind && t.src == src).map(|t| t.time).collect()
+pub fn times<P: RingProtocol>(
+    r: &Fabric<P>,
+    node: u16,
+    what: TraceKind,
+    kind: PacketKind,
+    src: u16,
+) -> Vec<u64> {
+    records(r)
+        .iter()
+        .filter(|t| t.iface == node && t.what == what && t.kind == kind && t.src == src)
+        .map(|t| t.time)
+        .collect()
 }
 
 pub fn records<P: RingProtocol>(r: &Fabric<P>) -> &[TraceRecord] {
@@ -60,20 +73,46 @@ pub const NS: u64 = ringlet_engine::time::TICKS_PER_NS;
 pub const CYCLE: u64 = 2 * NS;
 pub const HOP: u64 = CYCLE;
 
-/// Sends TRAIN's train round a bench ring of idle interfaces once, from the
-/// TicketMaster (node 0) and home again, a nanosecond a node; returns the
-/// length it had when it came home.
-pub fn train_revolution(t: &mut Train, nodes: &[Iface], slab: &Slab, fx: &mut Effects, launch: u64) -> u16 {
-    let (origin, len, _, _) = fx.controls.pop().expect("a train was launched");
-    assert_eq!(origin, 0);
-    let mut pk = Packet::new(PacketKind::Control, 0, 0, 1, 0, len, launch).on(0, 1);
-    for (k, j) in (1..nodes.len()).chain([0]).enumerate() {
-        let now = launch + (k as u64 + 1) * NS;
-        let at_home = pk.len;
-        if !t.on_control(j, now, &mut pk, &nodes[j], slab, fx) {
-            assert_eq!(j, 0, "taken off by the TicketMaster");
-            return at_home;
+/// TRAIN's train on a bench ring of idle interfaces: launched by the
+/// TicketMaster (node 0) at the start, then passed round a nanosecond a node.
+pub struct BenchTrain {
+    pub pk: Packet,
+    /// When it last reached a node.
+    pub now: u64,
+}
+
+impl BenchTrain {
+    /// The train the protocol launched at the start (`on_start`).
+    pub fn launched(fx: &mut Effects) -> BenchTrain {
+        let (origin, len, _, _) = fx.controls.pop().expect("a train was launched");
+        assert_eq!(origin, 0);
+        assert!(fx.controls.is_empty(), "one train");
+        BenchTrain {
+            pk: Packet::new(PacketKind::Control, 0, 0, 1, 0, len, 0).on(0, 1),
+            now: 0,
         }
     }
-    unreachable!("the TicketMaster takes the train off")
+
+    /// One revolution: nodes 1, 2, ... and home to the TicketMaster, which
+    /// passes it on as every node does; the length it came home with.
+    pub fn revolution(
+        &mut self,
+        t: &mut Train,
+        nodes: &[Iface],
+        slab: &Slab,
+        fx: &mut Effects,
+    ) -> u16 {
+        for j in (1..nodes.len()).chain([0]) {
+            self.now += NS;
+            let home = self.pk.len;
+            assert!(
+                t.on_control(j, self.now, &mut self.pk, &nodes[j], slab, fx),
+                "node {j} passes the train on"
+            );
+            if j == 0 {
+                return home;
+            }
+        }
+        unreachable!("the ring has a TicketMaster")
+    }
 }

@@ -512,31 +512,46 @@ fn dfc_water_marks_at_their_bounds() {
     assert_eq!(check(&["node.requestor_input_queue_packets=3", "dfc.stop_to_low=3"]), Err("dfc.stop_to_low: expected less than the high-water mark (3), got 3".into()));
 }
 
-/// A node adds its tickets to a passing request train only as far as its
-/// bypass FIFO has room for the longer train; what does not fit are the
-/// lowest-priority tickets, truncated as at the size budget (seed 003
-/// Figure 3). Four nodes; nodes 1, 2 and 3 each have four requests of
-/// priority 1, 2 and 3; a budget that never truncates (400 symbols), up to 4
-/// tickets a node, arbitrated from the second revolution on.
+/// The train streams through a node: the node holds its head for the
+/// handling (8 cycles), or behind what its bypass FIFO must send first, and
+/// buffers what comes in behind every ticket it adds, so it adds tickets
+/// only as far as the held and the added symbols fit its FIFO; what does
+/// not fit are the lowest-priority tickets, truncated as at the size budget
+/// (seed 003 Figure 3). Four nodes; nodes 1, 2 and 3 each have four
+/// requests of priority 1, 2 and 3; a budget that never truncates (400
+/// symbols), up to 4 tickets a node, arbitrated from the second revolution
+/// on, each node holding the train 12 cycles.
 ///
 /// The first (immediate) revolution grants each node one packet. On the
-/// request train node 1 adds its other 3 (8 + 12 = 20 symbols), node 2 3
-/// more ahead of them (6 tickets, 32 symbols). A 41-symbol FIFO has room for
-/// 8 + 8 x 4 = 40 symbols: node 3's first two tickets make 7 and 8, its
-/// third pushes a priority-1 ticket off the end (home with 40 symbols, 1
-/// truncated). With a 40-symbol packet waiting in node 3's FIFO its room is
-/// only the train as it arrives (32 symbols): each of its 3 tickets pushes a
-/// priority-1 ticket off (home with 32, 3 truncated). With an 80-symbol FIFO
-/// nothing is truncated (9 tickets, 44 symbols).
+/// request train each node adds its other 3 (12 symbols; the 41-symbol FIFO
+/// holds 12 + 12): 8 + 9 x 4 = 44 symbols home, longer than the FIFO, none
+/// truncated. With a 32-symbol packet waiting in node 3's FIFO (33 symbol
+/// times with its separator, more than the handling) node 3 has room for 8
+/// more: its third ticket pushes a priority-1 ticket off (home with 40, 1
+/// truncated). With a 40-symbol packet there (41) it has room for none:
+/// each of its 3 tickets pushes one off (home with 32, 3 truncated). Nor
+/// does a train grow longer than the idle ring's revolution: with the
+/// derived handling (8 cycles) that is 4 x (1 + 8) = 36 symbols, 7 tickets,
+/// and node 3's last two push two off (home with 36, 2 truncated).
 #[test]
 fn a_train_grows_only_as_far_as_the_bypass_fifo_has_room() {
-    for (fifo, busy_fifo, home_len, truncated) in [(0, false, 40, 1), (0, true, 32, 3), (80, false, 44, 0)] {
-        let fifo = format!("network.bypass_fifo_symbols={fifo}");
+    for (waiting, handling, home_len, truncated) in [
+        (0, 12, 44, 0),
+        (32, 12, 40, 1),
+        (40, 12, 32, 3),
+        (0, 0, 36, 2),
+    ] {
+        let handling = format!("train.handling_cycles={handling}");
         let (s, p) = setup(
             4,
             &[
-                "network.protocol=\"train\"", "traffic.priorities=4", "train.budget_symbols=400", "train.max_tickets_per_node=4",
-                "train.arbitrate_above=0", "train.immediate_below=0", &fifo,
+                "network.protocol=\"train\"",
+                "traffic.priorities=4",
+                "train.budget_symbols=400",
+                "train.max_tickets_per_node=4",
+                "train.arbitrate_above=0",
+                "train.immediate_below=0",
+                &handling,
             ],
         );
         let topo = topology(&s);
@@ -549,17 +564,29 @@ fn a_train_grows_only_as_far_as_the_bypass_fifo_has_room() {
                 nodes[src as usize].push_own(0, src, id);
             }
         }
-        if busy_fifo {
-            // A 40-symbol packet has arrived in node 3's bypass FIFO and waits there.
-            let id = slab.alloc(Packet::new(PacketKind::Response, 1, 1, 0, 0, 40, 0).on(1, 0));
+        if waiting > 0 {
+            // A packet has arrived in node 3's bypass FIFO and waits there.
+            let id = slab.alloc(Packet::new(PacketKind::Response, 1, 1, 0, 0, waiting, 0).on(1, 0));
             nodes[3].bypass.push_back((id, 0));
         }
         let mut fx = Effects::default();
         t.on_start(&mut fx);
-        assert_eq!(train_revolution(&mut t, &nodes, &slab, &mut fx, 0), 8, "immediate mode: the LocalMotive alone");
-        let launch = fx.controls.last().expect("the next revolution").3;
-        assert_eq!(train_revolution(&mut t, &nodes, &slab, &mut fx, launch), home_len, "{fifo}, busy {busy_fifo}");
-        assert_eq!(t.counters().tickets_without_room, truncated, "{fifo}, busy {busy_fifo}");
+        let mut train = BenchTrain::launched(&mut fx);
+        assert_eq!(
+            train.revolution(&mut t, &nodes, &slab, &mut fx),
+            8,
+            "immediate mode: the LocalMotive alone"
+        );
+        assert_eq!(
+            train.revolution(&mut t, &nodes, &slab, &mut fx),
+            home_len,
+            "{waiting} symbols waiting, {handling}"
+        );
+        assert_eq!(
+            t.counters().tickets_without_room,
+            truncated,
+            "{waiting} symbols waiting, {handling}"
+        );
     }
 }
 

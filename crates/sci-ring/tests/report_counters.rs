@@ -6,7 +6,7 @@ use ringlet_sci::protocol::train::Train;
 
 /// TRAIN's input-queue slot reservations: of four requests on an
 /// arbitrating TRAIN ring, two go with a reserved slot, released when they
-/// arrive, held 112 and 114 ns. The report gives the mean of the holding
+/// arrive, held 96 and 98 ns. The report gives the mean of the holding
 /// times and the longest.
 #[test]
 fn train_slot_reservations_report_their_mean_and_longest_hold() {
@@ -18,23 +18,34 @@ fn train_slot_reservations_report_their_mean_and_longest_hold() {
     r.run_until(600 * NS);
     let c = r.report().counters;
     assert_eq!((c.slots_reserved, c.slots_released), (2, 2));
-    assert_eq!((c.slot_held_ns_mean, c.slot_held_ns_max), (113.0, 114.0));
+    assert_eq!((c.slot_held_ns_mean, c.slot_held_ns_max), (97.0, 98.0));
 }
 
 /// TRAIN's tickets that found no room in a node's bypass FIFO, as the report
 /// counts them on a running ring: the twelve requests of
 /// `protocol_rules.rs`'s `a_train_grows_only_as_far_as_the_bypass_fifo_has_room`
-/// (nodes 1, 2 and 3 each four of priority 1, 2 and 3, for node 0) for 1 us.
-/// With the derived 41-symbol FIFO six tickets are dropped for room; with
-/// an 80-symbol FIFO none.
+/// (nodes 1, 2 and 3 each four of priority 1, 2 and 3, for node 0) up to
+/// the end of the first request train (500 ns). Holding the train 30 cycles
+/// a node (a 248 ns revolution), a node's 41-symbol FIFO has room for
+/// 11 added symbols, two tickets: each node's third pushes the lowest
+/// ticket off. Holding it 12 cycles (room for 29 added symbols, a train of
+/// up to 52, the idle revolution) none is.
 #[test]
 fn train_tickets_without_room_are_reported() {
-    for (fifo, without_room) in [("network.bypass_fifo_symbols=0", 6), ("network.bypass_fifo_symbols=80", 0)] {
+    for (handling, without_room) in [
+        ("train.handling_cycles=30", 3),
+        ("train.handling_cycles=12", 0),
+    ] {
         let mut r = ring_with::<Train>(
             4,
             &[
-                "network.protocol=train", "traffic.priorities=4", "train.budget_symbols=400", "train.max_tickets_per_node=4",
-                "train.arbitrate_above=0", "train.immediate_below=0", fifo,
+                "network.protocol=train",
+                "traffic.priorities=4",
+                "train.budget_symbols=400",
+                "train.max_tickets_per_node=4",
+                "train.arbitrate_above=0",
+                "train.immediate_below=0",
+                handling,
             ],
         );
         for src in 1..4u16 {
@@ -42,8 +53,12 @@ fn train_tickets_without_room_are_reported() {
                 r.inject(src, 0, src, 0);
             }
         }
-        r.run_until(1_000 * NS);
-        assert_eq!(r.report().counters.tickets_without_room, without_room, "{fifo}");
+        r.run_until(500 * NS);
+        assert_eq!(
+            r.report().counters.tickets_without_room,
+            without_room,
+            "{handling}"
+        );
     }
 }
 

@@ -414,8 +414,9 @@ impl<P: RingProtocol> Fabric<P> {
 
 /// When bypass entry `id` (head ready to leave at `ready`) starts to come
 /// into the FIFO, and its length, in symbol times: a control packet a node
-/// holds while it handles it comes in from its arrival (`queued_at`), before
-/// it can leave; everything else from when it can leave.
+/// holds while it handles it comes in from its arrival (`queued_at`, moved
+/// earlier by any symbols the node added to it), before it can leave;
+/// everything else from when it can leave.
 #[inline(always)]
 fn span(slab: &crate::packet::Slab, id: u32, ready: Time, cycle: Time) -> (Time, Time) {
     let pk = slab.at(id);

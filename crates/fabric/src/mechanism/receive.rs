@@ -33,7 +33,12 @@ impl<P: RingProtocol> Fabric<P> {
                     let next = self.ifaces[i].next;
                     c.to = next;
                     c.dst = self.ifaces[next as usize].agent;
-                    c.queued_at = now;
+                    // The symbols it added are buffered as if they had come
+                    // in before its head: what the link brings behind it
+                    // waits for them (`span` counts the FIFO's holding from
+                    // `queued_at`).
+                    c.queued_at =
+                        now.saturating_sub(c.len.saturating_sub(pk.len) as Time * self.p.cycle);
                     *self.slab.at_mut(id) = c;
                     self.insert_in_stream_ready(i, id, now + hold);
                 } else {

@@ -4,8 +4,10 @@
 //! in arbitrated mode. The train is a control packet that visits each node:
 //! a node holds it in its bypass FIFO while it reads the LocalMotive
 //! (`train.handling_cycles`; tickets follow on the fly, as Figure 3
-//! describes), and the TicketMaster takes it off whole and relaunches it, so
-//! the revolution time is the ring's.
+//! describes), so the revolution time is the ring's. The train streams
+//! through: a node adds tickets only as far as its bypass FIFO can buffer
+//! what comes in behind them. The TicketMaster passes it on as every node
+//! does, setting the next revolution's mode in the LocalMotive.
 //! - **Immediate send mode.** The LocalMotive carries the bandwidth still
 //!   available this revolution. A node with a waiting packet takes its size
 //!   off the tally and sends the packet once the LocalMotive has passed: at
@@ -21,8 +23,10 @@
 //!   TicketMaster turns it into a grant train; a node whose ticket is still
 //!   on it may send that packet, which is never busied.
 //! - **Mode switches** at the TicketMaster: to arbitrated when an immediate
-//!   revolution claimed and wished for more than `train.arbitrate_above` of the budget;
-//!   back when a request train comes home filled below `train.immediate_below`.
+//!   revolution claimed and wished for more than `train.arbitrate_above` of its tally;
+//!   back when nodes put tickets for less than `train.immediate_below` of
+//!   the budget on a request train (the LocalMotive's running total: a
+//!   ticket a destination deleted still counts).
 //! - **Gearshift** (beyond the seed, `train.gearshift`): the low-load mode is
 //!   base SCI itself (go bits, no waiting for the LocalMotive); nodes only
 //!   report on the LocalMotive what they sent, and the TicketMaster shifts to
@@ -46,16 +50,16 @@ const PARAMS: &[Param] = &[
         doc: "Length of the LocalMotive, symbols (a 16-byte header, like a request)." },
     Param { section: "train", key: "ticket_symbols", kind: Kind::Int { min: 1, max: 1024 }, default: Default::Int(4),
         doc: "Length of one ticket, symbols (priority, size, target, source: 8 bytes)." },
-    Param { section: "train", key: "budget_symbols", kind: Kind::Int { min: 0, max: 1_000_000 }, default: Default::Derived("2 x the symbols one link carries while the LocalMotive circles an idle ring"),
-        doc: "Bandwidth the TicketMaster offers per train: the size limit of granted tickets, and the immediate-mode tally, in send-packet symbols. 0 = derived." },
+    Param { section: "train", key: "budget_symbols", kind: Kind::Int { min: 0, max: 1_000_000 }, default: Default::Derived("4 x the symbols one link carries while the LocalMotive circles an idle ring: what the ring carries (twice a link's worth with uniform traffic) over the two revolutions from one grant train to the next"),
+        doc: "Bandwidth the TicketMaster offers per request train (the size limit of its tickets, for the request and the grant revolution), in send-packet symbols; an immediate-mode revolution's tally is half of it. 0 = derived." },
     Param { section: "train", key: "handling_cycles", kind: Kind::Int { min: 0, max: 1_000_000 }, default: Default::Derived("the LocalMotive's length: a node reads the LocalMotive whole before it passes the train on"),
-        doc: "Cycles a node holds the train, from the arrival of its head, before passing it on (it reads the LocalMotive, then claims, tickets or takes its grants); the TicketMaster takes the train off once its tail is in and launches the next at once. 0 = derived." },
+        doc: "Cycles a node holds the train, from the arrival of its head, before passing it on (it reads the LocalMotive, then claims, tickets or takes its grants); the TicketMaster too, as it sets the next revolution's mode. 0 = derived." },
     Param { section: "train", key: "send_mode", kind: Kind::Choice(&["switching", "arbitrated"]), default: Default::Str("switching"),
         doc: "switching: immediate send mode at low load and arbitrated send mode near capacity, the TicketMaster switching between them on `arbitrate_above` and `immediate_below` (the seed's two basic modes; 'a system can switch from arbitration mode back into immediate send mode'). arbitrated: every revolution arbitrated, a request train then a grant train, whatever the load (the seed's 'because of the arbitrated nature of the TRAIN protocol, the latency of every transaction is increased'). Not with `gearshift`." },
     Param { section: "train", key: "arbitrate_above", kind: Kind::Float { min: 0.0, max: 1.0 }, default: Default::Float(0.75),
         doc: "Mode switch: when nodes claim, or wish to send but find no room for, more than this fraction of the budget in one immediate-mode revolution, the TicketMaster switches to arbitrated send mode." },
     Param { section: "train", key: "immediate_below", kind: Kind::Float { min: 0.0, max: 1.0 }, default: Default::Float(0.25),
-        doc: "Mode switch: when a request train returns filled below this fraction of the budget, the TicketMaster switches back to immediate send mode." },
+        doc: "Mode switch: when nodes put tickets for less than this fraction of the budget on a request train (tickets a full destination deleted, or truncated, count: they are demand), the TicketMaster switches back to immediate send mode after its grant train." },
     Param { section: "train", key: "max_tickets_per_node", kind: Kind::Int { min: 1, max: 256 }, default: Default::Int(2),
         doc: "Tickets one node may put on one request train (its highest-priority waiting packets)." },
     Param { section: "train", key: "gearshift", kind: Kind::Bool, default: Default::Bool(false),
@@ -163,7 +167,10 @@ pub struct Train {
     /// The train's current revolution and its tickets.
     phase: TrainPhase,
     /// Immediate mode: symbols nodes wished to send this revolution beyond
-    /// the tally left (their packets wait for a later one).
+    /// the tally left (their packets wait for a later one). A request
+    /// train: the sizes of the tickets nodes put on it, the LocalMotive's
+    /// running total as they added them (a ticket a full destination
+    /// deleted, or one truncated, was demand all the same).
     wanted: u32,
     tickets: Vec<Ticket>,
     /// Mode the TicketMaster switches to when this grant train comes home.
@@ -189,6 +196,9 @@ pub struct Train {
     scratch_tickets: Vec<Ticket>,
     /// How long a node holds the train before passing it on.
     handling: Time,
+    /// The longest train, symbols: the idle ring's revolution (hops and
+    /// every node's handling) in symbol times.
+    longest: u32,
     /// The ring's parameters (the cycle; a node grows a passing train only
     /// as far as its bypass FIFO, `bypass_fifo_symbols`, has room).
     p: Params,
@@ -198,11 +208,13 @@ pub struct Train {
 impl Train {
     /// The request train's size budget, in symbols.
     fn size_budget(view: &RingletView, p: &Params, s: &Settings) -> Result<u32, String> {
-        // Symbols one link carries while the LocalMotive circles an idle ring,
-        // twice over: with uniform traffic a ring carries twice a link's worth.
+        // Symbols one link carries while the LocalMotive circles an idle
+        // ring, twice over (with uniform traffic a ring carries twice a
+        // link's worth), for the two revolutions between one grant train
+        // and the next: a request train, then a grant train.
         let hops: u64 = (0..view.len()).map(|k| view.hop(k) / p.cycle).sum();
         let revolution = hops + view.len() as u64 * (s.locomotive_symbols as u64 + p.separator as u64);
-        let budget = if s.budget_symbols == 0 { (2 * revolution) as u32 } else { s.budget_symbols };
+        let budget = if s.budget_symbols == 0 { (4 * revolution) as u32 } else { s.budget_symbols };
         if budget < p.longest_send() as u32 {
             return Err(format!(
                 "train.budget_symbols: expected 0 (derived) or at least the longest send packet ({} symbols), got {budget}",
@@ -216,12 +228,13 @@ impl Train {
         let n = view.len();
         let loco = s.locomotive_symbols as u16;
         let budget = Self::size_budget(view, p, s)?;
+        let handling = if s.handling_cycles == 0 { loco as Time } else { s.handling_cycles as Time } * p.cycle;
         let start = if s.always_arbitrated {
             TrainPhase::Request
         } else if s.gearshift {
             TrainPhase::Free { used: 0 }
         } else {
-            TrainPhase::Immediate { tally: budget }
+            TrainPhase::Immediate { tally: budget / 2 }
         };
         Ok(Train {
             view: view.clone(),
@@ -248,10 +261,17 @@ impl Train {
             deferred: vec![Vec::new(); n],
             scratch_ids: Vec::new(),
             scratch_tickets: Vec::new(),
-            handling: if s.handling_cycles == 0 { loco as Time } else { s.handling_cycles as Time } * p.cycle,
+            handling,
+            longest: ((view.round() + n as Time * handling) / p.cycle) as u32,
             p: p.clone(),
             counters: ProtoCounters::default(),
         })
+    }
+
+    /// The immediate-mode tally a revolution starts with: the ring's
+    /// capacity over one revolution, half the budget's two.
+    fn tally(&self) -> u32 {
+        self.budget / 2
     }
 
     /// The budget, symbols.
@@ -264,21 +284,19 @@ impl Train {
         self.phase
     }
 
-    /// The TicketMaster handles the train it launches at `launch` as any
-    /// node does (it may claim, ticket or be granted too); returns the new
-    /// train's length.
-    fn train_len_after_turn(&mut self, j: usize, now: Time, launch: Time, n: &Iface, slab: &Slab, fx: &mut Effects) -> u16 {
-        let mut c = Packet::new(PacketKind::Control, 0, n.agent, n.agent, 0, self.train_len(), now);
-        let room = self.room(n, slab, now, c.len);
-        self.visit(j, now, launch, room, &mut c, n, slab, fx);
-        c.len
-    }
-
     /// How long the train may grow at a node whose bypass FIFO is `n`'s
-    /// now: what the FIFO has room for besides what it is committed to
-    /// hold, but never shorter than the train already is.
+    /// now. The train streams through: the node holds its head for the
+    /// handling (or behind what the FIFO is committed to send first), and
+    /// every symbol it adds is one more of the stream behind to buffer, so
+    /// those two together must fit the FIFO. A train the node shortens
+    /// (tickets deleted or taken) needs no room.
+    ///
+    /// Nor may it grow longer than the idle ring's revolution (`longest`):
+    /// a train whose head came round to its own tail would fill every link
+    /// for good, and no granted packet would find a gap to follow it.
     fn room(&self, n: &Iface, slab: &Slab, now: Time, len: u16) -> u32 {
-        self.p.bypass_fifo_symbols.saturating_sub(n.bypass_committed(slab, &self.p, now)).max(len as u32)
+        let held = n.bypass_committed(slab, &self.p, now).max((self.handling / self.p.cycle) as u32);
+        (len as u32 + self.p.bypass_fifo_symbols.saturating_sub(held)).min(self.longest.max(len as u32))
     }
 
     fn train_len(&self) -> u16 {
@@ -289,7 +307,7 @@ impl Train {
         if self.gearshift {
             TrainPhase::Free { used: 0 }
         } else {
-            TrainPhase::Immediate { tally: self.budget }
+            TrainPhase::Immediate { tally: self.tally() }
         }
     }
 
@@ -349,22 +367,22 @@ impl Train {
     fn turn(&mut self, now: Time) {
         self.phase = match self.phase {
             TrainPhase::Immediate { tally } => {
-                let used = self.budget - tally + std::mem::take(&mut self.wanted);
-                if used as f64 > self.arbitrate_above * self.budget as f64 {
+                let used = self.tally() - tally + std::mem::take(&mut self.wanted);
+                if used as f64 > self.arbitrate_above * self.tally() as f64 {
                     TrainPhase::Request
                 } else {
                     self.low_mode()
                 }
             }
             TrainPhase::Free { used } => {
-                if used as f64 > self.arbitrate_above * self.budget as f64 {
+                if used as f64 > self.arbitrate_above * self.tally() as f64 {
                     TrainPhase::Request
                 } else {
                     TrainPhase::Free { used: 0 }
                 }
             }
             TrainPhase::Request => {
-                let asked: u32 = self.tickets.iter().map(|t| t.size).sum();
+                let asked = std::mem::take(&mut self.wanted);
                 self.after_grant_immediate = (asked as f64) < self.immediate_below * self.budget as f64;
                 TrainPhase::Grant
             }
@@ -494,17 +512,14 @@ impl RingProtocol for Train {
     fn on_control(&mut self, node: usize, now: Time, pk: &mut Packet, n: &Iface, slab: &Slab, fx: &mut Effects) -> bool {
         debug_assert_eq!(pk.kind, PacketKind::Control);
         let j = node;
-        if j == self.tm && pk.born != now {
-            // Home: the TicketMaster takes the train off, reads it whole (a
-            // request train's tickets become the grant train) and launches
-            // the next revolution as its tail is in. So a train is never
-            // longer than its revolution, however many tickets it carries.
+        if j == self.tm {
+            // Home: the TicketMaster reads the LocalMotive (and its size
+            // field, the tickets' running total) and sets the next
+            // revolution's mode in it as the train passes through: a
+            // request train becomes a grant train (seed: it "sets a field
+            // in the LocalMotive").
             self.turn(now);
             self.counters.control_symbols += 1;
-            let launch = now + pk.len as Time * self.p.cycle;
-            let len = self.train_len_after_turn(j, now, launch, n, slab, fx);
-            fx.controls.push((self.tm as u16, len, 0, launch));
-            return false;
         }
         // The node holds the train in its bypass FIFO while it handles it
         // (`control_hold`): the revolution time is the ring's, handling and
@@ -572,6 +587,7 @@ impl Train {
                     let p = slab.get(id);
                     let t = Ticket { priority: p.eff, size: p.len as u32, src: j as u16, dst: self.view.pos(p.to) as u16, side: p.class, pkt: id, queued_at: p.queued_at, approved: false };
                     self.ticketed[j].push(id);
+                    self.wanted += t.size;
                     let mut dropped = insert_ticket(&mut self.tickets, t, self.budget);
                     // A train longer than the FIFO has room for loses its
                     // lowest tickets, as one over the budget does.
