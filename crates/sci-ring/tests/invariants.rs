@@ -397,3 +397,26 @@ fn a_two_node_train_ring_arbitrates_instead_of_busy_retrying() {
     assert!(r.latency_ns_max < 10_000.0, "{}", r.latency_ns_max);
     assert!(r.throughput_mbps > 0.99 * 320.0, "{}", r.throughput_mbps);
 }
+
+/// A node's own packets go in the gap between the train's tail leaving it
+/// and its head coming back. On a 2-node ring handling the train in 1 cycle
+/// the LocalMotive (8 symbols and a separator) is back at a node 3 symbol
+/// times after it left: no gap, the ring all train, and run it carried
+/// nothing. Such a ring is refused before it runs, naming the key; with the
+/// derived handling (8 cycles: back after 10) it carries its load.
+#[test]
+fn a_ring_too_short_for_its_locomotive_is_refused() {
+    let o: Vec<_> = ["network.nodes=2", "network.protocol=\"train\"", "train.handling_cycles=1"]
+        .iter()
+        .map(|e| ringlet_scenario::parse_override(e).expect("KEY=VALUE"))
+        .collect();
+    let s = ringlet_sci::load_str("", &o).expect("valid keys");
+    let refused = simulate(&s).expect_err("refused");
+    assert!(refused.to_string().contains("train.handling_cycles: the LocalMotive comes back to a node 3 symbol times after it left"), "{refused}");
+    let r = run(&[
+        "network.nodes=2", "network.protocol=\"train\"", "traffic.load_mbps_per_node=100", "run.measure_transactions=5000",
+        "run.max_sim_time_ns=2000000",
+    ]);
+    assert_eq!(r.stopped_by, "transactions");
+    assert!(r.throughput_mbps > 0.97 * 200.0, "{}", r.throughput_mbps);
+}

@@ -224,6 +224,25 @@ impl Train {
         Ok(budget)
     }
 
+    /// The idle ring's revolution in symbol times (hops and every node's
+    /// handling). The train streams through every node, the TicketMaster
+    /// too, so a node's own packets go in the gap between the train's tail
+    /// leaving it and its head coming back (every hop and the other nodes'
+    /// handling later): a ring where even the bare LocalMotive and its
+    /// separator leave no gap would be all train, and is refused.
+    fn revolution(view: &RingletView, p: &Params, s: &Settings) -> Result<u32, String> {
+        let handling = if s.handling_cycles == 0 { s.locomotive_symbols as Time } else { s.handling_cycles as Time } * p.cycle;
+        let back = ((view.round() + (view.len() as Time - 1) * handling) / p.cycle) as u32;
+        let needs = s.locomotive_symbols + p.separator as u32;
+        if back <= needs {
+            return Err(format!(
+                "train.handling_cycles: the LocalMotive comes back to a node {back} symbol times after it left (the hops and the other {} nodes' handling), no later than its own {needs} symbols and separator have left: the ring would be all train; hold the train longer at each node or shorten the LocalMotive",
+                view.len() - 1
+            ));
+        }
+        Ok(((view.round() + view.len() as Time * handling) / p.cycle) as u32)
+    }
+
     pub fn new(view: &RingletView, p: &Params, s: &Settings) -> Result<Self, String> {
         let n = view.len();
         let loco = s.locomotive_symbols as u16;
@@ -262,7 +281,7 @@ impl Train {
             scratch_ids: Vec::new(),
             scratch_tickets: Vec::new(),
             handling,
-            longest: ((view.round() + n as Time * handling) / p.cycle) as u32,
+            longest: Self::revolution(view, p, s)?,
             p: p.clone(),
             counters: ProtoCounters::default(),
         })
@@ -428,9 +447,12 @@ impl Registered for Train {
         Ok(())
     }
 
-    /// The size budget against the longest send packet (`new` checks it too).
+    /// The size budget against the longest send packet, and the ring's
+    /// revolution against the train (`new` checks them too).
     fn check(view: &RingletView, p: &Params, s: &Scenario) -> Result<(), String> {
-        Self::size_budget(view, p, &Settings::of(s)).map(|_| ())
+        let t = Settings::of(s);
+        Self::size_budget(view, p, &t)?;
+        Self::revolution(view, p, &t).map(|_| ())
     }
 
     fn build(view: &RingletView, p: &Params, s: &Scenario) -> Result<Self, String> {
