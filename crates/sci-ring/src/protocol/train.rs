@@ -224,6 +224,11 @@ impl Train {
         Ok(budget)
     }
 
+    /// How long a node holds the train (derived: the LocalMotive's length).
+    fn handling(p: &Params, s: &Settings) -> Time {
+        (if s.handling_cycles == 0 { s.locomotive_symbols } else { s.handling_cycles }) as Time * p.cycle
+    }
+
     /// The idle ring's revolution in symbol times (hops and every node's
     /// handling). The train streams through every node, the TicketMaster
     /// too, so a node's own packets go in the gap between the train's tail
@@ -231,7 +236,7 @@ impl Train {
     /// handling later): a ring where even the bare LocalMotive and its
     /// separator leave no gap would be all train, and is refused.
     fn revolution(view: &RingletView, p: &Params, s: &Settings) -> Result<u32, String> {
-        let handling = if s.handling_cycles == 0 { s.locomotive_symbols as Time } else { s.handling_cycles as Time } * p.cycle;
+        let handling = Self::handling(p, s);
         let back = ((view.round() + (view.len() as Time - 1) * handling) / p.cycle) as u32;
         let needs = s.locomotive_symbols + p.separator as u32;
         if back <= needs {
@@ -247,7 +252,7 @@ impl Train {
         let n = view.len();
         let loco = s.locomotive_symbols as u16;
         let budget = Self::size_budget(view, p, s)?;
-        let handling = if s.handling_cycles == 0 { loco as Time } else { s.handling_cycles as Time } * p.cycle;
+        let handling = Self::handling(p, s);
         let start = if s.always_arbitrated {
             TrainPhase::Request
         } else if s.gearshift {
