@@ -54,6 +54,8 @@ pub struct Txn {
     /// It holds one of its responder's DMA slots (`ClientRules::dma_queue`).
     pub dma_held: bool,
     pub priority: u16,
+    /// A response time-out is scheduled for it (`ClientRules::response_timeout`).
+    pub timing_out: bool,
 }
 
 /// A transaction's stages under a handshake (`params::Handshake`).
@@ -137,6 +139,10 @@ pub struct Application {
     /// Transactions with responses issued and not complete, counted only
     /// under `ClientRules::transactions_per_agent` (its response waiting queue).
     pub in_flight: u32,
+    /// Transactions whose response time-out ran out while the request
+    /// output queue was full: their copies go first when it has room
+    /// (`ClientRules::response_timeout`).
+    pub timed_out: std::collections::VecDeque<u32>,
 }
 
 impl Application {

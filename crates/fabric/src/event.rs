@@ -40,6 +40,9 @@ pub(crate) enum Event {
     TraceRow,
     /// A stream's hold-off below its congestion window's floor is over.
     StreamWake { stream: u32 },
+    /// A read's response time-out (`ClientRules::response_timeout`, the
+    /// requester's RWQ): transaction `txn` may have to be asked again.
+    ResponseTimeout { txn: u32 },
 }
 
 impl Event {
@@ -66,6 +69,7 @@ impl Event {
             Event::Reconfigure { index } => (10, 0, 0, index),
             Event::TraceRow => (11, 0, 0, 0),
             Event::StreamWake { stream } => (12, 0, 0, stream),
+            Event::ResponseTimeout { txn } => (13, 0, 0, txn),
         };
         debug_assert!(a <= Self::A_MASK, "field {a} does not fit the packed event's 12 bits");
         kind | (node as u64) << Self::NODE_SHIFT | ((a & Self::A_MASK) as u64) << Self::A_SHIFT | (b as u64) << 32
@@ -108,6 +112,7 @@ impl Event {
             9 => Event::Queued { iface: node, pkt: b },
             11 => Event::TraceRow,
             12 => Event::StreamWake { stream: b },
+            13 => Event::ResponseTimeout { txn: b },
             _ => Event::Reconfigure { index: b },
         }
     }
@@ -137,6 +142,7 @@ mod tests {
                 Event::Reconfigure { index: wide },
                 Event::TraceRow,
                 Event::StreamWake { stream: wide },
+                Event::ResponseTimeout { txn: wide },
             ]);
         }
         for e in events {

@@ -261,11 +261,19 @@ pub struct ClientRules {
     /// rather than as soon as its header is decoded (IEEE 1596's echo in
     /// the stripped packet's place).
     pub echo_at_tail: bool,
+    /// A requester's response time-out (its RWQ's, seed 003: "handles
+    /// retransmissions in the event of a timeout condition while the
+    /// destination node is servicing a request"): when a transaction's
+    /// response has not been serviced this long after its responder
+    /// serviced the request, the requester sends the request again. The
+    /// first response to be serviced answers it; a later one is dropped.
+    /// Single-response transactions only. 0: none.
+    pub response_timeout: Time,
 }
 
 impl Default for ClientRules {
     fn default() -> Self {
-        ClientRules { responder: Responder::Server, ring_choice: RingChoice::Routes, window: WindowPolicy::Unlimited, transactions_per_stream: 0, transactions_per_agent: 0, backoff: 1, channel_latency: false, handshake: None, dma_queue: 0, service_per_symbol: 0, echo_at_tail: false }
+        ClientRules { responder: Responder::Server, ring_choice: RingChoice::Routes, window: WindowPolicy::Unlimited, transactions_per_stream: 0, transactions_per_agent: 0, backoff: 1, channel_latency: false, handshake: None, dma_queue: 0, service_per_symbol: 0, echo_at_tail: false, response_timeout: 0 }
     }
 }
 

@@ -155,6 +155,7 @@ pub fn params(k: &Settings) -> Params {
             dma_queue: k.dma_queue,
             service_per_symbol: ns_to_time(SYMBOL_BYTES as f64 * 1e3 / k.client_port_mbps),
             echo_at_tail: k.echo_after_checksum,
+            response_timeout: 0,
         },
     }
 }

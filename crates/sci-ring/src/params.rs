@@ -74,7 +74,7 @@ pub fn params(s: &Settings) -> Result<Params, String> {
         }],
         sources: Default::default(),
         classes: Classes::requests_and_responses(),
-        client: ClientRules { transactions_per_agent: s.response_waiting_packets as u16, ..Default::default() },
+        client: ClientRules { transactions_per_agent: s.response_waiting_packets as u16, response_timeout: ns_to_time(s.response_timeout_ns), ..Default::default() },
     })
 }
 

@@ -152,3 +152,52 @@ fn a_request_moved_back_to_the_application_queue_frees_its_rwq_slot() {
     assert_eq!(sent, vec![0, 18 * NS, 36 * NS]);
     assert_eq!(first_response, 304 * NS);
 }
+
+/// The RWQ's response time-out (`node.response_timeout_ns`): a read whose
+/// response has not been serviced that long after its request was is
+/// asked again. One read64 from node 0 to node 2 as above: its request is
+/// serviced at 120 ns, its response at 304. A 200 ns time-out (to 320 ns)
+/// finds it answered: nothing more. A 100 ns one runs out at 220 ns: a
+/// copy of the request goes out at once, is serviced at node 2 at 340 ns
+/// (120 ns after it left, as the first) and its response at node 0 at 524
+/// (184 ns later, as the first's), where it is dropped: one transaction,
+/// one time-out, one duplicate response, nothing left in flight.
+#[test]
+fn a_response_time_out_asks_again_and_drops_the_later_response() {
+    use ringlet_fabric::packet::PacketKind::{Request, Response};
+    use ringlet_fabric::trace::TraceKind::{Serviced, Transmit};
+    for (timeout, transmitted, requests, responses, copies) in [
+        ("200.0", vec![0], vec![120 * NS], vec![304 * NS], 0),
+        ("100.0", vec![0, 220 * NS], vec![120 * NS, 340 * NS], vec![304 * NS, 524 * NS], 1),
+    ] {
+        let mut r = ring(4, &["node.iqst_ns=100.0", &format!("node.response_timeout_ns={timeout}")]);
+        r.inject(0, 2, 0, 0);
+        r.run_until(2_000 * NS);
+        assert_eq!(times(&r, 0, Transmit { own: true }, Request, 0), transmitted, "time-out {timeout}: requests sent");
+        assert_eq!(times(&r, 2, Serviced, Request, 0), requests, "time-out {timeout}: requests serviced");
+        assert_eq!(times(&r, 0, Serviced, Response, 2), responses, "time-out {timeout}: responses serviced");
+        let rep = r.report();
+        assert_eq!((rep.counters.request_timeouts, rep.counters.duplicate_responses), (copies, copies), "time-out {timeout}");
+        let c = rep.conservation;
+        assert_eq!((c.generated, c.completed, c.in_flight), (1, 1, 0), "time-out {timeout}");
+    }
+}
+
+/// A time-out's copy of a write's request delivers no data: the first
+/// request serviced did (found by the invariant campaign, where a trace of
+/// write64s counted the data twice). One write64 from node 0 to node 2
+/// with a 50 ns time-out: the request is serviced at node 2 twice, and
+/// the run's throughput is one write's 64 bytes.
+#[test]
+fn a_time_out_copy_of_a_write_delivers_no_data() {
+    use ringlet_fabric::packet::PacketKind::Request;
+    use ringlet_fabric::trace::TraceKind::Serviced;
+    let mut r = ring(4, &["traffic.transaction=\"write64\"", "node.iqst_ns=100.0", "node.response_timeout_ns=50.0"]);
+    r.inject(0, 2, 0, 0);
+    r.run_until(2_000 * NS);
+    assert_eq!(times(&r, 2, Serviced, Request, 0).len(), 2, "the request and its copy");
+    let rep = r.report();
+    assert_eq!((rep.counters.request_timeouts, rep.counters.duplicate_responses, rep.transactions), (1, 1, 1));
+    let bytes = rep.throughput_mbps * rep.measure_time_ns / 1e3;
+    assert!((bytes - 64.0).abs() < 1e-9, "{bytes} bytes");
+}

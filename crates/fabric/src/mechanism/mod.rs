@@ -41,6 +41,7 @@ mod output;
 mod prioritized;
 mod receive;
 mod reporting;
+mod response_timeout;
 mod reconfigure;
 mod route;
 mod send_path;
@@ -125,6 +126,9 @@ pub struct Fabric<P: RingProtocol> {
     /// Slots of transactions lost with a failed agent (kept so that their
     /// packets still in input queues are dropped).
     lost_tags: std::collections::HashSet<u32>,
+    /// With a response time-out: transactions answered whose slot is still
+    /// kept for copies of their request (or a time-out) still under way.
+    answered_held: u64,
     /// Priority inversions counted (with several priorities only).
     inversions: Option<inversions::Inversions>,
     /// Per agent whose input queues share one server: when it is free
@@ -197,6 +201,7 @@ impl<P: RingProtocol> Fabric<P> {
                 waiting: 0,
                 turn: 0,
                 in_flight: 0,
+                timed_out: Default::default(),
             })
             .collect();
         let buses = if topo.agents().iter().any(|a| a.bus.is_some()) { topo.agents().iter().map(|a| a.bus.map(Bus::new)).collect() } else { Vec::new() };
@@ -257,6 +262,7 @@ impl<P: RingProtocol> Fabric<P> {
             delivered_serials: Default::default(),
             fold: Default::default(),
             lost_tags: Default::default(),
+            answered_held: 0,
             inversions: (s.traffic.priorities > 1).then(|| inversions::Inversions::new(s.traffic.priorities as usize, topo.ifaces())),
             port_free: if topo.agents().iter().any(|a| a.ports.shared_server) { vec![0; agents] } else { Vec::new() },
             pending_controls: Payloads::new(),
@@ -445,6 +451,7 @@ impl<P: RingProtocol> Fabric<P> {
             Event::BusFree { agent } => self.on_bus_free(agent as usize),
             Event::Queued { iface, pkt } => self.on_queued(iface as usize, pkt),
             Event::StreamWake { stream } => self.stream_wake(stream),
+            Event::ResponseTimeout { txn } => self.on_response_timeout(txn),
         }
     }
 

@@ -59,7 +59,9 @@ impl<P: RingProtocol> Fabric<P> {
             let in_flight = self.txns.live() - self.lost_tags.len();
             Conservation { generated: self.generated, completed: self.completed, queued: queued + waiting, in_flight: in_flight as u64, lost: self.lost, delivered_twice: self.seqs.delivered_twice() }
         } else {
-            Conservation { generated: self.generated, completed: self.completed, queued, in_flight: self.slab.live_send(), lost: self.lost, delivered_twice: self.seqs.delivered_twice() }
+            // Timed reads count by their slots: a time-out's copies are one transaction.
+            let in_flight = if self.timed_transactions() { self.timed_in_flight() } else { self.slab.live_send() };
+            Conservation { generated: self.generated, completed: self.completed, queued, in_flight, lost: self.lost, delivered_twice: self.seqs.delivered_twice() }
         };
         r.packets_peak = self.slab.peak();
         self.backlogs(&mut r, end);

@@ -163,8 +163,20 @@ impl<P: RingProtocol> Fabric<P> {
             return;
         }
         let shape = *self.p.shape();
+        // A timed read's slot (`response_timeout.rs`) is kept there, not counted here.
+        let (mut tag, mut timed, mut copy) = (pk.tag, NO_TAG, false);
+        if tag != NO_TAG && self.timed_transactions() {
+            if pk.kind == PacketKind::Response && !self.timed_response_serviced(tag) {
+                // A copy's response: the transaction is answered already; dropped.
+                self.start_service(i, class);
+                return;
+            }
+            // (A copy's request delivers no data: the first one serviced did.)
+            copy = pk.kind == PacketKind::Request && self.is_copy(tag);
+            (tag, timed) = (NO_TAG, tag);
+        }
         // The last of a transaction's packets completes it.
-        let (k, of) = match pk.tag {
+        let (k, of) = match tag {
             NO_TAG => (0, 1),
             slot => {
                 let left = self.txns.get(slot).responses_left - 1;
@@ -172,15 +184,19 @@ impl<P: RingProtocol> Fabric<P> {
                 (shape.responses - 1 - left, shape.responses)
             }
         };
-        if shape.carries_data(pk.kind == PacketKind::Response) {
+        if shape.carries_data(pk.kind == PacketKind::Response) && !copy {
             self.data_delivered(now, shape.data_share(k, of), pk.priority, requester);
         }
         let (mut answered_on, mut slot_freed) = (None, false);
         if pk.kind == PacketKind::Request && shape.has_response() {
             let (o, to) = self.route_to(me, pk.src);
             let mut resp = Packet::new(PacketKind::Response, shape.response_class, me, pk.src, pk.priority, shape.response_len, now).on(o as u16, to);
-            if shape.responses > 1 {
-                resp.tag = self.txns.put(Txn { born: now, src: pk.src, dst: me, kind: 0, stream: NO_STREAM, requests_left: 0, responses_left: shape.responses, stage: crate::client::stage::TRANSFER, dma_held: false, priority: pk.priority });
+            if timed != NO_TAG {
+                // A timed read's: its response carries its slot, and the time-out runs.
+                resp.tag = timed;
+                self.start_response_timeout(timed);
+            } else if shape.responses > 1 {
+                resp.tag = self.txns.put(Txn { born: now, src: pk.src, dst: me, kind: 0, stream: NO_STREAM, requests_left: 0, responses_left: shape.responses, stage: crate::client::stage::TRANSFER, dma_held: false, priority: pk.priority, timing_out: false });
             }
             for _ in 0..shape.responses {
                 let r = self.slab.alloc(resp);
@@ -188,8 +204,8 @@ impl<P: RingProtocol> Fabric<P> {
             }
             answered_on = Some(o);
         } else if k + 1 == of {
-            if pk.tag != NO_TAG {
-                self.txns.release(pk.tag);
+            if tag != NO_TAG {
+                self.txns.release(tag);
             }
             self.complete(pk.priority, requester);
             slot_freed = shape.has_response() && self.release_response_slot(requester as usize);

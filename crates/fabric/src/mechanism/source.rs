@@ -90,6 +90,9 @@ impl<P: RingProtocol> Fabric<P> {
         let (class, len) = (shape.request_class, shape.request_len);
         // Its response waiting queue, where bounded: a request goes only with a slot free there.
         let rwq = if shape.has_response() { self.p.client.transactions_per_agent as u32 } else { 0 };
+        if self.timed_transactions() && !self.apps[agent].timed_out.is_empty() {
+            self.send_timed_out(agent);
+        }
         loop {
             if rwq > 0 && self.apps[agent].in_flight >= rwq {
                 return;
@@ -115,6 +118,9 @@ impl<P: RingProtocol> Fabric<P> {
             }
             let mut pk = Packet::new(PacketKind::Request, class, agent as u16, e.dst, e.priority, len, e.born).on(i as u16, to);
             pk.queued_at = self.sched.now();
+            if self.timed_transactions() {
+                pk.tag = self.open_timed(agent, &e);
+            }
             let id = self.slab.alloc(pk);
             self.queue_own(i, class, e.priority, id);
         }
@@ -140,6 +146,9 @@ impl<P: RingProtocol> Fabric<P> {
         let pk = *self.slab.at(victim);
         self.ifaces[i].unqueue_own(class, victim);
         self.slab.free(victim);
+        if pk.tag != NO_TAG && self.timed_transactions() && self.drop_timed_copy(pk.tag) {
+            return true;
+        }
         self.apps[agent].queue.push_front(pk.priority, AppEntry::new(pk.born, pk.dst, pk.priority, 0, NO_STREAM));
         if self.p.shape().has_response() {
             // Not in flight any more: its response waiting queue slot goes back with it.
@@ -248,7 +257,7 @@ impl<P: RingProtocol> Fabric<P> {
                 }
             }
             let stage = if setup.is_some() { stage::SETUP } else { stage::TRANSFER };
-            self.txns.put(Txn { born: e.born, src: agent as u16, dst: e.dst, kind: e.kind, stream: s as u32, requests_left: shape.requests, responses_left: shape.responses, stage, dma_held: false, priority: e.priority })
+            self.txns.put(Txn { born: e.born, src: agent as u16, dst: e.dst, kind: e.kind, stream: s as u32, requests_left: shape.requests, responses_left: shape.responses, stage, dma_held: false, priority: e.priority, timing_out: false })
         } else {
             e.tag
         };

@@ -308,6 +308,10 @@ table! {
         busy_responses_full: u64 ["", "busy responses (queue full)"],
         /// Busy echoes for a response refused a free slot reserved for packets busied earlier.
         busy_responses_reserved: u64 ["", "busy responses (slot reserved)"],
+        /// Requests sent again because their response had not come within the requester's response time-out (`node.response_timeout_ns`; whole run).
+        request_timeouts: u64 ["", "request time-outs"],
+        /// Responses serviced for a transaction an earlier response had answered (a time-out's duplicates), dropped (whole run).
+        duplicate_responses: u64 ["", "duplicate responses"],
         /// Busy echoes that carried an A/B reservation (BUSY_A / BUSY_B).
         reservations: u64 ["", "A/B reservations"],
         /// Times a node was kept from starting a packet by go bits an upstream node withheld while repaying its debt.

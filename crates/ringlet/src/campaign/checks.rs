@@ -184,7 +184,10 @@ pub const COLLAPSE_BELOW: f64 = 0.5;
 /// sender as it would a bus's, and past saturation throughput falls to a
 /// second stable state (docs/validation/sci-switch.md); how far it may
 /// fall is an open finding (docs/invariants.md). Not a trace: its load is
-/// its own.
+/// its own. Not a requester with a response time-out
+/// (`node.response_timeout_ns`): one shorter than a loaded read's
+/// response time asks every read again, and each copy costs its
+/// responder a service: the premature retransmission's collapse.
 fn holds_without_collapse(o: &Overrides) -> bool {
     let set = |key: &str| o.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str());
     let off = |key: &str, value: &str| set(key) == Some(value);
@@ -195,6 +198,13 @@ fn holds_without_collapse(o: &Overrides) -> bool {
         && matches!(set("network.bandwidth_allocation"), None | Some("\"ieee\""))
         && !off("gigaring.congestion_control", "false")
         && !off("gigaring.bandwidth_sharing", "false")
+        && !timed_out(o)
+}
+
+/// Whether requesters ask a read again after a response time-out: the
+/// analytic model counts no copies, so its saturation does not hold.
+fn timed_out(o: &Overrides) -> bool {
+    o.iter().any(|(k, v)| k == "node.response_timeout_ns" && v.parse::<f64>().is_ok_and(|t| t > 0.0))
 }
 
 /// A run past saturation carries at least `COLLAPSE_BELOW` of what the
@@ -277,10 +287,11 @@ fn probe(o: &Overrides, fraction: f64) -> Option<Probe> {
 /// congestion control engages, and past saturation the slaves' queues,
 /// and every transaction's wait, grow without bound (three nodes at 1.2
 /// times the model's saturation: each completes nothing for 1.5 to 3 ms of
-/// 5; either bound alone, none for more than 5 µs).
+/// 5; either bound alone, none for more than 5 µs). A response time-out's
+/// copies are not in the model either (`timed_out`).
 fn promises_progress(o: &Overrides, r: &Report) -> bool {
     let set = |key: &str| o.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str());
-    let model_covers = matches!(set("network.protocol"), None | Some("\"sci\""));
+    let model_covers = matches!(set("network.protocol"), None | Some("\"sci\"")) && !timed_out(o);
     let kept_up = r.throughput_mbps >= 0.95 * r.offered_mbps;
     if r.model_utilization.is_finite() && r.model_utilization < PROGRESS_BELOW_UTILIZATION && (model_covers || kept_up) {
         return true;
