@@ -8,11 +8,11 @@
 //! time per transaction); if the response has not been serviced when it
 //! runs out, the requester queues a copy of the request, or, if its output
 //! queue is full, the first room there goes to it, before any new request.
-//! Every copy costs its
-//! responder a service and brings a response; the first response serviced
-//! answers the transaction, a later one is dropped, and a copy's request
-//! delivers no data (a write's was delivered by the first). The slot is
-//! released once no copy and no time-out of it is left.
+//! Every copy costs its responder a service and brings a response; the
+//! first response serviced answers the transaction, a later one is
+//! dropped, and a copy's request delivers no data (a write's was delivered
+//! by the first). The slot is released once no copy and no time-out of it
+//! is left.
 //!
 //! In the slot, `requests_left` counts the copies under way (request or
 //! response), `responses_left` is 1 until the transaction is answered.
@@ -37,6 +37,7 @@ impl<P: RingProtocol> Fabric<P> {
 
     /// The slot of timed transaction `e` of `agent`, whose first request goes out now.
     pub(super) fn open_timed(&mut self, agent: usize, e: &AppEntry) -> u32 {
+        debug_assert_eq!(self.p.shape().responses, 1, "a response time-out times single-response transactions");
         self.txns.put(Txn { born: e.born, src: agent as u16, dst: e.dst, kind: e.kind, stream: NO_STREAM, requests_left: 1, responses_left: 1, stage: stage::TRANSFER, dma_held: false, priority: e.priority, timing_out: false })
     }
 
@@ -57,48 +58,43 @@ impl<P: RingProtocol> Fabric<P> {
         self.sched.after(self.p.client.response_timeout, Event::ResponseTimeout { txn: tag }.pack());
     }
 
+    /// Timed transaction `tag`'s time-out has run out: it joins its
+    /// requester's list of those to ask again (still `timing_out`, so its
+    /// slot is kept while it waits there).
     pub(super) fn on_response_timeout(&mut self, tag: u32) {
-        let t = self.txns.get(tag);
-        if t.responses_left == 0 {
-            self.txns.set(tag, Txn { timing_out: false, ..t });
-            return self.release_timed(tag);
-        }
-        let (i, _) = self.route_to(t.src, t.dst);
-        if !self.ifaces[i].output(self.p.shape().request_class).has_room() {
-            // (Still `timing_out`: the slot is kept while it waits.)
-            self.apps[t.src as usize].timed_out.push_back(tag);
-            return;
-        }
-        self.send_copy(tag);
+        let agent = self.txns.get(tag).src as usize;
+        self.apps[agent].timed_out.push_back(tag);
+        self.send_timed_out(agent);
     }
 
-    /// Copies for `agent`'s transactions whose time-out ran out while its
-    /// request output queue was full, as far as it has room now (before
-    /// any new request).
+    /// Copies for `agent`'s transactions whose time-out ran out, in that
+    /// order, as far as its request output queue has room (a full one
+    /// keeps them waiting, ahead of any new request); one answered
+    /// meanwhile is released instead.
     pub(super) fn send_timed_out(&mut self, agent: usize) {
         let class = self.p.shape().request_class;
         while let Some(&tag) = self.apps[agent].timed_out.front() {
             let t = self.txns.get(tag);
-            let (i, _) = self.route_to(t.src, t.dst);
-            if t.responses_left > 0 && !self.ifaces[i].output(class).has_room() {
+            let route = self.route_to(t.src, t.dst);
+            if t.responses_left > 0 && !self.ifaces[route.0].output(class).has_room() {
                 return;
             }
             self.apps[agent].timed_out.pop_front();
             if t.responses_left == 0 {
-                // Answered while it waited: no copy.
+                // Answered meanwhile: no copy.
                 self.txns.set(tag, Txn { timing_out: false, ..t });
                 self.release_timed(tag);
             } else {
-                self.send_copy(tag);
+                self.send_copy(tag, route);
             }
         }
     }
 
-    /// Queues a copy of timed transaction `tag`'s request; its time-out is over.
-    fn send_copy(&mut self, tag: u32) {
+    /// Queues a copy of timed transaction `tag`'s request at interface `i`
+    /// towards `to` (its route); its time-out is over.
+    fn send_copy(&mut self, tag: u32, (i, to): (usize, u16)) {
         let t = Txn { timing_out: false, ..self.txns.get(tag) };
         let shape = *self.p.shape();
-        let (i, to) = self.route_to(t.src, t.dst);
         self.counters.request_timeouts += 1;
         self.txns.set(tag, Txn { requests_left: t.requests_left + 1, ..t });
         let mut pk = Packet::new(PacketKind::Request, shape.request_class, t.src, t.dst, t.priority, shape.request_len, t.born).on(i as u16, to);

@@ -258,7 +258,7 @@ impl Train {
         } else if s.gearshift {
             TrainPhase::Free { used: 0 }
         } else {
-            TrainPhase::Immediate { tally: budget / 2 }
+            TrainPhase::Immediate { tally: Self::tally_of(budget) }
         };
         Ok(Train {
             view: view.clone(),
@@ -295,7 +295,12 @@ impl Train {
     /// The immediate-mode tally a revolution starts with: the ring's
     /// capacity over one revolution, half the budget's two.
     fn tally(&self) -> u32 {
-        self.budget / 2
+        Self::tally_of(self.budget)
+    }
+
+    /// The tally of a size budget of `budget` symbols.
+    fn tally_of(budget: u32) -> u32 {
+        budget / 2
     }
 
     /// The budget, symbols.
