@@ -207,13 +207,22 @@ def test_bench_json(cli):
         if shape.endswith("node"):  # a ring of that many nodes (switch and Banyan workloads: more interfaces)
             assert w["floor_nodes"] == int(shape.removesuffix("node"))
         assert w["floor_nodes"] > 0 and w["floor_packets"] > 0
+        # Events per packet-hop, and by kind: every run decides outputs and strips packets.
+        kinds = w["events_per_hop_by_kind"]
+        assert sum(kinds.values()) == pytest.approx(w["events_per_hop"])
+        assert kinds["output_free"] > 0 and kinds["head_arrive"] > 0 and all(v > 0 for v in kinds.values()), kinds
     assert out["floor_ratio"] == out["workloads"][0]["floor_ratio"]
+    by_name = {w["workload"]: w for w in out["workloads"]}
+    # Only a network with switches crosses buses.
+    assert "bus_free" not in by_name["reference-8node"]["events_per_hop_by_kind"]
+    assert "bus_free" in by_name["banyan-bO2nS256"]["events_per_hop_by_kind"]
 
 
 def test_bench_table(cli):
     p = cli(["bench", "--quick", "--repeats", "1"])
     assert p.returncode == 0, p.stderr
     assert "reference-8node" in p.stdout and "Mhops/s" in p.stdout and "range" in p.stdout and "x loop" in p.stdout
+    assert "events/hop" in p.stdout
     assert "medians of 1 run)" in p.stdout and "…" not in p.stdout  # nothing cut off at 80 columns
 
 

@@ -75,6 +75,35 @@ impl Event {
         kind | (node as u64) << Self::NODE_SHIFT | ((a & Self::A_MASK) as u64) << Self::A_SHIFT | (b as u64) << 32
     }
 
+    /// The kinds' names, by packed kind (`ringlet bench` counts events by them).
+    pub const KIND_NAMES: [&'static str; 14] = [
+        "arrival",
+        "head_arrive",
+        "output_free",
+        "echo_in",
+        "service_done",
+        "inject",
+        "requeue",
+        "emit_control",
+        "bus_free",
+        "queued",
+        "reconfigure",
+        "trace_row",
+        "stream_wake",
+        "response_timeout",
+    ];
+
+    /// The packed kind of a packed event (an index into `KIND_NAMES`).
+    #[inline(always)]
+    pub fn kind(x: u64) -> usize {
+        (x & Self::KIND_MASK) as usize
+    }
+
+    /// The packed kind of an `OutputFree`.
+    pub fn output_free_kind() -> usize {
+        Self::OUTPUT_FREE as usize
+    }
+
     /// Packed kind of an `OutputFree` (as `pack` numbers the kinds).
     const OUTPUT_FREE: u64 = 2;
     const KIND_MASK: u64 = 15;
@@ -150,6 +179,9 @@ mod tests {
             assert_eq!(Event::unpack(packed), e, "{packed:#x}");
             let is_output_free = matches!(e, Event::OutputFree { .. });
             assert_eq!(Event::output_free_iface(packed).is_some(), is_output_free, "{e:?}");
+            let name = format!("{e:?}").split(' ').next().expect("a name").to_string();
+            let snake: String = name.chars().enumerate().flat_map(|(k, c)| (k > 0 && c.is_uppercase()).then_some('_').into_iter().chain(c.to_lowercase())).collect();
+            assert_eq!(Event::KIND_NAMES[Event::kind(packed)], snake, "{e:?}");
         }
     }
 }

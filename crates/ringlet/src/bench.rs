@@ -39,6 +39,13 @@ pub struct BenchFigure {
     pub floor_nodes: usize,
     pub floor_packets: u64,
     pub packet_hops: u64,
+    /// Events the run handled per packet-hop (whole run; the same in every
+    /// repeat): the simulation's cost in events, apart from their price.
+    pub events_per_hop: f64,
+    /// The same by kind of event (`head_arrive`, `output_free`, `echo_in`,
+    /// `service_done`, `bus_free`, `queued`, `emit_control`, `requeue`, ...;
+    /// kinds the run had none of left out).
+    pub events_per_hop_by_kind: std::collections::BTreeMap<&'static str, f64>,
     pub transactions: u64,
     pub throughput_mbps: f64,
 }
@@ -96,6 +103,8 @@ impl Samples {
     fn figure(self, w: &Workload) -> BenchFigure {
         let r = self.last.expect("at least one repeat");
         let (floor_nodes, floor_packets) = yardstick_shape(&r);
+        let hops = r.report.counters.packet_hops.max(1) as f64;
+        let events_per_hop_by_kind = r.report.events_by_kind.iter().filter(|(_, n)| *n > 0).map(|&(k, n)| (k, n as f64 / hops)).collect();
         BenchFigure {
             workload: w.name,
             description: w.description,
@@ -111,6 +120,8 @@ impl Samples {
             floor_nodes,
             floor_packets,
             packet_hops: r.report.counters.packet_hops,
+            events_per_hop: r.report.counters.events as f64 / hops,
+            events_per_hop_by_kind,
             transactions: r.report.conservation.completed,
             throughput_mbps: r.report.throughput_mbps,
         }
@@ -209,6 +220,10 @@ mod tests {
             assert!(f.floor_packets > 0 && f.floor_packet_hops_per_s > 0.0, "{name}");
             assert!(f.floor_ratio > 0.0 && f.floor_ratio.is_finite(), "{name}");
             assert_eq!(f.floor_ratio, super::median(f.floor_ratio_all.clone()), "{name}");
+            // The events by kind add up to the run's events.
+            let by_kind: f64 = f.events_per_hop_by_kind.values().sum();
+            assert!(f.events_per_hop > 0.0 && (by_kind - f.events_per_hop).abs() < 1e-9 * f.events_per_hop, "{name}: {by_kind} vs {}", f.events_per_hop);
+            assert!(f.events_per_hop_by_kind.contains_key("output_free"), "{name}: {:?}", f.events_per_hop_by_kind);
         }
     }
 

@@ -407,13 +407,14 @@ def bench_view(report: Mapping[str, Any]) -> Group:
     runs = "runs" if n is None else f"{n} run" + ("s" if n != 1 else "")
     t = FitTable(
         [Column("workload", justify="left", wrap=True, key=True), Column("x loop"), Column("Mhops/s"),
-         Column("range"), Column("sim/wall"), Column("wall s"), Column("MB/s")],
+         Column("range"), Column("events/hop"), Column("sim/wall"), Column("wall s"), Column("MB/s")],
         [(str(w.get("workload")), _num(w.get("floor_ratio"), 3), _scaled(w.get("packet_hops_per_s"), 1e6, 2),
-          hops_range(w), _num(w.get("sim_to_wall"), 4), _num(w.get("wall_s_median"), 3),
+          hops_range(w), _num(w.get("events_per_hop"), 3), _num(w.get("sim_to_wall"), 4), _num(w.get("wall_s_median"), 3),
           _num(w.get("throughput_mbps"))) for w in report.get("workloads", [])],
         title=f"ringlet {report.get('ringlet_version')} bench (medians of {runs})")
     return Group(t, Text("x loop: Mhops/s over a bare event loop's in the same shape, run after each run "
-                         "(compare this across machines); range: Mhops/s of the slowest and fastest run"))
+                         "(compare this across machines); range: Mhops/s of the slowest and fastest run; "
+                         "events/hop: events handled per packet-hop (--json: by kind)"))
 
 
 def store_view(store: Any, current: str, last: Optional[int] = None) -> Group:

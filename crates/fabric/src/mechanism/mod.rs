@@ -168,6 +168,9 @@ pub struct Fabric<P: RingProtocol> {
     backlog_cap: u64,
     stop: Option<Stop>,
     trace: Option<Recorder>,
+    /// Events handled, by packed kind (`Event::KIND_NAMES`), output
+    /// decisions apart: what a run costs, for `ringlet bench`.
+    events_by_kind: [u64; 16],
 }
 
 impl<P: RingProtocol> Fabric<P> {
@@ -284,6 +287,7 @@ impl<P: RingProtocol> Fabric<P> {
             backlog_cap: s.run.max_backlog_transactions,
             stop: None,
             trace: None,
+            events_by_kind: [0; 16],
             topo,
             p,
         };
@@ -426,6 +430,9 @@ impl<P: RingProtocol> Fabric<P> {
             }
             return;
         }
+        // (Output decisions are the rest: counted apart, they would cost
+        // the hot path an increment.)
+        self.events_by_kind[Event::kind(packed)] += 1;
         match Event::unpack(packed) {
             Event::Arrival { source } => self.on_arrival(source as usize),
             // Into a retired or failed interface, or over a cut link: lost on the way.

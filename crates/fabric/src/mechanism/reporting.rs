@@ -64,6 +64,10 @@ impl<P: RingProtocol> Fabric<P> {
             Conservation { generated: self.generated, completed: self.completed, queued, in_flight, lost: self.lost, delivered_twice: self.seqs.delivered_twice() }
         };
         r.packets_peak = self.slab.peak();
+        // Output decisions are every event not counted by kind.
+        let mut by_kind = self.events_by_kind;
+        by_kind[crate::event::Event::output_free_kind()] = self.sched.executed() - by_kind.iter().sum::<u64>();
+        r.events_by_kind = crate::event::Event::KIND_NAMES.iter().zip(by_kind).map(|(&k, n)| (k, n)).collect();
         self.backlogs(&mut r, end);
         let failure = self.failed.iter().any(|&f| f);
         if failure {

@@ -117,6 +117,11 @@ pub struct Report {
     /// network, so not among the results.
     #[serde(skip)]
     pub packets_peak: u64,
+    /// Events handled over the whole run by kind (their sum is
+    /// `counters.events`): what the simulation cost, for `ringlet bench`;
+    /// not among the results either.
+    #[serde(skip)]
+    pub events_by_kind: Vec<(&'static str, u64)>,
     /// A trace row that could not be read once the run had begun: the run
     /// is an error, not a result (`family::drive`).
     #[serde(skip)]
