@@ -99,13 +99,8 @@ impl Event {
         (x & Self::KIND_MASK) as usize
     }
 
-    /// The packed kind of an `OutputFree`.
-    pub fn output_free_kind() -> usize {
-        Self::OUTPUT_FREE as usize
-    }
-
     /// Packed kind of an `OutputFree` (as `pack` numbers the kinds).
-    const OUTPUT_FREE: u64 = 2;
+    pub const OUTPUT_FREE: u64 = 2;
     const KIND_MASK: u64 = 15;
     const NODE_SHIFT: u32 = 4;
     const A_SHIFT: u32 = 20;

@@ -65,9 +65,10 @@ impl<P: RingProtocol> Fabric<P> {
         };
         r.packets_peak = self.slab.peak();
         // Output decisions are every event not counted by kind.
+        use crate::event::Event;
         let mut by_kind = self.events_by_kind;
-        by_kind[crate::event::Event::output_free_kind()] = self.sched.executed() - by_kind.iter().sum::<u64>();
-        r.events_by_kind = crate::event::Event::KIND_NAMES.iter().zip(by_kind).map(|(&k, n)| (k, n)).collect();
+        by_kind[Event::OUTPUT_FREE as usize] = self.sched.executed() - by_kind.iter().sum::<u64>();
+        r.events_by_kind = Event::KIND_NAMES.iter().copied().zip(by_kind).collect();
         self.backlogs(&mut r, end);
         let failure = self.failed.iter().any(|&f| f);
         if failure {
