@@ -380,6 +380,21 @@ fn ppq_echo_waiting_queue_frees_the_output_queue_slot() {
     }
 }
 
+/// The EWQ's slot is free for what already waits: node 0, one output
+/// queue slot and an EWQ of two, three requests at once. The second goes
+/// at 18 ns into the queue the first left; when it is sent, its slot takes
+/// the third from the application queue at once (sent at 36 ns), not when
+/// the first echo returns (1032 ns).
+#[test]
+fn ppq_a_send_into_the_ewq_frees_its_slot_for_the_application_queue() {
+    let mut r = ppq_ring(4, &["node.output_queue_packets=1", "node.iqst_ns=1000.0", "ppq.ewq_packets=2"]);
+    for _ in 0..3 {
+        r.inject(0, 2, 0, 0);
+    }
+    r.run_until(2_000 * NS);
+    assert_eq!(times(&r, 0, TraceKind::Transmit { own: true }, PacketKind::Request, 0), vec![0, 18 * NS, 36 * NS]);
+}
+
 /// A starved low-priority packet stuck in an input queue behind a stream of
 /// higher-priority ones is served once inheritance raises it (ring level).
 /// Five nodes. Nodes 1 and 3 each keep one priority-3 request for node 2

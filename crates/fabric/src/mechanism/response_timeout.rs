@@ -63,6 +63,14 @@ impl<P: RingProtocol> Fabric<P> {
     /// slot is kept while it waits there).
     pub(super) fn on_response_timeout(&mut self, tag: u32) {
         let agent = self.txns.get(tag).src as usize;
+        // Every room that appears serves the list: what still waits there waits for room.
+        debug_assert!(
+            self.apps[agent].timed_out.front().is_none_or(|&w| {
+                let t = self.txns.get(w);
+                !self.ifaces[self.route_to(t.src, t.dst).0].output(self.p.shape().request_class).has_room()
+            }),
+            "a copy waits for room its request queue has"
+        );
         self.apps[agent].timed_out.push_back(tag);
         self.send_timed_out(agent);
     }
