@@ -56,9 +56,8 @@ impl<P: RingProtocol> Fabric<P> {
 
     /// A slot of interface `i`'s send buffer of `class` is free (its
     /// packet accepted, sent into an echo-waiting slot, or held back in its
-    /// stream): the agent's streams
-    /// (if a `request` left it), its DMA engine and servers waiting for
-    /// room may use it.
+    /// stream): the agent's streams (if a `request` left it), its DMA
+    /// engine and servers waiting for room may use it.
     #[inline(always)]
     pub(super) fn slot_freed(&mut self, i: usize, class: u8, request: bool) {
         let agent = self.ifaces[i].agent as usize;
