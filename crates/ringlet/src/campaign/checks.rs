@@ -298,13 +298,14 @@ fn probe(o: &Overrides, fraction: f64) -> Option<Probe> {
 /// Whether the scenario's protocol promises every source progress: below
 /// saturation every one must (where the analytic model leaves a protocol's
 /// holds out, TRAIN's, DFC's and PPQ's, its saturation may be far off: only
-/// if the run carried most of what it was offered; so too where IEEE
-/// 1596's allocation is cut down, whose sharing of a ringlet among its
-/// senders is what keeps passing traffic and a hot spot's retries from
-/// starving a node: a switch of 2-node ringlets at a hot spot without
-/// the bandwidth allocation, the model's utilisation 0.30, 12 622
-/// retries, left two nodes with nothing for 1.5 ms of 2, none with it);
-/// beyond it, GigaRing's queue reservation with its bandwidth allocation
+/// if the run carried most of what it was offered), where IEEE 1596's
+/// bandwidth and queue allocation run whole: their sharing of a ringlet
+/// among its senders is what keeps passing traffic and retries from
+/// starving a node (a switch of 2-node ringlets at a hot spot without the
+/// bandwidth allocation, the model's utilisation 0.30, 12 622 retries,
+/// left two nodes with nothing for 1.5 ms of 2; a 4-node ring without it,
+/// one-packet requestor input queues, 97% of its load carried, two nodes
+/// with nothing for 25 µs; neither with it); beyond it, GigaRing's queue reservation with its bandwidth allocation
 /// ("forward progress is therefore assured", seed 002), with its
 /// congestion control where blocks go to bounded DMA engines. IEEE 1596's
 /// A/B queue allocation promises that a packet sent is accepted in the
@@ -322,9 +323,9 @@ fn probe(o: &Overrides, fraction: f64) -> Option<Probe> {
 /// copies are not in the model either (`timed_out`).
 fn promises_progress(o: &Overrides, r: &Report) -> bool {
     let set = |key: &str| o.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str());
-    let model_covers = matches!(set("network.protocol"), None | Some("\"sci\"")) && full_allocation(o) && !timed_out(o);
+    let model_covers = matches!(set("network.protocol"), None | Some("\"sci\"")) && !timed_out(o);
     let kept_up = r.throughput_mbps >= 0.95 * r.offered_mbps;
-    if r.model_utilization.is_finite() && r.model_utilization < PROGRESS_BELOW_UTILIZATION && (model_covers || kept_up) {
+    if r.model_utilization.is_finite() && r.model_utilization < PROGRESS_BELOW_UTILIZATION && full_allocation(o) && (model_covers || kept_up) {
         return true;
     }
     // The reservation is of receive buffer places; a full DMA engine busies
@@ -427,14 +428,13 @@ mod tests {
         r.per_node[1].longest_stall_ns = 0.9e6;
         assert!(invariants(&o, &r, 0, 0.0).is_ok(), "under its limit");
         r.per_node[1].longest_stall_ns = 9e6;
-        // Without the full allocation only a run that kept up is judged.
+        // Without the full allocation nothing shares the ring: no promise, even to a run that kept up.
         for (key, value) in [("network.bandwidth_allocation", "\"none\""), ("network.bandwidth_allocation", "\"debts\""), ("network.queue_allocation", "\"none\"")] {
             let cut: Overrides = o.iter().cloned().chain(overrides(&[(key, value)])).collect();
-            r.summary.throughput_mbps = 0.9 * r.summary.offered_mbps;
-            assert!(invariants(&cut, &r, 0, 0.0).is_ok(), "{key} = {value} promises no progress to a run that fell behind");
-            r.summary.throughput_mbps = r.summary.offered_mbps;
-            assert_eq!(invariants(&cut, &r, 0, 0.0).unwrap_err().check, "stalled", "{key} = {value}: one that kept up is judged");
+            assert!(invariants(&cut, &r, 0, 0.0).is_ok(), "{key} = {value} promises no progress");
         }
+        let ieee: Overrides = o.iter().cloned().chain(overrides(&[("network.bandwidth_allocation", "\"ieee\"")])).collect();
+        assert_eq!(invariants(&ieee, &r, 0, 0.0).unwrap_err().check, "stalled", "the standard's allocation named outright is judged");
         r.summary.model_utilization = 2.0;
         // (Carrying what it did at half the load: no collapse either.)
         let half = probe(&o, 0.5).expect("the ring carries at half the load");
