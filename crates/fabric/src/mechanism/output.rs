@@ -219,7 +219,8 @@ impl<P: RingProtocol> Fabric<P> {
             self.note_sent(id, now);
         }
         self.transmit(i, id, true);
-        if self.ifaces[i].output(pk.class).ewq > 0 && self.ifaces[i].output(pk.class).has_room() {
+        let q = self.ifaces[i].output(pk.class);
+        if q.ewq > 0 && q.has_room() {
             // Into an echo-waiting slot: the packet's output queue slot is
             // free now, not at its echo, for what waits for one.
             self.slot_freed(i, pk.class, self.p.is_request_class(pk.class));

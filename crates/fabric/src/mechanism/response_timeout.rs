@@ -65,10 +65,7 @@ impl<P: RingProtocol> Fabric<P> {
         let agent = self.txns.get(tag).src as usize;
         // Every room that appears serves the list: what still waits there waits for room.
         debug_assert!(
-            self.apps[agent].timed_out.front().is_none_or(|&w| {
-                let t = self.txns.get(w);
-                !self.ifaces[self.route_to(t.src, t.dst).0].output(self.p.shape().request_class).has_room()
-            }),
+            self.apps[agent].timed_out.front().is_none_or(|&w| !self.copy_room(&self.txns.get(w)).1),
             "a copy waits for room its request queue has"
         );
         self.apps[agent].timed_out.push_back(tag);
@@ -80,11 +77,10 @@ impl<P: RingProtocol> Fabric<P> {
     /// keeps them waiting, ahead of any new request); one answered
     /// meanwhile is released instead.
     pub(super) fn send_timed_out(&mut self, agent: usize) {
-        let class = self.p.shape().request_class;
         while let Some(&tag) = self.apps[agent].timed_out.front() {
             let t = self.txns.get(tag);
-            let route = self.route_to(t.src, t.dst);
-            if t.responses_left > 0 && !self.ifaces[route.0].output(class).has_room() {
+            let (route, room) = self.copy_room(&t);
+            if t.responses_left > 0 && !room {
                 return;
             }
             self.apps[agent].timed_out.pop_front();
@@ -96,6 +92,13 @@ impl<P: RingProtocol> Fabric<P> {
                 self.send_copy(tag, route);
             }
         }
+    }
+
+    /// Where a copy of timed transaction `t`'s request goes (its route),
+    /// and whether that request output queue has room for it.
+    fn copy_room(&self, t: &Txn) -> ((usize, u16), bool) {
+        let route = self.route_to(t.src, t.dst);
+        (route, self.ifaces[route.0].output(self.p.shape().request_class).has_room())
     }
 
     /// Queues a copy of timed transaction `tag`'s request at interface `i`

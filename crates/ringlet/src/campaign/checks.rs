@@ -191,7 +191,7 @@ pub const COLLAPSE_BELOW: f64 = 0.5;
 /// response time asks every read again, and each copy costs its
 /// responder a service: the premature retransmission's collapse.
 fn holds_without_collapse(o: &Overrides) -> bool {
-    let set = |key: &str| o.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str());
+    let set = |key: &str| setting(o, key);
     let off = |key: &str, value: &str| set(key) == Some(value);
     matches!(set("network.kind"), Some("\"sci-ring\"") | Some("\"gigaring\""))
         && matches!(set("network.protocol"), None | Some("\"sci\""))
@@ -213,16 +213,19 @@ fn holds_without_collapse(o: &Overrides) -> bool {
 /// nodes of one-word blocks carry 13.6 MB/s at 1.3 times the model's
 /// saturation and 0.1 at 5 times (30-37 with either bound).
 fn unbounded_transfers(o: &Overrides) -> bool {
-    let set = |key: &str| o.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str());
-    set("gigaring.dma_queue_transfers") == Some("0") && set("gigaring.transfers_per_stream") == Some("0")
+    setting(o, "gigaring.dma_queue_transfers") == Some("0") && setting(o, "gigaring.transfers_per_stream") == Some("0")
 }
 
 /// Whether IEEE 1596's bandwidth and queue allocation both run (neither
 /// is switched off nor one of the bandwidth allocation's rules alone):
 /// what shares a ringlet among its senders and lets a busied packet in.
 fn full_allocation(o: &Overrides) -> bool {
-    let set = |key: &str| o.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str());
-    set("network.queue_allocation") != Some("\"none\"") && matches!(set("network.bandwidth_allocation"), None | Some("\"ieee\""))
+    setting(o, "network.queue_allocation") != Some("\"none\"") && matches!(setting(o, "network.bandwidth_allocation"), None | Some("\"ieee\""))
+}
+
+/// The value `o` sets `key` to, as written (strings quoted), if it sets it.
+fn setting<'a>(o: &'a Overrides, key: &str) -> Option<&'a str> {
+    o.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
 }
 
 /// Whether requesters ask a read again after a response time-out: the
@@ -322,7 +325,7 @@ fn probe(o: &Overrides, fraction: f64) -> Option<Probe> {
 /// 5; either bound alone, none for more than 5 µs). A response time-out's
 /// copies are not in the model either (`timed_out`).
 fn promises_progress(o: &Overrides, r: &Report) -> bool {
-    let set = |key: &str| o.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str());
+    let set = |key: &str| setting(o, key);
     let model_covers = matches!(set("network.protocol"), None | Some("\"sci\"")) && !timed_out(o);
     let kept_up = r.throughput_mbps >= 0.95 * r.offered_mbps;
     if r.model_utilization.is_finite() && r.model_utilization < PROGRESS_BELOW_UTILIZATION && full_allocation(o) && (model_covers || kept_up) {
