@@ -84,12 +84,16 @@ pub struct Rules {
     /// prioritized; PPQ's HIQ preemptive). Only never-sent packets move:
     /// nothing on the ring, and no protocol state, refers to them.
     pub host_preempts: bool,
+    /// Sent packets may wait for their echoes in slots beyond the output
+    /// queue ([`RingProtocol::echo_wait_slots`], PPQ's EWQ), so that
+    /// sending a packet can free its output queue slot.
+    pub echo_waiting: bool,
 }
 
 impl Rules {
     /// IEEE 1596's: FIFO queues, a FIFO bypass, echoes on acceptance,
     /// servers that wait for room, bandwidth allocation after recovery.
-    pub const IEEE: Rules = Rules { priority_queues: false, bypass: BypassOrder::Arrival, echo: EchoAt::Acceptance, server_waits_for_room: true, recovery: true, traffic_control: false, host_preempts: false };
+    pub const IEEE: Rules = Rules { priority_queues: false, bypass: BypassOrder::Arrival, echo: EchoAt::Acceptance, server_waits_for_room: true, recovery: true, traffic_control: false, host_preempts: false, echo_waiting: false };
 }
 
 /// Answer to "may this interface start this own packet now?".

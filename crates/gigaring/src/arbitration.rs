@@ -225,6 +225,7 @@ impl RingProtocol for Arbitration {
         recovery: false,
         traffic_control: true,
         host_preempts: false,
+        echo_waiting: false,
     };
 
     fn may_send(&mut self, at: usize, now: Time, _id: u32, pk: &Packet, _fx: &mut Effects) -> Permit {

@@ -193,6 +193,7 @@ impl<P: RingProtocol> Fabric<P> {
     fn build(s: &Scenario, topo: Topology, p: Params, protos: Vec<P>, with_traffic: bool) -> Self {
         assert_eq!(protos.len(), topo.ringlets(), "one protocol instance per ringlet");
         let levels = if P::RULES.priority_queues { s.traffic.priorities as usize } else { 1 };
+        assert!(P::RULES.echo_waiting || protos.iter().all(|r| r.echo_wait_slots() == 0), "echo-waiting slots need `Rules::echo_waiting`");
         let ifaces = (0..topo.ifaces() as u16)
             .map(|i| Iface::new(&topo, i, &p, levels, protos[topo.ringlet_of(i) as usize].echo_wait_slots()))
             .collect();

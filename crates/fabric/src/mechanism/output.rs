@@ -220,7 +220,7 @@ impl<P: RingProtocol> Fabric<P> {
         }
         self.transmit(i, id, true);
         let q = self.ifaces[i].output(pk.class);
-        if q.ewq > 0 && q.has_room() {
+        if P::RULES.echo_waiting && q.ewq > 0 && q.has_room() {
             // Into an echo-waiting slot: the packet's output queue slot is
             // free now, not at its echo, for what waits for one.
             self.slot_freed(i, pk.class, self.p.is_request_class(pk.class));
