@@ -217,3 +217,19 @@ fn a_busied_packet_goes_again_the_instant_its_echo_is_back() {
     assert_eq!(sent, vec![(34, r1), (52, r1), (70, r1), (88, r1), (126, r1)]);
     assert_eq!(times(&r, 1, Accepted, Request, 3), vec![138 * NS]);
 }
+
+/// An own packet queued while the link forwards a passing packet goes the
+/// instant the link frees, though nothing waited when the forwarding began
+/// (a rule any scheme that schedules fewer decisions must keep). Node 0's
+/// move64 request for node 2 reaches node 1 at one hop and takes its link
+/// for 41 symbols (82 ns); node 1's own request, queued at 10 ns, leaves
+/// at 84 ns.
+#[test]
+fn an_own_packet_queued_behind_a_passing_one_goes_when_the_link_frees() {
+    let mut r = ring(4, &["traffic.transaction=\"move64\""]);
+    r.inject(0, 2, 0, 0);
+    r.inject(1, 3, 0, 10 * NS);
+    r.run_until(1_000 * NS);
+    assert_eq!(times(&r, 1, Transmit { own: false }, Request, 0), vec![HOP]);
+    assert_eq!(times(&r, 1, Transmit { own: true }, Request, 1), vec![HOP + 41 * CYCLE]);
+}
