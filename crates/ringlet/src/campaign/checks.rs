@@ -308,15 +308,16 @@ fn probe(o: &Overrides, fraction: f64) -> Option<Probe> {
 /// bandwidth allocation, the model's utilisation 0.30, 12 622 retries,
 /// left two nodes with nothing for 1.5 ms of 2; a 4-node ring without it,
 /// one-packet requestor input queues, 97% of its load carried, two nodes
-/// with nothing for 25 µs; neither with it); beyond it, GigaRing's queue reservation with its bandwidth allocation
-/// ("forward progress is therefore assured", seed 002), with its
-/// congestion control where blocks go to bounded DMA engines. IEEE 1596's
-/// A/B queue allocation promises that a packet sent is accepted in the
-/// end, not that a node's requests leave before its own responses, so an
-/// overloaded SCI network is not judged (its report still names a stalled
-/// node); nor are the real-time protocols, whose purpose
-/// in overload is to let the higher priorities go first; nor a GigaRing
-/// whose slaves' DMA queues and masters' streams are both unbounded
+/// with nothing for 25 µs; neither with it); beyond it, GigaRing's queue
+/// reservation with its bandwidth allocation ("forward progress is
+/// therefore assured", seed 002), with its congestion control where
+/// blocks go to bounded DMA engines. IEEE 1596's A/B queue allocation
+/// promises that a packet sent is accepted in the end, not that a node's
+/// requests leave before its own responses, so an overloaded SCI network
+/// is not judged (its report still names a stalled node); nor are the
+/// real-time protocols, whose purpose in overload is to let the higher
+/// priorities go first; nor a GigaRing whose slaves' DMA queues and
+/// masters' streams are both unbounded
 /// (`gigaring.dma_queue_transfers` and `gigaring.transfers_per_stream` 0):
 /// nothing is ever busied there, so neither the reservation nor the
 /// congestion control engages, and past saturation the slaves' queues,
