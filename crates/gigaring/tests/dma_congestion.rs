@@ -85,3 +85,27 @@ fn a_masters_priority_levels_are_one_stream() {
     assert!(past.throughput_mbps >= half.throughput_mbps, "{} MB/s past the DMA engine's bound against {} at half the load", past.throughput_mbps, half.throughput_mbps);
     assert!((past.throughput_mbps - one_level.throughput_mbps).abs() <= 0.15 * one_level.throughput_mbps, "18 levels carry {} MB/s, one level {}", past.throughput_mbps, one_level.throughput_mbps);
 }
+
+/// CI's campaign draw #344, shrunk: two nodes, each the other's master of
+/// mixed blocks, one-packet receive buffers and one-transfer DMA engines,
+/// twice past what the channel carries. A set-up that held a reserved
+/// receive buffer place (RETRY) and found the engine full was busied in
+/// its phase, so the place stayed reserved for it: the block requests of
+/// the transfer holding the engine's one slot, whose data frees it, were
+/// refused for that place, and the set-up for the engine, for ever (a node
+/// with nothing for 0.5-1.5 ms of 2; 370-523 MB/s). The receive buffer
+/// answers first; the engine's refusal spends the place and reserves
+/// nothing (BUSY_N).
+#[test]
+fn a_set_up_the_full_engine_refuses_keeps_no_place_from_the_transfer_that_frees_it() {
+    for seed in ["run.seed=1", "run.seed=2", "run.seed=3"] {
+        let r = run(&[
+            "network.nodes=2", "traffic.arrivals=\"deterministic\"", "traffic.transaction=\"mixed\"", "traffic.load_mbps_per_node=1400", "gigaring.receive_buffer_packets=1",
+            "gigaring.dma_queue_transfers=1", "run.measure_transactions=1000000000", "run.max_sim_time_ns=2000000", "run.max_backlog_transactions=20000", seed,
+        ]);
+        assert!(r.stalled_nodes.is_empty(), "{seed}: stalled {:?}", r.stalled_nodes);
+        for n in &r.per_node {
+            assert!(n.longest_stall_ns < 50_000.0, "{seed}: node {} with nothing for {} ns", n.node, n.longest_stall_ns);
+        }
+    }
+}

@@ -67,14 +67,16 @@ impl<P: RingProtocol> Fabric<P> {
         }
         let me = self.ifaces[i].agent;
         let dma_bounded = self.dma_bounded(me, &pk);
-        let admission = if dma_bounded && self.dma_full(me as usize, &pk, false) {
-            // Its responder's DMA engine holds all the transfers it may: busied,
-            // in the phase it came in (the engine reserves nothing).
-            Admission::Busy(pk.phase)
-        } else {
-            let view = QueueView::of(self.ifaces[i].input(class));
-            self.protos[r].admit(at, self.sched.now(), class, id, &pk, view)
-        };
+        let view = QueueView::of(self.ifaces[i].input(class));
+        let mut admission = self.protos[r].admit(at, self.sched.now(), class, id, &pk, view);
+        if dma_bounded && matches!(admission, Admission::Accept | Admission::Evict) && self.dma_full(me as usize, &pk, false) {
+            // The receive buffer would take it (a place reserved for it is
+            // spent), but its responder's DMA engine holds all the transfers
+            // it may: busied with nothing reserved (BUSY_N), as the engine
+            // reserves nothing. A place kept for a packet the engine refuses
+            // would keep out the block requests whose data frees the engine.
+            admission = Admission::Busy(Phase::Fresh);
+        }
         let echo = match admission {
             Admission::Accept => self.accept(i, class, id, &pk),
             Admission::Evict => {
