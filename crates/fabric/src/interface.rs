@@ -308,6 +308,14 @@ impl Iface {
         self.own_len != 0
     }
 
+    /// Whether anything here waits for the output link to free: a passing
+    /// packet, an own or generated one, or (where the protocol recovers) a
+    /// transmission recovery.
+    #[inline(always)]
+    pub fn waits_for_link(&self, recovery: bool) -> bool {
+        !self.bypass.is_empty() || self.has_own() || !self.generated.is_empty() || (recovery && self.recovering)
+    }
+
     /// The own packet that goes first: highest priority; on a tie, the one
     /// whose class comes first in the classes' precedence.
     #[inline(always)]

@@ -233,3 +233,20 @@ fn an_own_packet_queued_behind_a_passing_one_goes_when_the_link_frees() {
     assert_eq!(times(&r, 1, Transmit { own: false }, Request, 0), vec![HOP]);
     assert_eq!(times(&r, 1, Transmit { own: true }, Request, 1), vec![HOP + 41 * CYCLE]);
 }
+
+/// What a packet costs the event loop: a decision only where something
+/// waits for it. A move64 from node 0 to node 3 of 4 takes 7 events: its
+/// injection, node 0's decision when its link frees (transmission
+/// recovery: the bypass FIFO may have filled while it sent), one decision
+/// each where it passes nodes 1 and 2, its head at node 3, its service and
+/// its echo back at node 0. A link that frees with nothing waiting for it
+/// schedules nothing.
+#[test]
+fn a_packet_passing_idle_interfaces_costs_one_decision_each() {
+    let mut r = ring(4, &["traffic.transaction=\"move64\""]);
+    r.inject(0, 3, 0, 0);
+    r.run_until(1_000 * NS);
+    assert_eq!(r.report().transactions, 1);
+    let events: Vec<(&str, u64)> = r.report().events_by_kind.into_iter().filter(|&(_, n)| n > 0).collect();
+    assert_eq!(events, vec![("head_arrive", 1), ("output_free", 3), ("echo_in", 1), ("service_done", 1), ("inject", 1)]);
+}

@@ -3,7 +3,7 @@
 
 use super::Fabric;
 use crate::event::Event;
-use crate::interface::in_fifo;
+use crate::interface::{in_fifo, NO_DECISION};
 use crate::packet::PacketKind;
 use crate::protocol::{BypassOrder, Permit, RingProtocol};
 use crate::topology::NO_IFACE;
@@ -17,10 +17,24 @@ impl<P: RingProtocol> Fabric<P> {
     pub(super) fn try_output(&mut self, i: usize) {
         let now = self.sched.now();
         let n = &self.ifaces[i];
-        if n.out_free_at > now || n.decision_at == now {
+        if n.decision_at == now {
+            return;
+        }
+        if n.out_free_at > now {
+            // The link's release is a time stamp; its decision is scheduled
+            // only once something waits for it.
+            if n.decision_at != n.out_free_at {
+                self.decide_when_free(i);
+            }
             return;
         }
         self.decide_output(i);
+    }
+
+    #[inline(never)]
+    fn decide_when_free(&mut self, i: usize) {
+        let free = self.ifaces[i].out_free_at;
+        self.decide_at(i, free);
     }
 
     /// Lets each of agent `a`'s interfaces decide (something was put into their output queues).
@@ -242,9 +256,15 @@ impl<P: RingProtocol> Fabric<P> {
         }
         let n = &mut self.ifaces[i];
         n.out_free_at = now + slot;
-        n.decision_at = now + slot;
+        // A decision at the link's release only if something already waits for it;
+        // whatever comes later asks for one (try_output).
+        if n.waits_for_link(P::RULES.recovery) {
+            n.decision_at = now + slot;
+            self.sched.at(now + slot, Event::OutputFree { iface: i as u16 }.pack());
+        } else if n.decision_at < now + slot {
+            n.decision_at = NO_DECISION;
+        }
         let (next, hop, strip_hop) = (n.next, n.hop, n.strip_hop);
-        self.sched.at(now + slot, Event::OutputFree { iface: i as u16 }.pack());
         if self.cascades && to == next && send && retries == 0 {
             // (A retry goes back to the chip that busied it, which may hold its reservation.)
             to = self.cascade_target(next as usize, class as usize, id);
