@@ -15,6 +15,7 @@
 //! - the hot path allocates nothing per event: the calendar queue's pool of
 //!   entries is reused and events are small `Copy` values chosen by the model.
 
+pub mod hint;
 pub mod rng;
 pub mod run;
 pub mod scheduler;

@@ -347,6 +347,13 @@ pub trait RingProtocol {
         true
     }
 
+    /// A hint: the interface at `at` will soon be asked to admit a packet
+    /// or to send one; start fetching what that reads (a protocol of
+    /// thousands of small ringlets keeps most of its state out of cache).
+    /// Changes nothing.
+    #[inline(always)]
+    fn prefetch(&self, _at: usize) {}
+
     /// When the interface's first own packet is skipped: the only packets
     /// worth offering next, in order (TRAIN: its granted ones), or `None` for all.
     fn only_candidates(&self, _at: usize) -> Option<&[u32]> {

@@ -43,6 +43,10 @@ impl<P: RingProtocol> Fabric<P> {
         if n.on_bus && dst != n.agent {
             let leg = self.topo.leg(n.agent, dst);
             self.ifaces[i].input_mut(class).leg = leg;
+            if leg.out != crate::topology::NO_IFACE {
+                // (Its bus request asks for room there once serviced.)
+                self.prefetch_output(leg.out as usize, self.slab.at(id).class);
+            }
         }
     }
 
@@ -73,6 +77,8 @@ impl<P: RingProtocol> Fabric<P> {
         if let Some(r) = bus.grant(|r| self.ifaces[r.to as usize].output(r.to_class).has_room()) {
             let id = self.ifaces[r.from as usize].input(r.class as usize).in_service.expect("a packet in service");
             self.ifaces[r.to as usize].hold_incoming(r.to_class);
+            // (The transfer's end settles the port's input queue.)
+            self.prefetch_input(r.from as usize, r.class as usize);
             bus.transfer = Some(r);
             let now = self.sched.now();
             let arbitration = if bus.freed_at == Some(now) { 0 } else { bus.spec.arbitration };
@@ -105,6 +111,7 @@ impl<P: RingProtocol> Fabric<P> {
         let now = self.sched.now();
         let data = self.data_carried(&pk);
         self.measure.crossed(now, a, i, o, data);
+        self.prefetch_queued(o);
         self.sched.at(now + exit, Event::Queued { iface: o as u16, pkt: id }.pack());
     }
 

@@ -38,6 +38,7 @@ mod effects;
 mod fold_losses;
 mod inversions;
 mod output;
+mod prefetch;
 mod prioritized;
 mod receive;
 mod reporting;

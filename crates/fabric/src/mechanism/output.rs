@@ -277,6 +277,7 @@ impl<P: RingProtocol> Fabric<P> {
                 self.counters.packet_hops += 1;
                 self.sched.at(ready + len as Time * self.p.cycle, Event::EchoIn { iface: next, pkt: id }.pack());
             } else {
+                self.prefetch_arrival(next as usize, class, self.slab.at(id).dst);
                 self.sched.at(ready, Event::HeadArrive { iface: next, pkt: id }.pack());
             }
         } else {

@@ -364,11 +364,12 @@ pub struct Topology {
     column: Vec<u32>,
     /// The agents with several interfaces: the columns of `out`.
     columns: usize,
-    /// `out[dst * columns + column[a]]`: the leg agent `a`, which has
-    /// several interfaces, sends a packet for endpoint `dst` on.
-    /// Destination-major, so that a destination's search fills one
+    /// `out[column[a] * span + dst]`: the leg agent `a`, which has
+    /// several interfaces, sends a packet for endpoint `dst` on. The
+    /// search fills it destination-major (a destination's search fills one
     /// contiguous row: agent-major, it wrote one leg into every switch's
-    /// row, a cache miss apiece, which was most of a large Banyan's build.
+    /// row, a cache miss apiece, which was most of a large Banyan's build),
+    /// then lays it out agent-major (`routing::agent_major`).
     out: Vec<Leg>,
     /// Where every endpoint sits on every ringlet (a ring, a GigaRing
     /// channel), every route is direct and an agent of several interfaces
@@ -483,6 +484,20 @@ impl Topology {
         Leg { out, strip: self.strip_from(out, self.ringlet_of(out), dst) }
     }
 
+    /// Starts fetching the routing table's entry `leg(a, dst)` will read,
+    /// where it reads one (a hint: in a large network the table is out of
+    /// cache, and a packet's head is on its way to `a` meanwhile).
+    #[inline(always)]
+    pub fn prefetch_leg(&self, a: AgentId, dst: AgentId) {
+        if self.out.is_empty() || self.routes.is_some() {
+            return;
+        }
+        let c = self.column[a as usize];
+        if c != NO_COLUMN {
+            ringlet_engine::hint::prefetch(self.out.as_ptr().wrapping_add(c as usize * self.span + dst as usize));
+        }
+    }
+
     /// The leg agent `a`, which has several interfaces, sends on toward
     /// `dst` on shortest-path routes.
     #[inline(always)]
@@ -496,7 +511,7 @@ impl Topology {
             let out = self.lowest[a as usize];
             return Leg { out, strip: self.strip[dst as usize * self.ringlets.len() + self.ringlet_of[out as usize] as usize] };
         }
-        self.out[dst as usize * self.columns + c as usize]
+        self.out[c as usize * self.span + dst as usize]
     }
 
     /// The interface on ringlet `r` that strips a packet for `dst` (on

@@ -50,11 +50,16 @@ impl Topology {
         // The first (sender, destination) pair, in agent order, that has no route.
         let mut unreachable: Option<(AgentId, AgentId)> = None;
         // Packets are addressed to endpoints only: no routes to the others.
+        let mut searched = Vec::new();
         for d in self.endpoints.clone() {
             if self.direct_routes(d as usize) {
                 continue;
             }
             self.shortest_routes(d as usize, &mut search);
+            searched.push(d);
+        }
+        self.out = agent_major(&self.out, span, columns);
+        for d in searched {
             for &a in &self.endpoints {
                 let out = self.out_iface(a, d);
                 if a != d && (out == NO_IFACE || self.strip_iface(self.ringlet_of(out), d) == NO_IFACE) {
@@ -163,6 +168,30 @@ impl Topology {
             level += 2;
         }
     }
+}
+
+/// The legs, found destination by destination (`out[d * columns + c]`),
+/// laid out agent by agent (`[c * span + d]`): a packet's look-ups are
+/// scattered either way, but the analytic estimate walks each source's
+/// destinations in turn, and an agent's legs to consecutive destinations
+/// then share cache lines (by destination, every look-up of a large
+/// Banyan's walk was a miss).
+fn agent_major(out: &[Leg], span: usize, columns: usize) -> Vec<Leg> {
+    if out.is_empty() {
+        return Vec::new(); // (Every route direct: `lowest` and `strip` give them.)
+    }
+    let mut by_agent = vec![NO_LEG; out.len()];
+    // Sixteen destinations at a time: each agent's sixteen legs fill one
+    // cache line, read from sixteen rows that each go on where they were.
+    for first in (0..span).step_by(16) {
+        let block = first..(first + 16).min(span);
+        for c in 0..columns {
+            for d in block.clone() {
+                by_agent[c * span + d] = out[d * columns + c];
+            }
+        }
+    }
+    by_agent
 }
 
 /// A breadth-first search's levels and frontiers, reused from one

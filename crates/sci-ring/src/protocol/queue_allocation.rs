@@ -45,6 +45,12 @@ impl QueueAllocation {
         QueueAllocation { enabled, queues: vec![[Reservations::default(); MAX_CLASSES]; nodes], reservations: 0 }
     }
 
+    /// Starts fetching `node`'s input queues' reservations (a hint).
+    #[inline(always)]
+    pub fn prefetch(&self, node: usize) {
+        ringlet_engine::hint::prefetch(self.queues.as_ptr().wrapping_add(node));
+    }
+
     /// Whether input queue `side` of `node`, with `free` slots, admits a packet in `phase`.
     pub fn admit(&mut self, node: usize, side: usize, phase: Phase, free: u32) -> Admission {
         if !self.enabled {

@@ -73,6 +73,12 @@ impl RingProtocol for BaseSci {
         false
     }
 
+    #[inline(always)]
+    fn prefetch(&self, node: usize) {
+        self.bandwidth.prefetch(node);
+        self.queues.prefetch(node);
+    }
+
     fn admit(&mut self, node: usize, _now: Time, class: usize, _id: u32, pk: &Packet, q: QueueView) -> Admission {
         self.queues.admit(node, class, pk.phase, q.free())
     }

@@ -206,6 +206,12 @@ impl Bandwidth {
         }
     }
 
+    /// Starts fetching node `j`'s entry of the node table (a hint).
+    #[inline(always)]
+    pub fn prefetch(&self, j: usize) {
+        ringlet_engine::hint::prefetch(self.nodes.as_ptr().wrapping_add(j));
+    }
+
     /// Node `i`'s idle priority at time `t`.
     #[inline]
     fn ipr_at(&self, i: usize, t: Time) -> u16 {

@@ -1,0 +1,62 @@
+//! What an event will read, fetched as soon as it is known, where that is
+//! well before the event: in a network of thousands of interfaces an
+//! event's interface, its queues and the routing table's entry are mostly
+//! out of cache, and the wait for each was a large part of a bidirectional
+//! Banyan's events (the route look-up the largest single one). A packet's
+//! hop, its service and its bus transfer overlap those waits. Only hints:
+//! no result depends on them.
+
+use super::Fabric;
+use crate::interface::Iface;
+use crate::protocol::RingProtocol;
+use crate::topology::AgentId;
+use ringlet_engine::hint::prefetch;
+
+impl<P: RingProtocol> Fabric<P> {
+    /// A packet of `class` for `dst` heads for interface `s`, which strips
+    /// it: fetches `s`'s first two lines (its link, bypass FIFO, place and
+    /// hops), its input queue, and, where `s`'s agent passes packets on,
+    /// the leg it will look up for the packet.
+    #[inline(always)]
+    pub(super) fn prefetch_arrival(&self, s: usize, class: u8, dst: AgentId) {
+        let n: *const Iface = self.ifaces.address(s);
+        prefetch(n);
+        prefetch((n as *const u8).wrapping_add(64));
+        self.prefetch_input(s, class as usize);
+        // (`s` is on the sender's ringlet, whose protocol the sender has just asked.)
+        self.protos[self.topo.ringlet_of(s as u16) as usize].prefetch(self.topo.position(s as u16) as usize);
+        let a = self.topo.agent_of(s as u16);
+        if a != dst {
+            self.topo.prefetch_leg(a, dst);
+        }
+    }
+
+    /// Fetches what interface `i`'s input queue of `class` is read for as a
+    /// packet arrives, is serviced or leaves across the bus.
+    #[inline(always)]
+    pub(super) fn prefetch_input(&self, i: usize, class: usize) {
+        let q = self.ifaces[i].input(class);
+        prefetch(q);
+        prefetch(&q.arriving);
+    }
+
+    /// Fetches what a bus grant reads of interface `o`'s output queue of
+    /// `class` (its room) and what queuing a packet there writes.
+    #[inline(always)]
+    pub(super) fn prefetch_output(&self, o: usize, class: u8) {
+        let q = self.ifaces[o].output(class);
+        prefetch(q);
+        prefetch(&q.incoming);
+    }
+
+    /// A packet crossing the bus will be queued at interface `o`, which will
+    /// decide on it: fetches `o`'s first two lines and what its ringlet's
+    /// protocol will read for it.
+    #[inline(always)]
+    pub(super) fn prefetch_queued(&self, o: usize) {
+        let n: *const Iface = self.ifaces.address(o);
+        prefetch(n);
+        prefetch((n as *const u8).wrapping_add(64));
+        self.protos[self.topo.ringlet_of(o as u16) as usize].prefetch(self.topo.position(o as u16) as usize);
+    }
+}
