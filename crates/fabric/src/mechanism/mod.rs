@@ -117,6 +117,9 @@ pub struct Fabric<P: RingProtocol> {
     /// Some interface is a chip of a cascade (`Member::cascade`): a send
     /// packet's first sending may pass on along it (`output::cascade_target`).
     cascades: bool,
+    /// The network is large enough that an event's state is mostly out of
+    /// cache: what events will read is fetched ahead (`prefetch.rs`).
+    prefetching: bool,
     seqs: sequence::Sequences,
     /// Debug builds: the identity of every send packet delivered at its
     /// destination, to tell one delivered twice (`Packet::serial`).
@@ -264,6 +267,7 @@ impl<P: RingProtocol> Fabric<P> {
             reconfiguration_counts: ReconfigurationCounts::default(),
             copy_on_accept: false,
             cascades: topo.has_cascades(),
+            prefetching: topo.ifaces() >= prefetch::FROM_IFACES,
             seqs: Default::default(),
             #[cfg(debug_assertions)]
             delivered_serials: Default::default(),
