@@ -201,6 +201,9 @@ pub(super) struct Walker<'a, P: RingProtocol> {
     nodes: Vec<Node>,
     /// Per (interface, class): its input queue's service time and spacing, s.
     service: Vec<[f64; 2]>,
+    /// Per agent: its bus and the bus's arbitration and exit, s (the
+    /// topology's agent is several cache lines, read once per leg).
+    buses: Vec<Option<(crate::topology::BusSpec, f64)>>,
 }
 
 /// An interface and its link, as a walk reads them.
@@ -253,7 +256,8 @@ impl<'a, P: RingProtocol> Walker<'a, P> {
             .collect();
         let service = f.ifaces.iter().flat_map(|n| (0..res.classes).map(|c| [n.service_time(c), n.spacing(c)].map(time_to_s))).collect();
         let runs = (legs == Legs::ByRun).then(|| Ringlets::new(f));
-        Walker { f, res, runs, cycle: time_to_s(f.p.cycle), per_symbol: time_to_s(f.p.client.service_per_symbol), nodes, service }
+        let buses = f.topo.agents().iter().map(|a| a.bus.map(|b| (b, time_to_s(b.arbitration + b.exit)))).collect();
+        Walker { f, res, runs, cycle: time_to_s(f.p.cycle), per_symbol: time_to_s(f.p.client.service_per_symbol), nodes, service, buses }
     }
 
     /// Packet `pk`'s way through an idle fabric, leg by leg, from output
@@ -264,6 +268,8 @@ impl<'a, P: RingProtocol> Walker<'a, P> {
     pub fn path(&self, pk: &Pkt, (mut o, mut s): (usize, usize), mut use_: impl FnMut(Use)) -> Path {
         let (f, res, cycle) = (self.f, self.res, self.cycle);
         let slot = |len: u16| (len as f64 + f.p.separator as f64) * cycle;
+        // (What a packet and its echo hold of each link, the same on every leg.)
+        let (hold, echo) = (slot(pk.len), slot(f.p.echo_len));
         let mut path = Path { fixed: self.nodes[o].send_delay, round: 0.0 };
         let mut first = true;
         loop {
@@ -271,12 +277,12 @@ impl<'a, P: RingProtocol> Walker<'a, P> {
             path.fixed += self.nodes[o].idle_wait;
             // The packet from `o` to `s`, and its echo from `s` back to `o`.
             let (travel, back) = match &self.runs {
-                None => self.leg_by_hop(o, s, slot(pk.len), slot(f.p.echo_len), &mut use_),
+                None => self.leg_by_hop(o, s, hold, echo, &mut use_),
                 Some(r) => {
                     let (k, e) = (r.distance(o, s), if s == o { 0 } else { r.distance(s, o) });
-                    use_(Use { res: o, run: 1, hold: slot(pk.len), wait: Wait::Queue });
-                    use_(Use { res: r.ahead(o, 1), run: k - 1, hold: slot(pk.len), wait: Wait::Residual });
-                    use_(Use { res: s, run: e, hold: slot(f.p.echo_len), wait: Wait::None });
+                    use_(Use { res: o, run: 1, hold, wait: Wait::Queue });
+                    use_(Use { res: r.ahead(o, 1), run: k - 1, hold, wait: Wait::Residual });
+                    use_(Use { res: s, run: e, hold: echo, wait: Wait::None });
                     // Every hop but the last, which strips.
                     let timed = |i: usize, k: usize| if k == 0 { 0 } else { r.hops(i, k - 1) + self.nodes[r.ahead(i, k - 1)].strip_ticks };
                     (timed(o, k) as f64 * S_PER_TICK, timed(s, e) as f64 * S_PER_TICK)
@@ -315,12 +321,12 @@ impl<'a, P: RingProtocol> Walker<'a, P> {
             if leg.out == NO_IFACE {
                 return path;
             }
-            if let Some(bus) = f.topo.agent(a).bus {
-                let hold = time_to_s(bus.transfer(pk.len));
+            if let Some((bus, arbitration_exit)) = &self.buses[a as usize] {
+                let transfer = time_to_s(bus.transfer(pk.len));
                 for c in chips() {
-                    use_(Use { res: res.bus(self.nodes[c].agent as usize), run: 1, hold: hold * share, wait: Wait::Queue });
+                    use_(Use { res: res.bus(self.nodes[c].agent as usize), run: 1, hold: transfer * share, wait: Wait::Queue });
                 }
-                path.fixed += time_to_s(bus.arbitration + bus.exit) + hold;
+                path.fixed += arbitration_exit + transfer;
             }
             (o, s) = (leg.out as usize, leg.strip as usize);
         }
