@@ -40,6 +40,27 @@ impl Load {
     }
 }
 
+/// Every resource's waits, worked out once the loads are known: a walk
+/// link by link looks each up per packet that uses it (`Load::wait`
+/// divides), the same value each time.
+pub(super) struct Waits(Vec<[f64; 2]>);
+
+impl Waits {
+    pub fn new(loads: &[Load], res: Resources) -> Waits {
+        Waits(loads.iter().enumerate().map(|(k, l)| [l.wait(Wait::Queue, k < res.links), l.wait(Wait::Residual, k < res.links)]).collect())
+    }
+
+    /// `Load::wait` of what `u` uses, as it uses it.
+    #[inline]
+    pub fn of(&self, u: &Use) -> f64 {
+        match u.wait {
+            Wait::Queue => self.0[u.res][0],
+            Wait::Residual => self.0[u.res][1],
+            Wait::None => 0.0,
+        }
+    }
+}
+
 /// The loads as runs add them (`Legs::ByRun`): a resource used alone
 /// directly, a run of links as differences along its ringlet.
 pub(super) struct RunLoads {

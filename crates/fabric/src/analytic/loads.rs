@@ -201,9 +201,21 @@ pub(super) struct Walker<'a, P: RingProtocol> {
     nodes: Vec<Node>,
     /// Per (interface, class): its input queue's service time and spacing, s.
     service: Vec<[f64; 2]>,
-    /// Per agent: its bus and the bus's arbitration and exit, s (the
-    /// topology's agent is several cache lines, read once per leg).
-    buses: Vec<Option<(crate::topology::BusSpec, f64)>>,
+    /// Per agent: which of `bus_kinds` its bus is (`NO_BUS`: none). The
+    /// topology's agent is several cache lines, read once per leg; and a
+    /// network's buses are mostly alike, so a way works out a transfer's
+    /// time once per kind.
+    bus_of: Vec<u16>,
+    /// The buses' kinds: each spec and its arbitration and exit, s.
+    bus_kinds: Vec<(crate::topology::BusSpec, f64)>,
+}
+
+/// An agent without a bus (`Walker::bus_of`).
+const NO_BUS: u16 = u16::MAX;
+
+/// Whether two buses take the same times (their names aside).
+fn same_times(a: &crate::topology::BusSpec, b: &crate::topology::BusSpec) -> bool {
+    (a.beat, a.symbols_per_beat, a.frame_beats, a.entry, a.arbitration, a.exit) == (b.beat, b.symbols_per_beat, b.frame_beats, b.entry, b.arbitration, b.exit)
 }
 
 /// An interface and its link, as a walk reads them.
@@ -256,8 +268,21 @@ impl<'a, P: RingProtocol> Walker<'a, P> {
             .collect();
         let service = f.ifaces.iter().flat_map(|n| (0..res.classes).map(|c| [n.service_time(c), n.spacing(c)].map(time_to_s))).collect();
         let runs = (legs == Legs::ByRun).then(|| Ringlets::new(f));
-        let buses = f.topo.agents().iter().map(|a| a.bus.map(|b| (b, time_to_s(b.arbitration + b.exit)))).collect();
-        Walker { f, res, runs, cycle: time_to_s(f.p.cycle), per_symbol: time_to_s(f.p.client.service_per_symbol), nodes, service, buses }
+        let mut bus_kinds: Vec<(crate::topology::BusSpec, f64)> = Vec::new();
+        let bus_of = f
+            .topo
+            .agents()
+            .iter()
+            .map(|a| {
+                let Some(b) = a.bus else { return NO_BUS };
+                let kind = bus_kinds.iter().position(|(k, _)| same_times(k, &b)).unwrap_or_else(|| {
+                    bus_kinds.push((b, time_to_s(b.arbitration + b.exit)));
+                    bus_kinds.len() - 1
+                });
+                u16::try_from(kind).ok().filter(|&k| k != NO_BUS).expect("fewer kinds of bus than 65 535")
+            })
+            .collect();
+        Walker { f, res, runs, cycle: time_to_s(f.p.cycle), per_symbol: time_to_s(f.p.client.service_per_symbol), nodes, service, bus_of, bus_kinds }
     }
 
     /// Packet `pk`'s way through an idle fabric, leg by leg, from output
@@ -272,6 +297,8 @@ impl<'a, P: RingProtocol> Walker<'a, P> {
         let (hold, echo) = (slot(pk.len), slot(f.p.echo_len));
         let mut path = Path { fixed: self.nodes[o].send_delay, round: 0.0 };
         let mut first = true;
+        // The kind of bus last crossed and the packet's transfer on it, s.
+        let mut transfer_on = (NO_BUS, 0.0);
         loop {
             // Its protocol's leave to go, on an idle ringlet.
             path.fixed += self.nodes[o].idle_wait;
@@ -321,8 +348,13 @@ impl<'a, P: RingProtocol> Walker<'a, P> {
             if leg.out == NO_IFACE {
                 return path;
             }
-            if let Some((bus, arbitration_exit)) = &self.buses[a as usize] {
-                let transfer = time_to_s(bus.transfer(pk.len));
+            let kind = self.bus_of[a as usize];
+            if kind != NO_BUS {
+                let (bus, arbitration_exit) = &self.bus_kinds[kind as usize];
+                if transfer_on.0 != kind {
+                    transfer_on = (kind, time_to_s(bus.transfer(pk.len)));
+                }
+                let transfer = transfer_on.1;
                 for c in chips() {
                     use_(Use { res: res.bus(self.nodes[c].agent as usize), run: 1, hold: transfer * share, wait: Wait::Queue });
                 }

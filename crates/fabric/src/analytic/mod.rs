@@ -46,7 +46,7 @@ use crate::params::Shape;
 use crate::protocol::RingProtocol;
 use crate::topology::AgentId;
 use crate::traffic::Traffic;
-use latency::{RunLoads, Visits};
+use latency::{RunLoads, Visits, Waits};
 pub use loads::Legs;
 use loads::{Load, Resources, Use, Walker};
 use packets::Pkt;
@@ -196,7 +196,7 @@ impl<P: RingProtocol> Fabric<P> {
     /// again: each measured packet's (the way an idle fabric sends it by)
     /// summed as it goes, weighted by its rate.
     fn latency_by_hop(&self, walker: &Walker<P>, traffic: &Traffic, stride: usize, loads: &[Load]) -> f64 {
-        let res = walker.res;
+        let waits = Waits::new(loads, walker.res);
         let (mut latency, mut weight) = (0.0, 0.0);
         let (mut pkts, mut ways, mut uses) = (Vec::new(), Vec::new(), Vec::new());
         self.each_pair(traffic, stride, |src, shape, dst, r| {
@@ -205,7 +205,7 @@ impl<P: RingProtocol> Fabric<P> {
             for pk in &pkts {
                 self.ways(pk, &mut ways);
                 if pk.count > 1 {
-                    latency += r * self.group_latency(walker, pk, &ways, loads, handshake, &mut uses);
+                    latency += r * self.group_latency(walker, pk, &ways, &waits, handshake, &mut uses);
                     weight += r * pk.count as f64;
                     continue;
                 }
@@ -218,7 +218,7 @@ impl<P: RingProtocol> Fabric<P> {
                     l += handshake;
                 }
                 for u in &uses {
-                    l += loads[u.res].wait(u.wait, u.res < res.links);
+                    l += waits.of(u);
                 }
                 if pk.handshake {
                     handshake += l;
@@ -234,14 +234,14 @@ impl<P: RingProtocol> Fabric<P> {
     /// them, no handshake's), the ways `ways`: each way walked once for
     /// those of the group that take it (the `k`-th of a burst takes the
     /// `k`-th way, in turn), each packet's own wait in its burst added.
-    fn group_latency(&self, walker: &Walker<P>, pk: &Pkt, ways: &[(usize, u16, u16)], loads: &[Load], handshake: f64, uses: &mut Vec<Use>) -> f64 {
-        let (n, links) = (ways.len(), walker.res.links);
+    fn group_latency(&self, walker: &Walker<P>, pk: &Pkt, ways: &[(usize, u16, u16)], waits: &Waits, handshake: f64, uses: &mut Vec<Use>) -> f64 {
+        let n = ways.len();
         let mut sum = 0.0;
         for first in pk.k..pk.k + (pk.count).min(n as u16) {
             let (_, o, s) = ways[first as usize % n];
             uses.clear();
             let path = walker.path(pk, (o as usize, s as usize), |u| uses.push(u));
-            let waits: f64 = uses.iter().map(|u| loads[u.res].wait(u.wait, u.res < links)).sum();
+            let waits: f64 = uses.iter().map(|u| waits.of(u)).sum();
             let fixed = path.fixed + waits + if pk.after_handshake { handshake } else { 0.0 };
             for k in (first..pk.k + pk.count).step_by(n) {
                 sum += fixed + self.burst_wait_at(pk, k, n, path.round);
