@@ -365,11 +365,8 @@ pub struct Topology {
     /// The agents with several interfaces: the columns of `out`.
     columns: usize,
     /// `out[column[a] * span + dst]`: the leg agent `a`, which has
-    /// several interfaces, sends a packet for endpoint `dst` on. The
-    /// search fills it destination-major (a destination's search fills one
-    /// contiguous row: agent-major, it wrote one leg into every switch's
-    /// row, a cache miss apiece, which was most of a large Banyan's build),
-    /// then lays it out agent-major (`routing::agent_major`).
+    /// several interfaces, sends a packet for endpoint `dst` on (agent by
+    /// agent, found a few destinations at a time: `routing::Rows`).
     out: Vec<Leg>,
     /// Where every endpoint sits on every ringlet (a ring, a GigaRing
     /// channel), every route is direct and an agent of several interfaces

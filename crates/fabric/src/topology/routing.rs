@@ -50,15 +50,27 @@ impl Topology {
         // The first (sender, destination) pair, in agent order, that has no route.
         let mut unreachable: Option<(AgentId, AgentId)> = None;
         // Packets are addressed to endpoints only: no routes to the others.
+        // Each destination's legs are found as a row (one leg per agent of
+        // several interfaces), `ROWS` destinations at a time, then laid out
+        // agent by agent (`out[c * span + d]`): a packet's look-ups are
+        // scattered either way, but the analytic estimate walks each
+        // source's destinations in turn, and an agent's legs to consecutive
+        // destinations then share cache lines; writing each leg straight
+        // into its agent's column cost a cache miss apiece, most of a large
+        // Banyan's build.
+        let mut rows = Rows { legs: vec![NO_LEG; if self.out.is_empty() { 0 } else { ROWS * columns }], of: Vec::with_capacity(ROWS) };
         let mut searched = Vec::new();
         for d in self.endpoints.clone() {
-            if self.direct_routes(d as usize) {
+            let row = rows.next(d as usize, columns);
+            if self.direct_routes(d as usize, row) {
+                rows.flush_if_full(&mut self.out, span, columns);
                 continue;
             }
-            self.shortest_routes(d as usize, &mut search);
+            self.shortest_routes(d as usize, row, &mut search);
+            rows.flush_if_full(&mut self.out, span, columns);
             searched.push(d);
         }
-        self.out = agent_major(&self.out, span, columns);
+        rows.flush(&mut self.out, span, columns);
         for d in searched {
             for &a in &self.endpoints {
                 let out = self.out_iface(a, d);
@@ -81,7 +93,7 @@ impl Topology {
     /// lowest one on a ringlet `d` sits on. Returns whether every route to
     /// `d` is direct, having set them; if not, sets nothing (the search
     /// sets them all).
-    fn direct_routes(&mut self, d: usize) -> bool {
+    fn direct_routes(&mut self, d: usize, row: &mut [Leg]) -> bool {
         let nr = self.ringlets.len();
         // Some ringlet does not have `d` on it: its packets for `d` go across a bridge or switch.
         if self.agents[d].ifaces.len() != nr {
@@ -94,7 +106,6 @@ impl Topology {
         if !self.lowest.is_empty() {
             return true; // (`out_leg` reads the legs off `lowest` and `strip`.)
         }
-        let row = &mut self.out[d * self.columns..(d + 1) * self.columns];
         for (a, &c) in self.column.iter().enumerate() {
             if c != NO_COLUMN {
                 // (`d` is on every ringlet: any interface is on one it sits on.)
@@ -115,10 +126,9 @@ impl Topology {
     /// reaches them by), so each interface is looked at twice per
     /// destination, not each ringlet and agent once more after the search.
     /// What the search does not reach keeps `NO_IFACE`.
-    fn shortest_routes(&mut self, d: usize, search: &mut Search) {
+    fn shortest_routes(&mut self, d: usize, row: &mut [Leg], search: &mut Search) {
         let nr = self.ringlets.len();
         let strip = &mut self.strip[d * nr..(d + 1) * nr];
-        let row = &mut self.out[d * self.columns..(d + 1) * self.columns];
         let Search { agent_level, ringlet_level, agents, ringlets, agent_start, agent_ifaces, ringlet_start } = search;
         agent_level.fill(u32::MAX);
         ringlet_level.fill(u32::MAX);
@@ -170,28 +180,47 @@ impl Topology {
     }
 }
 
-/// The legs, found destination by destination (`out[d * columns + c]`),
-/// laid out agent by agent (`[c * span + d]`): a packet's look-ups are
-/// scattered either way, but the analytic estimate walks each source's
-/// destinations in turn, and an agent's legs to consecutive destinations
-/// then share cache lines (by destination, every look-up of a large
-/// Banyan's walk was a miss).
-fn agent_major(out: &[Leg], span: usize, columns: usize) -> Vec<Leg> {
-    if out.is_empty() {
-        return Vec::new(); // (Every route direct: `lowest` and `strip` give them.)
+/// Destinations whose legs are found together before they are laid out
+/// agent by agent: sixteen legs of 4 bytes fill a cache line of an agent's
+/// column.
+const ROWS: usize = 16;
+
+/// The legs of up to `ROWS` destinations, a row each (`legs[k * columns + c]`),
+/// and which destination each row is for.
+struct Rows {
+    legs: Vec<Leg>,
+    of: Vec<usize>,
+}
+
+impl Rows {
+    /// Destination `d`'s row, empty (no legs: every route is direct and
+    /// none is kept, `Topology::lowest`).
+    fn next(&mut self, d: usize, columns: usize) -> &mut [Leg] {
+        if self.legs.is_empty() {
+            return &mut [];
+        }
+        let k = self.of.len();
+        self.of.push(d);
+        let row = &mut self.legs[k * columns..(k + 1) * columns];
+        row.fill(NO_LEG);
+        row
     }
-    let mut by_agent = vec![NO_LEG; out.len()];
-    // Sixteen destinations at a time: each agent's sixteen legs fill one
-    // cache line, read from sixteen rows that each go on where they were.
-    for first in (0..span).step_by(16) {
-        let block = first..(first + 16).min(span);
-        for c in 0..columns {
-            for d in block.clone() {
-                by_agent[c * span + d] = out[d * columns + c];
-            }
+
+    fn flush_if_full(&mut self, out: &mut [Leg], span: usize, columns: usize) {
+        if self.of.len() == ROWS {
+            self.flush(out, span, columns);
         }
     }
-    by_agent
+
+    /// Lays the rows out agent by agent: `out[c * span + d]`.
+    fn flush(&mut self, out: &mut [Leg], span: usize, columns: usize) {
+        for c in 0..columns {
+            for (k, &d) in self.of.iter().enumerate() {
+                out[c * span + d] = self.legs[k * columns + c];
+            }
+        }
+        self.of.clear();
+    }
 }
 
 /// A breadth-first search's levels and frontiers, reused from one
