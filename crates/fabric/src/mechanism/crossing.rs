@@ -43,7 +43,7 @@ impl<P: RingProtocol> Fabric<P> {
         if n.on_bus && dst != n.agent {
             let leg = self.topo.leg(n.agent, dst);
             self.ifaces[i].input_mut(class).leg = leg;
-            if leg.out != crate::topology::NO_IFACE {
+            if self.prefetching && leg.out != crate::topology::NO_IFACE {
                 // (Its bus request asks for room there once serviced.)
                 self.prefetch_output(leg.out as usize, self.slab.at(id).class);
             }

@@ -275,10 +275,10 @@ impl<P: RingProtocol> Fabric<P> {
                 // Stripped where it answers: its symbols become idles, and
                 // that interface acts on the full echo, so nothing happens at its head.
                 self.counters.packet_hops += 1;
-                self.prefetch_echo(next as usize, self.slab.at(id).echoed_class);
+                self.prefetch_echo(next as usize, id);
                 self.sched.at(ready + len as Time * self.p.cycle, Event::EchoIn { iface: next, pkt: id }.pack());
             } else {
-                self.prefetch_arrival(next as usize, class, self.slab.at(id).dst);
+                self.prefetch_arrival(next as usize, id);
                 self.sched.at(ready, Event::HeadArrive { iface: next, pkt: id }.pack());
             }
         } else {

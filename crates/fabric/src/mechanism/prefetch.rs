@@ -9,7 +9,6 @@
 use super::Fabric;
 use crate::interface::Iface;
 use crate::protocol::RingProtocol;
-use crate::topology::AgentId;
 use ringlet_engine::hint::prefetch;
 
 /// Interfaces from which a network fetches ahead: an interface takes
@@ -20,15 +19,16 @@ use ringlet_engine::hint::prefetch;
 pub(super) const FROM_IFACES: usize = 1024;
 
 impl<P: RingProtocol> Fabric<P> {
-    /// A packet of `class` for `dst` heads for interface `s`, which strips
-    /// it: fetches `s`'s first two lines (its link, bypass FIFO, place and
-    /// hops), its input queue, and, where `s`'s agent passes packets on,
-    /// the leg it will look up for the packet.
+    /// Packet `id` heads for interface `s`, which strips it: fetches `s`'s
+    /// first two lines (its link, bypass FIFO, place and hops), its input
+    /// queue, and, where `s`'s agent passes packets on, the leg it will
+    /// look up for the packet.
     #[inline(always)]
-    pub(super) fn prefetch_arrival(&self, s: usize, class: u8, dst: AgentId) {
+    pub(super) fn prefetch_arrival(&self, s: usize, id: u32) {
         if !self.prefetching {
             return;
         }
+        let (class, dst) = (self.slab.at(id).class, self.slab.at(id).dst);
         let n: *const Iface = self.ifaces.address(s);
         prefetch(n);
         prefetch((n as *const u8).wrapping_add(64));
@@ -79,14 +79,15 @@ impl<P: RingProtocol> Fabric<P> {
         self.protos[self.topo.ringlet_of(o as u16) as usize].prefetch(self.topo.position(o as u16) as usize);
     }
 
-    /// An echo heads for interface `s`, which sent the packet of `class`
-    /// it answers: fetches `s`'s first two lines and that output queue,
-    /// whose slot the echo frees.
+    /// Echo `id` heads for interface `s`, which sent the packet it
+    /// answers: fetches `s`'s first two lines and that packet's output
+    /// queue, whose slot the echo frees.
     #[inline(always)]
-    pub(super) fn prefetch_echo(&self, s: usize, class: u8) {
+    pub(super) fn prefetch_echo(&self, s: usize, id: u32) {
         if !self.prefetching {
             return;
         }
+        let class = self.slab.at(id).echoed_class;
         let n: *const Iface = self.ifaces.address(s);
         prefetch(n);
         prefetch((n as *const u8).wrapping_add(64));
