@@ -130,6 +130,12 @@ fn fabric(s: &Scenario, hand_built: bool) -> Result<Fabric<BaseSci>, String> {
     Ok(if hand_built { Fabric::hand_built(s, t, p, protocols) } else { Fabric::new(s, t, p, protocols) })
 }
 
+/// The fabric of scenario `s`, with its traffic, not yet run (a run is
+/// `Fabric::run`; tests that set how it runs).
+pub fn built(s: &Scenario) -> Result<Fabric<BaseSci>, String> {
+    fabric(s, false)
+}
+
 /// A traced fabric of scenario `s` with no traffic sources, for
 /// hand-injected transactions (`Fabric::inject`; the exact-timing tests).
 pub fn hand_built(s: &Scenario) -> Result<Fabric<BaseSci>, String> {

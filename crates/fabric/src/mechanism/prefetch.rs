@@ -19,6 +19,14 @@ use ringlet_engine::hint::prefetch;
 pub(super) const FROM_IFACES: usize = 1024;
 
 impl<P: RingProtocol> Fabric<P> {
+    /// Whether this fabric fetches ahead (by default, from `FROM_IFACES`
+    /// interfaces on). No result depends on it; tests set it both ways to
+    /// show that.
+    pub fn fetch_ahead(mut self, on: bool) -> Self {
+        self.prefetching = on;
+        self
+    }
+
     /// Packet `id` heads for interface `s`, which strips it: fetches `s`'s
     /// first two lines (its link, bypass FIFO, place and hops), its input
     /// queue, and, where `s`'s agent passes packets on, the leg it will
