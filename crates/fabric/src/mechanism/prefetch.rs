@@ -33,9 +33,14 @@ impl<P: RingProtocol> Fabric<P> {
     /// look up for the packet.
     #[inline(always)]
     pub(super) fn prefetch_arrival(&self, s: usize, id: u32) {
-        if !self.prefetching {
-            return;
+        if self.prefetching {
+            self.prefetch_arrival_now(s, id);
         }
+    }
+
+    /// (Out of line: the hot paths of small networks stay as compact as without hints.)
+    #[inline(never)]
+    fn prefetch_arrival_now(&self, s: usize, id: u32) {
         let (class, dst) = (self.slab.at(id).class, self.slab.at(id).dst);
         let n: *const Iface = self.ifaces.address(s);
         prefetch(n);
@@ -78,9 +83,14 @@ impl<P: RingProtocol> Fabric<P> {
     /// protocol will read for it.
     #[inline(always)]
     pub(super) fn prefetch_queued(&self, o: usize) {
-        if !self.prefetching {
-            return;
+        if self.prefetching {
+            self.prefetch_queued_now(o);
         }
+    }
+
+    /// (Out of line: the hot paths of small networks stay as compact as without hints.)
+    #[inline(never)]
+    fn prefetch_queued_now(&self, o: usize) {
         let n: *const Iface = self.ifaces.address(o);
         prefetch(n);
         prefetch((n as *const u8).wrapping_add(64));
@@ -92,9 +102,14 @@ impl<P: RingProtocol> Fabric<P> {
     /// queue, whose slot the echo frees.
     #[inline(always)]
     pub(super) fn prefetch_echo(&self, s: usize, id: u32) {
-        if !self.prefetching {
-            return;
+        if self.prefetching {
+            self.prefetch_echo_now(s, id);
         }
+    }
+
+    /// (Out of line: the hot paths of small networks stay as compact as without hints.)
+    #[inline(never)]
+    fn prefetch_echo_now(&self, s: usize, id: u32) {
         let class = self.slab.at(id).echoed_class;
         let n: *const Iface = self.ifaces.address(s);
         prefetch(n);
