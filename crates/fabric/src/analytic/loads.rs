@@ -10,6 +10,7 @@
 //! in constant time per run as differences along the ringlet.
 
 use super::packets::Pkt;
+use crate::dense::Dense;
 use crate::mechanism::Fabric;
 use crate::protocol::RingProtocol;
 use crate::topology::{AgentId, NO_IFACE};
@@ -198,14 +199,14 @@ pub(super) struct Walker<'a, P: RingProtocol> {
     pub runs: Option<Ringlets>,
     cycle: f64,
     per_symbol: f64,
-    nodes: Vec<Node>,
+    nodes: Dense<Node>,
     /// Per (interface, class): its input queue's service time and spacing, s.
-    service: Vec<[f64; 2]>,
+    service: Dense<[f64; 2]>,
     /// Per agent: which of `bus_kinds` its bus is (`NO_BUS`: none). The
     /// topology's agent is several cache lines, read once per leg; and a
     /// network's buses are mostly alike, so a way works out a transfer's
     /// time once per kind.
-    bus_of: Vec<u16>,
+    bus_of: Dense<u16>,
     /// The buses' kinds: each spec and its arbitration and exit, s.
     bus_kinds: Vec<(crate::topology::BusSpec, f64)>,
 }
@@ -266,7 +267,7 @@ impl<'a, P: RingProtocol> Walker<'a, P> {
                 server: if n.shared_server { Server::Shared } else if n.pipelined { Server::Pipelined } else { Server::Own },
             })
             .collect();
-        let service = f.ifaces.iter().flat_map(|n| (0..res.classes).map(|c| [n.service_time(c), n.spacing(c)].map(time_to_s))).collect();
+        let service = Dense::new(f.ifaces.iter().flat_map(|n| (0..res.classes).map(|c| [n.service_time(c), n.spacing(c)].map(time_to_s))).collect());
         let runs = (legs == Legs::ByRun).then(|| Ringlets::new(f));
         let mut bus_kinds: Vec<(crate::topology::BusSpec, f64)> = Vec::new();
         let bus_of = f
@@ -282,7 +283,7 @@ impl<'a, P: RingProtocol> Walker<'a, P> {
                 u16::try_from(kind).ok().filter(|&k| k != NO_BUS).expect("fewer kinds of bus than 65 535")
             })
             .collect();
-        Walker { f, res, runs, cycle: time_to_s(f.p.cycle), per_symbol: time_to_s(f.p.client.service_per_symbol), nodes, service, bus_of, bus_kinds }
+        Walker { f, res, runs, cycle: time_to_s(f.p.cycle), per_symbol: time_to_s(f.p.client.service_per_symbol), nodes: Dense::new(nodes), service, bus_of: Dense::new(bus_of), bus_kinds }
     }
 
     /// Packet `pk`'s way through an idle fabric, leg by leg, from output
