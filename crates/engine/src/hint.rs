@@ -1,7 +1,7 @@
 //! A hint to the processor: fetch a line into cache ahead of its use. In a
 //! network of thousands of interfaces most of an event's state is out of
-//! cache; fetching the next event's while the current one is handled
-//! overlaps the two waits. It changes no result: a hint may be ignored.
+//! cache; fetching it as soon as the model knows it will be read overlaps
+//! the wait with other work. It changes no result: a hint may be ignored.
 
 /// Starts fetching the cache line holding `p` (any address: a prefetch
 /// never faults). A no-op where the target has no stable prefetch.

@@ -130,8 +130,8 @@ fn fabric(s: &Scenario, hand_built: bool) -> Result<Fabric<BaseSci>, String> {
     Ok(if hand_built { Fabric::hand_built(s, t, p, protocols) } else { Fabric::new(s, t, p, protocols) })
 }
 
-/// The fabric of scenario `s`, with its traffic, not yet run (a run is
-/// `Fabric::run`; tests that set how it runs).
+/// The fabric of scenario `s`, with its traffic, not yet run (for tests
+/// that set how it runs before `Fabric::run`).
 pub fn built(s: &Scenario) -> Result<Fabric<BaseSci>, String> {
     fabric(s, false)
 }

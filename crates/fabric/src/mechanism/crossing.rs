@@ -77,8 +77,10 @@ impl<P: RingProtocol> Fabric<P> {
         if let Some(r) = bus.grant(|r| self.ifaces[r.to as usize].output(r.to_class).has_room()) {
             let id = self.ifaces[r.from as usize].input(r.class as usize).in_service.expect("a packet in service");
             self.ifaces[r.to as usize].hold_incoming(r.to_class);
-            // (The transfer's end settles the port's input queue.)
-            self.prefetch_input(r.from as usize, r.class as usize);
+            if self.prefetching {
+                // (The transfer's end settles the port's input queue.)
+                self.prefetch_input(r.from as usize, r.class as usize);
+            }
             bus.transfer = Some(r);
             let now = self.sched.now();
             let arbitration = if bus.freed_at == Some(now) { 0 } else { bus.spec.arbitration };

@@ -27,10 +27,9 @@ impl<P: RingProtocol> Fabric<P> {
         self
     }
 
-    /// Packet `id` heads for interface `s`, which strips it: fetches `s`'s
-    /// first two lines (its link, bypass FIFO, place and hops), its input
-    /// queue, and, where `s`'s agent passes packets on, the leg it will
-    /// look up for the packet.
+    /// Packet `id` heads for interface `s`, which strips it: fetches `s`,
+    /// its input queue, its ringlet protocol's state for it, and, where
+    /// `s`'s agent passes packets on, the leg it will look up for the packet.
     #[inline(always)]
     pub(super) fn prefetch_arrival(&self, s: usize, id: u32) {
         if self.prefetching {
@@ -42,45 +41,18 @@ impl<P: RingProtocol> Fabric<P> {
     #[inline(never)]
     fn prefetch_arrival_now(&self, s: usize, id: u32) {
         let (class, dst) = (self.slab.at(id).class, self.slab.at(id).dst);
-        let n: *const Iface = self.ifaces.address(s);
-        prefetch(n);
-        prefetch((n as *const u8).wrapping_add(64));
+        self.prefetch_iface(s);
         self.prefetch_input(s, class as usize);
         // (`s` is on the sender's ringlet, whose protocol the sender has just asked.)
-        self.protos[self.topo.ringlet_of(s as u16) as usize].prefetch(self.topo.position(s as u16) as usize);
+        self.prefetch_protocol(s);
         let a = self.topo.agent_of(s as u16);
         if a != dst {
             self.topo.prefetch_leg(a, dst);
         }
     }
 
-    /// Fetches what interface `i`'s input queue of `class` is read for as a
-    /// packet arrives, is serviced or leaves across the bus.
-    #[inline(always)]
-    pub(super) fn prefetch_input(&self, i: usize, class: usize) {
-        if !self.prefetching {
-            return;
-        }
-        let q = self.ifaces[i].input(class);
-        prefetch(q);
-        prefetch(&q.arriving);
-    }
-
-    /// Fetches what a bus grant reads of interface `o`'s output queue of
-    /// `class` (its room) and what queuing a packet there writes.
-    #[inline(always)]
-    pub(super) fn prefetch_output(&self, o: usize, class: u8) {
-        if !self.prefetching {
-            return;
-        }
-        let q = self.ifaces[o].output(class);
-        prefetch(q);
-        prefetch(&q.incoming);
-    }
-
     /// A packet crossing the bus will be queued at interface `o`, which will
-    /// decide on it: fetches `o`'s first two lines and what its ringlet's
-    /// protocol will read for it.
+    /// decide on it: fetches `o` and its ringlet protocol's state for it.
     #[inline(always)]
     pub(super) fn prefetch_queued(&self, o: usize) {
         if self.prefetching {
@@ -88,18 +60,16 @@ impl<P: RingProtocol> Fabric<P> {
         }
     }
 
-    /// (Out of line: the hot paths of small networks stay as compact as without hints.)
+    /// (Out of line, as `prefetch_arrival_now`.)
     #[inline(never)]
     fn prefetch_queued_now(&self, o: usize) {
-        let n: *const Iface = self.ifaces.address(o);
-        prefetch(n);
-        prefetch((n as *const u8).wrapping_add(64));
-        self.protos[self.topo.ringlet_of(o as u16) as usize].prefetch(self.topo.position(o as u16) as usize);
+        self.prefetch_iface(o);
+        self.prefetch_protocol(o);
     }
 
     /// Echo `id` heads for interface `s`, which sent the packet it
-    /// answers: fetches `s`'s first two lines and that packet's output
-    /// queue, whose slot the echo frees.
+    /// answers: fetches `s` and that packet's output queue, whose slot the
+    /// echo frees.
     #[inline(always)]
     pub(super) fn prefetch_echo(&self, s: usize, id: u32) {
         if self.prefetching {
@@ -107,13 +77,44 @@ impl<P: RingProtocol> Fabric<P> {
         }
     }
 
-    /// (Out of line: the hot paths of small networks stay as compact as without hints.)
+    /// (Out of line, as `prefetch_arrival_now`.)
     #[inline(never)]
     fn prefetch_echo_now(&self, s: usize, id: u32) {
-        let class = self.slab.at(id).echoed_class;
-        let n: *const Iface = self.ifaces.address(s);
+        self.prefetch_iface(s);
+        self.prefetch_output(s, self.slab.at(id).echoed_class);
+    }
+
+    // The hints themselves, given where `prefetching` holds (their callers check).
+
+    /// Interface `i`'s first two lines: its link, bypass FIFO, place and hops.
+    #[inline(always)]
+    fn prefetch_iface(&self, i: usize) {
+        let n: *const Iface = self.ifaces.address(i);
         prefetch(n);
         prefetch((n as *const u8).wrapping_add(64));
-        self.prefetch_output(s, class);
+    }
+
+    /// What interface `i`'s ringlet protocol reads to admit or send for it.
+    #[inline(always)]
+    fn prefetch_protocol(&self, i: usize) {
+        self.protos[self.topo.ringlet_of(i as u16) as usize].prefetch(self.topo.position(i as u16) as usize);
+    }
+
+    /// What interface `i`'s input queue of `class` is read for as a packet
+    /// arrives, is serviced or leaves across the bus.
+    #[inline(always)]
+    pub(super) fn prefetch_input(&self, i: usize, class: usize) {
+        let q = self.ifaces[i].input(class);
+        prefetch(q);
+        prefetch(&q.arriving);
+    }
+
+    /// What a bus grant reads of interface `o`'s output queue of `class`
+    /// (its room) and what queuing a packet there writes.
+    #[inline(always)]
+    pub(super) fn prefetch_output(&self, o: usize, class: u8) {
+        let q = self.ifaces[o].output(class);
+        prefetch(q);
+        prefetch(&q.incoming);
     }
 }
