@@ -6,7 +6,7 @@
 
 use crate::dense::Dense;
 use crate::params::Params;
-use crate::report::{NodePriorityReport, ClientFigures, ReconfigurationReport, VcReport, ClassReport, LinkReport, NodeReport, PortReport, PriorityReport, Report, RingletReport, Summary, SwitchReport};
+use crate::report::{NodePriorityReport, ClientFigures, ReconfigurationReport, VcReport, ClassReport, LinkReport, NodeReport, PriorityReport, Report, RingletReport, Summary};
 use crate::series::{Bin, Series};
 use crate::topology::Topology;
 use ringlet_engine::run::Stop;
@@ -14,6 +14,14 @@ use ringlet_engine::stats::{BatchMeans, CoarseHistogram, LatencyHistogram};
 use ringlet_engine::time::{ns_to_time, time_to_ns, time_to_ps, time_to_s};
 use ringlet_engine::Time;
 use ringlet_scenario::Scenario;
+
+mod fairness;
+mod usage;
+
+use fairness::Fairness;
+pub(crate) use fairness::refresh_fairness;
+pub use fairness::{SERVED_ABOVE, STARVED_BELOW};
+use usage::Usage;
 
 /// Most agent x priority pairs whose latencies are kept apart (`per_node_priority`);
 /// beyond, the table is left out (its histograms would take too much memory).
@@ -79,21 +87,8 @@ pub struct Measure {
     /// priority pairs): each agent's latencies per priority, by `agent * priorities + priority`.
     agent_prio: Vec<CoarseHistogram>,
     classes: Dense<PerClass>,
-    /// Per link (the one leaving each interface): busy time, of it for send packets.
-    link_busy: Vec<Time>,
-    link_send_busy: Vec<Time>,
-    /// Per link: when its last transmission ends (`<< 1`, with bit 0 set
-    /// for a send packet), to clip the part beyond the measurement window.
-    link_last: Vec<Time>,
-    /// Per agent with a bus: its busy time in the window, and when its last
-    /// transfer ends (to clip it at the window's end); per interface: the
-    /// data it passed to its agent's bus and took from it. Empty in
-    /// networks without buses.
-    bus_busy: Vec<Time>,
-    bus_last: Vec<Time>,
-    bus_crossings: Vec<u64>,
-    to_bus: Vec<u64>,
-    from_bus: Vec<u64>,
+    /// Links' and buses' busy times and what crossed the buses.
+    usage: Usage,
     // Current batch.
     batch_start: Time,
     batch_bytes: u64,
@@ -109,8 +104,6 @@ impl Measure {
     pub fn new(s: &Scenario, topo: &Topology, p: &Params) -> Measure {
         let prios = s.traffic.priorities as usize;
         let batches = s.run.batches as u64;
-        let links = topo.ifaces();
-        let buses = topo.agents().iter().any(|a| a.bus.is_some());
         let client = (p.tracks_transactions() || p.client.channel_latency)
             .then(|| ClientMeasure { channel: CoarseHistogram::coarse(), transaction: CoarseHistogram::coarse(), class_bytes: vec![0; p.classes.len()], changed: None, fold: None, transaction_sum_ps: 0.0 });
         Measure {
@@ -135,14 +128,7 @@ impl Measure {
             },
             agents: Dense::new(topo.agents().iter().map(|_| PerAgent { bytes: 0, txns: 0, retries: 0, lost_bytes: 0, latency: CoarseHistogram::coarse() }).collect()),
             classes: Dense::new(p.classes.names.iter().map(|_| PerClass { retries: 0, packets: 0, latency_sum: 0.0 }).collect()),
-            link_busy: vec![0; links],
-            link_send_busy: vec![0; links],
-            link_last: vec![0; links],
-            bus_busy: if buses { vec![0; topo.agents().len()] } else { Vec::new() },
-            bus_last: if buses { vec![0; topo.agents().len()] } else { Vec::new() },
-            bus_crossings: if buses { vec![0; topo.agents().len()] } else { Vec::new() },
-            to_bus: if buses { vec![0; links] } else { Vec::new() },
-            from_bus: if buses { vec![0; links] } else { Vec::new() },
+            usage: Usage::new(topo, ns_to_time(s.run.warmup_ns)),
             batch_start: ns_to_time(s.run.warmup_ns),
             batch_bytes: 0,
             batch_lat_sum: 0.0,
@@ -389,100 +375,20 @@ impl Measure {
         self.batch_count = 0;
     }
 
-    /// A packet occupies the link leaving interface `i` from `start` for
-    /// `dur`. Only the part inside the measurement window counts: one that
-    /// starts in the warm-up counts from its end, and the report clips the
-    /// last one of each link at the window's end.
-    #[inline]
-    pub(crate) fn link_used(&mut self, i: usize, start: Time, dur: Time, send: bool) {
-        if start < self.warmup_end {
-            return self.link_used_in_warmup(i, start, dur, send);
-        }
-        self.add_link_use(i, start + dur, dur, send);
-    }
-
-    #[cold]
-    fn link_used_in_warmup(&mut self, i: usize, start: Time, dur: Time, send: bool) {
-        self.add_link_use(i, start + dur, (start + dur).saturating_sub(self.warmup_end), send);
-    }
-
-    /// Adds `counted` of busy time to the link leaving interface `i`, whose
-    /// transmission ends at `end`.
+    /// A packet occupies the link leaving interface `i` from `start` for `dur`.
     #[inline(always)]
-    fn add_link_use(&mut self, i: usize, end: Time, counted: Time, send: bool) {
-        // Sends and echoes alternate unpredictably: add, don't branch.
-        // Once per hop: unchecked, as the fabric's interface ids are (see
-        // `crate::dense`); the lists have one entry per interface.
-        debug_assert!(i < self.link_busy.len() && i < self.link_send_busy.len() && i < self.link_last.len());
-        // SAFETY: `i` is an interface of this fabric, below the lengths.
-        unsafe {
-            *self.link_busy.get_unchecked_mut(i) += counted;
-            *self.link_send_busy.get_unchecked_mut(i) += counted * send as Time;
-            *self.link_last.get_unchecked_mut(i) = end << 1 | send as Time;
-        }
+    pub(crate) fn link_used(&mut self, i: usize, start: Time, dur: Time, send: bool) {
+        self.usage.link_used(i, start, dur, send);
     }
 
-    /// Agent `a`'s bus carries a transfer from `start` for `dur` (the part
-    /// inside the measurement window counts, as for links).
+    /// Agent `a`'s bus carries a transfer from `start` for `dur`.
     pub(crate) fn bus_used(&mut self, a: usize, start: Time, dur: Time) {
-        let counted = (start + dur).saturating_sub(start.max(self.warmup_end));
-        self.bus_busy[a] += counted;
-        self.bus_last[a] = start + dur;
+        self.usage.bus_used(a, start, dur);
     }
 
     /// A packet with `data` payload bytes crossed agent `a`'s bus from interface `from` to `to`.
     pub(crate) fn crossed(&mut self, now: Time, a: usize, from: usize, to: usize, data: u32) {
-        if now >= self.warmup_end {
-            self.bus_crossings[a] += 1;
-            self.to_bus[from] += data as u64;
-            self.from_bus[to] += data as u64;
-        }
-    }
-
-    /// The switch and port tables (empty without buses).
-    fn switches(&self, topo: &Topology, end: Time, window: Time, links: &[(Time, Time)]) -> (Vec<SwitchReport>, Vec<PortReport>) {
-        let (mut switches, mut ports) = (Vec::new(), Vec::new());
-        if self.bus_busy.is_empty() {
-            return (switches, ports);
-        }
-        let window_s = time_to_s(window);
-        let mbps = |bytes: u64| if window > 0 { bytes as f64 / window_s / 1e6 } else { f64::NAN };
-        let share = |busy: Time| if window > 0 { time_to_ps(busy) / time_to_ps(window) } else { f64::NAN };
-        for (a, agent) in topo.agents().iter().enumerate() {
-            if agent.bus.is_none() {
-                continue;
-            }
-            let over = self.bus_last[a].saturating_sub(end.max(self.warmup_end)).min(self.bus_busy[a]);
-            let across: u64 = agent.ifaces.iter().map(|&i| self.to_bus[i as usize]).sum();
-            switches.push(SwitchReport {
-                switch: a as u32,
-                ports: agent.ifaces.len() as u32,
-                bus_utilization: share(self.bus_busy[a] - over),
-                crossings: self.bus_crossings[a],
-                bus_mbps: mbps(across),
-            });
-            for (k, &i) in agent.ifaces.iter().enumerate() {
-                ports.push(PortReport {
-                    switch: a as u32,
-                    port: k as u32,
-                    link: i as u32,
-                    ringlet: topo.ringlet_of(i) as u32,
-                    to_bus_mbps: mbps(self.to_bus[i as usize]),
-                    from_bus_mbps: mbps(self.from_bus[i as usize]),
-                    send_utilization: share(links[i as usize].1),
-                });
-            }
-        }
-        (switches, ports)
-    }
-
-    /// Busy and send-busy time of link `i` inside the window ending at `end`.
-    fn link_busy_until(&self, i: usize, end: Time) -> (Time, Time) {
-        let (last_end, send) = (self.link_last[i] >> 1, self.link_last[i] & 1 == 1);
-        // Links never carry two packets at once: only the last can run past `end`.
-        let over = last_end.saturating_sub(end.max(self.warmup_end)).min(self.link_busy[i]);
-        let send_over = if send { over.min(self.link_send_busy[i]) } else { 0 };
-        (self.link_busy[i] - over, self.link_send_busy[i] - send_over)
+        self.usage.crossed(now, a, from, to, data);
     }
 
     pub fn report(&self, end: Time, stop: Stop, offered_per_prio: f64, topo: &Topology, class_names: &[&'static str]) -> Report {
@@ -541,7 +447,7 @@ impl Measure {
                 n
             })
             .collect();
-        let links: Vec<(Time, Time)> = (0..topo.ifaces()).map(|i| self.link_busy_until(i, end)).collect();
+        let links = self.usage.links_until(topo, end);
         let per_link = links
             .iter()
             .enumerate()
@@ -587,7 +493,7 @@ impl Measure {
             .collect();
         let fair = Fairness::of(&per_node);
         let all = LatencyHistogram::merged(&self.hist_prio, self.lat_sum);
-        let (per_switch, per_port) = self.switches(topo, end, window, &links);
+        let (per_switch, per_port) = self.usage.switches(topo, end, window, &links);
         let per_node_priority: Vec<NodePriorityReport> = self
             .agent_prio
             .iter()
@@ -697,73 +603,4 @@ impl Measure {
 /// Picoseconds (the unit of the latency histograms and sums) to ns.
 fn ps_to_ns_f(ps: f64) -> f64 {
     ps / 1e3
-}
-
-/// The run's fairness over its sending nodes' carried shares (throughput / offered).
-struct Fairness {
-    /// Jain's index: (sum x)^2 / (n sum x^2).
-    index: f64,
-    min_share: f64,
-    /// -1 when no node offers load.
-    min_node: i64,
-    /// Nodes that carried less than `STARVED_BELOW` of their load while another carried more than `SERVED_ABOVE`.
-    starved: Vec<u32>,
-}
-
-/// A node carrying less than this share of its offered load is starved ...
-pub const STARVED_BELOW: f64 = 0.1;
-/// ... when another carries more than this share of its own.
-pub const SERVED_ABOVE: f64 = 0.5;
-
-/// Recomputes the run's fairness figures from its `per_node` table (after
-/// the fabric has changed a node's share: a failed node's).
-pub(crate) fn refresh_fairness(r: &mut Report) {
-    let f = Fairness::of(&r.per_node);
-    r.summary.fairness_index = f.index;
-    r.summary.min_carried_share = f.min_share;
-    r.summary.min_carried_share_node = f.min_node;
-    r.starved_nodes = f.starved;
-}
-
-impl Fairness {
-    fn of(nodes: &[NodeReport]) -> Fairness {
-        let shares: Vec<(u32, f64)> = nodes.iter().filter(|n| n.offered_mbps > 0.0 && n.carried_share.is_finite()).map(|n| (n.node, n.carried_share)).collect();
-        if shares.is_empty() {
-            return Fairness { index: f64::NAN, min_share: f64::NAN, min_node: -1, starved: Vec::new() };
-        }
-        let sum: f64 = shares.iter().map(|s| s.1).sum();
-        let squares: f64 = shares.iter().map(|s| s.1 * s.1).sum();
-        let index = if squares > 0.0 { sum * sum / (shares.len() as f64 * squares) } else { f64::NAN };
-        let &(min_node, min_share) = shares.iter().min_by(|a, b| a.1.total_cmp(&b.1)).expect("not empty");
-        let served = shares.iter().any(|s| s.1 > SERVED_ABOVE);
-        let starved = if served { shares.iter().filter(|s| s.1 < STARVED_BELOW).map(|s| s.0).collect() } else { Vec::new() };
-        Fairness { index, min_share, min_node: min_node as i64, starved }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn node(node: u32, offered: f64, share: f64) -> NodeReport {
-        NodeReport { node, offered_mbps: offered, throughput_mbps: offered * share, carried_share: if offered > 0.0 { share } else { f64::NAN }, ..NodeReport::default() }
-    }
-
-    /// Jain's index: 1 for equal shares, 1/n when one of n carries all;
-    /// agents that offer nothing do not count; starved only beside a served node.
-    #[test]
-    fn fairness_over_the_senders() {
-        let equal: Vec<_> = (0..4).map(|k| node(k, 100.0, 0.7)).collect();
-        let f = Fairness::of(&equal);
-        assert!((f.index - 1.0).abs() < 1e-12 && f.starved.is_empty());
-        let one = vec![node(0, 100.0, 1.0), node(1, 100.0, 0.0), node(2, 100.0, 0.0), node(3, 0.0, 0.0)];
-        let f = Fairness::of(&one);
-        assert!((f.index - 1.0 / 3.0).abs() < 1e-12, "{}", f.index);
-        assert_eq!((f.min_node, f.starved.clone()), (1, vec![1, 2]));
-        // Everyone short of half: nobody is flagged, however small.
-        let f = Fairness::of(&[node(0, 100.0, 0.4), node(1, 100.0, 0.05)]);
-        assert!(f.starved.is_empty() && f.min_node == 1);
-        let f = Fairness::of(&[node(0, 0.0, 0.0)]);
-        assert!(f.index.is_nan() && f.min_node == -1);
-    }
 }
