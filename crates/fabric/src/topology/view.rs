@@ -69,6 +69,13 @@ impl RingletView {
         }
     }
 
+    /// Time symbols take from position 0's output to `pos`'s: `travel(i,
+    /// j)` is `offset(j) - offset(i)`, plus `round()` where `j < i`.
+    #[inline]
+    pub fn offset(&self, pos: usize) -> Time {
+        self.cum[pos]
+    }
+
     /// The longest travel between two positions (to the one just upstream).
     pub fn longest_travel(&self) -> Time {
         self.round - self.hops.iter().copied().min().unwrap_or(0)

@@ -186,7 +186,7 @@ impl Bandwidth {
             separator: p.separator,
             ipr: (0..n).map(|_| VecDeque::from([(0, 0)])).collect(),
             nodes: vec![Node::default(); n],
-            withheld: Stretches::new(n),
+            withheld: Stretches::new(view),
             waiters: vec![Vec::new(); n],
             waiter_bits: NodeSets::new(if enabled { n } else { 0 }, n),
             signalling: NodeSet::new(n),
@@ -333,12 +333,13 @@ impl Bandwidth {
         let mut go_until: Time = 0;
         let (waiters, waiter_bits) = (&mut self.waiters, &mut self.waiter_bits);
         let go_bits = self.rules.go_bits;
-        self.withheld.visit(now.saturating_sub(self.max_dist), &self.view, j, |c, d| {
-            if !go_bits {
-                return;
-            }
-            let i = c.node as usize;
-            if i != j && now >= d && c.from <= now - d && now - d < c.to && c.level >= mine {
+        self.withheld.visit(now.saturating_sub(self.max_dist), j, |c, d| {
+            // Whether the stretch's idles are reaching `j` now (its idles
+            // left their node `d` ago), tested as one expression: most
+            // stretches of a busy ring pass some of the tests, so
+            // branching on each cost more than it saved.
+            let (i, left) = (c.node as usize, now.wrapping_sub(d));
+            if go_bits & (i != j) & (now >= d) & (c.from <= left) & (left < c.to) & (c.level >= mine) {
                 go_until = go_until.max(c.to + d);
                 if waiter_bits.insert(i, j) {
                     waiters[i].push(j as u16);

@@ -13,6 +13,8 @@ pub(super) struct Stretch {
     pub(super) to: Time,
     pub(super) node: u32,
     pub(super) level: u16,
+    /// The node's offset on the ringlet (`RingletView::offset`).
+    offset: Time,
 }
 
 /// The stretches of converted idles that some node may still see, in no
@@ -20,6 +22,9 @@ pub(super) struct Stretch {
 /// or cuts short).
 pub(super) struct Stretches {
     list: Vec<Stretch>,
+    /// Per node: its offset on the ringlet; and the time once round.
+    offsets: Vec<Time>,
+    round: Time,
     /// Per node: its latest stretch's index in `list`, if still there.
     latest: Vec<Option<u32>>,
     /// Per node: how many of its stretches `list` holds.
@@ -27,13 +32,15 @@ pub(super) struct Stretches {
 }
 
 impl Stretches {
-    /// No stretches yet, on a ringlet of `n` nodes.
-    pub(super) fn new(n: usize) -> Self {
-        Stretches { list: Vec::new(), latest: vec![None; n], count: vec![0; n] }
+    /// No stretches yet, on ringlet `view`.
+    pub(super) fn new(view: &RingletView) -> Self {
+        let n = view.len();
+        let offsets = (0..n).map(|pos| view.offset(pos)).collect();
+        Stretches { list: Vec::new(), offsets, round: view.round(), latest: vec![None; n], count: vec![0; n] }
     }
 
     pub(super) fn push(&mut self, node: usize, from: Time, to: Time, level: u16) {
-        let s = Stretch { from, to, node: node as u32, level };
+        let s = Stretch { from, to, node: node as u32, level, offset: self.offsets[node] };
         self.latest[node] = Some(self.list.len() as u32);
         self.count[node] += 1;
         self.list.push(s);
@@ -56,21 +63,40 @@ impl Stretches {
         self.latest[node].map(|k| &mut self.list[k as usize])
     }
 
-    /// Calls `f` with every stretch and the travel on `view` from its node
-    /// to position `j`; forgets those that ended by `horizon`.
+    /// Calls `f` with every stretch and the travel (`RingletView::travel`)
+    /// from its node to position `j`; forgets those that ended by `horizon`.
+    /// (Every decision of a node with a packet waiting runs through the
+    /// list, so the travel is worked out from the offsets kept with it, and
+    /// the rare forgetting is a second pass.)
     #[inline]
-    pub(super) fn visit(&mut self, horizon: Time, view: &RingletView, j: usize, mut f: impl FnMut(&Stretch, Time)) {
-        let mut k = 0;
-        while k < self.list.len() {
-            let s = self.list[k];
+    pub(super) fn visit(&mut self, horizon: Time, j: usize, mut f: impl FnMut(&Stretch, Time)) {
+        let (at, round) = (self.offsets[j], self.round);
+        let mut ended = false;
+        for s in &self.list {
             if s.to <= horizon {
-                // Seen by nobody any more (every node sees it within the
-                // ringlet's longest travel): forget it.
-                self.remove(k);
+                ended = true;
                 continue;
             }
-            f(&s, view.travel(s.node as usize, j));
-            k += 1;
+            // Downstream from the node to `j`, round the ring if `j` is before it.
+            let wraps = (j < s.node as usize) as Time;
+            f(s, at.wrapping_sub(s.offset).wrapping_add(wraps * round));
+        }
+        if ended {
+            self.forget_ended(horizon);
+        }
+    }
+
+    /// Forgets every stretch that ended by `horizon`: seen by nobody any
+    /// more (every node sees it within the ringlet's longest travel).
+    #[cold]
+    fn forget_ended(&mut self, horizon: Time) {
+        let mut k = 0;
+        while k < self.list.len() {
+            if self.list[k].to <= horizon {
+                self.remove(k);
+            } else {
+                k += 1;
+            }
         }
     }
 
@@ -99,7 +125,7 @@ mod tests {
     #[test]
     fn stretches_keep_each_nodes_latest_through_removals() {
         let view = crate::ring::view_of(4, 2000);
-        let mut w = Stretches::new(view.len());
+        let mut w = Stretches::new(&view);
         w.push(0, 10, 20, 1);
         w.push(1, 15, 40, 1);
         w.push(0, 30, 50, 1);
@@ -110,13 +136,13 @@ mod tests {
         w.latest_mut(0).expect("node 0's latest").to = 60;
         w.latest_mut(1).expect("node 1's latest").to = 45;
         let mut seen = Vec::new();
-        w.visit(0, &view, 2, |s, d| seen.push((s.node, s.from, s.to, d)));
+        w.visit(0, 2, |s, d| seen.push((s.node, s.from, s.to, d)));
         seen.sort();
         // Travel to position 2: 4 ns from node 0, 2 ns from node 1.
         assert_eq!(seen, vec![(0, 30, 60, 4000), (1, 15, 45, 2000)]);
         // By 45 node 1's has ended for everyone: dropped, node 0's kept.
         let mut seen = Vec::new();
-        w.visit(45, &view, 1, |s, d| seen.push((s.node, d)));
+        w.visit(45, 1, |s, d| seen.push((s.node, d)));
         assert_eq!(seen, vec![(0, 2000)]);
         assert_eq!((w.count[0], w.count[1], w.latest[1]), (1, 0, None));
         assert_eq!(w.latest_mut(0).map(|s| s.to), Some(60));
@@ -124,11 +150,11 @@ mod tests {
         // one hop and three.
         w.push(3, 70, 80, 1);
         let mut seen = Vec::new();
-        w.visit(0, &view, 0, |s, d| seen.push((s.node, d)));
+        w.visit(0, 0, |s, d| seen.push((s.node, d)));
         seen.sort();
         assert_eq!(seen, vec![(0, 0), (3, 2000)]);
         let mut seen = Vec::new();
-        w.visit(0, &view, 2, |s, d| seen.push((s.node, d)));
+        w.visit(0, 2, |s, d| seen.push((s.node, d)));
         seen.sort();
         assert_eq!(seen, vec![(0, 4000), (3, 6000)]);
     }
