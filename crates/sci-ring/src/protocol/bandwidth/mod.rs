@@ -334,10 +334,8 @@ impl Bandwidth {
         let (waiters, waiter_bits) = (&mut self.waiters, &mut self.waiter_bits);
         let go_bits = self.rules.go_bits;
         self.withheld.visit(now.saturating_sub(self.max_dist), j, |c, d| {
-            // Whether the stretch's idles are reaching `j` now (its idles
-            // left their node `d` ago), tested as one expression: most
-            // stretches of a busy ring pass some of the tests, so
-            // branching on each cost more than it saved.
+            // Whether the stretch's idles are reaching `j` now: those
+            // reaching it left their node `d` ago.
             let (i, left) = (c.node as usize, now.wrapping_sub(d));
             if go_bits & (i != j) & (now >= d) & (c.from <= left) & (left < c.to) & (c.level >= mine) {
                 go_until = go_until.max(c.to + d);
