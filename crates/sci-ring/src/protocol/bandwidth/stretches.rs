@@ -158,4 +158,28 @@ mod tests {
         seen.sort();
         assert_eq!(seen, vec![(0, 4000), (3, 6000)]);
     }
+
+    /// The travel a visit gives is the view's, on a ringlet of uneven
+    /// hops, from every node to every position (either side of the wrap).
+    #[test]
+    fn a_visit_gives_the_views_travel() {
+        use ringlet_fabric::topology::TopologyBuilder;
+        let mut b = TopologyBuilder::new();
+        let hops = [1_000, 7_000, 2_000, 30_000, 5_000];
+        let members: Vec<_> = hops.iter().enumerate().map(|(k, &hop)| (b.agent(&format!("n{k}"), true), hop)).collect();
+        b.ringlet(&members);
+        let view = b.build().expect("one ringlet").view(0);
+        let mut w = Stretches::new(&view);
+        for node in 0..hops.len() {
+            w.push(node, 0, 1_000_000, 1);
+        }
+        for j in 0..hops.len() {
+            let mut seen = Vec::new();
+            w.visit(0, j, |s, d| seen.push((s.node as usize, d)));
+            assert_eq!(seen.len(), hops.len());
+            for (node, d) in seen {
+                assert_eq!(d, view.travel(node, j), "from {node} to {j}");
+            }
+        }
+    }
 }
