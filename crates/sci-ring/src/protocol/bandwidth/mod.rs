@@ -186,7 +186,7 @@ impl Bandwidth {
             separator: p.separator,
             ipr: (0..n).map(|_| VecDeque::from([(0, 0)])).collect(),
             nodes: vec![Node::default(); n],
-            withheld: Stretches::new(view),
+            withheld: Stretches::new(n),
             waiters: vec![Vec::new(); n],
             waiter_bits: NodeSets::new(if enabled { n } else { 0 }, n),
             signalling: NodeSet::new(n),
@@ -333,7 +333,7 @@ impl Bandwidth {
         let mut go_until: Time = 0;
         let (waiters, waiter_bits) = (&mut self.waiters, &mut self.waiter_bits);
         let go_bits = self.rules.go_bits;
-        self.withheld.visit(now.saturating_sub(self.max_dist), j, |c, d| {
+        self.withheld.visit(now.saturating_sub(self.max_dist), &self.view, j, |c, d| {
             // Whether the stretch's idles are reaching `j` now: those
             // reaching it left their node `d` ago.
             let (i, left) = (c.node as usize, now.wrapping_sub(d));
@@ -407,7 +407,7 @@ impl Bandwidth {
         }
         self.nodes[j].repay_until = Some(now + debt);
         self.prune(j, now);
-        self.withheld.push(j, now, now + debt, level);
+        self.withheld.push(j, self.view.offset(j), now, now + debt, level);
     }
 
     /// Node `j` passes on a packet of `symbols` (not counting its idles):

@@ -22,9 +22,6 @@ pub(super) struct Stretch {
 /// or cuts short).
 pub(super) struct Stretches {
     list: Vec<Stretch>,
-    /// Per node: its offset on the ringlet; and the time once round.
-    offsets: Vec<Time>,
-    round: Time,
     /// Per node: its latest stretch's index in `list`, if still there.
     latest: Vec<Option<u32>>,
     /// Per node: how many of its stretches `list` holds.
@@ -32,15 +29,14 @@ pub(super) struct Stretches {
 }
 
 impl Stretches {
-    /// No stretches yet, on ringlet `view`.
-    pub(super) fn new(view: &RingletView) -> Self {
-        let n = view.len();
-        let offsets = (0..n).map(|pos| view.offset(pos)).collect();
-        Stretches { list: Vec::new(), offsets, round: view.round(), latest: vec![None; n], count: vec![0; n] }
+    /// No stretches yet, on a ringlet of `n` nodes.
+    pub(super) fn new(n: usize) -> Self {
+        Stretches { list: Vec::new(), latest: vec![None; n], count: vec![0; n] }
     }
 
-    pub(super) fn push(&mut self, node: usize, from: Time, to: Time, level: u16) {
-        let s = Stretch { from, to, node: node as u32, level, offset: self.offsets[node] };
+    /// A stretch of `node`'s, whose offset on the ringlet is `offset`.
+    pub(super) fn push(&mut self, node: usize, offset: Time, from: Time, to: Time, level: u16) {
+        let s = Stretch { from, to, node: node as u32, level, offset };
         self.latest[node] = Some(self.list.len() as u32);
         self.count[node] += 1;
         self.list.push(s);
@@ -63,14 +59,14 @@ impl Stretches {
         self.latest[node].map(|k| &mut self.list[k as usize])
     }
 
-    /// Calls `f` with every stretch and the travel (`RingletView::travel`)
-    /// from its node to position `j`; forgets those that ended by `horizon`.
+    /// Calls `f` with every stretch and the travel on `view` from its node
+    /// to position `j`; forgets those that ended by `horizon`.
     /// (Every decision of a node with a packet waiting runs through the
     /// list, so the travel is worked out from the offsets kept with it, and
     /// the rare forgetting is a second pass.)
     #[inline]
-    pub(super) fn visit(&mut self, horizon: Time, j: usize, mut f: impl FnMut(&Stretch, Time)) {
-        let (at, round) = (self.offsets[j], self.round);
+    pub(super) fn visit(&mut self, horizon: Time, view: &RingletView, j: usize, mut f: impl FnMut(&Stretch, Time)) {
+        let (at, round) = (view.offset(j), view.round());
         let mut ended = false;
         for s in &self.list {
             if s.to <= horizon {
@@ -125,10 +121,10 @@ mod tests {
     #[test]
     fn stretches_keep_each_nodes_latest_through_removals() {
         let view = crate::ring::view_of(4, 2000);
-        let mut w = Stretches::new(&view);
-        w.push(0, 10, 20, 1);
-        w.push(1, 15, 40, 1);
-        w.push(0, 30, 50, 1);
+        let mut w = Stretches::new(view.len());
+        w.push(0, view.offset(0), 10, 20, 1);
+        w.push(1, view.offset(1), 15, 40, 1);
+        w.push(0, view.offset(0), 30, 50, 1);
         // Node 0's first stretch ends by 25: forgetting it moves node 0's
         // latest into its place; node 1's is kept.
         w.forget(0, 25);
@@ -136,25 +132,25 @@ mod tests {
         w.latest_mut(0).expect("node 0's latest").to = 60;
         w.latest_mut(1).expect("node 1's latest").to = 45;
         let mut seen = Vec::new();
-        w.visit(0, 2, |s, d| seen.push((s.node, s.from, s.to, d)));
+        w.visit(0, &view, 2, |s, d| seen.push((s.node, s.from, s.to, d)));
         seen.sort();
         // Travel to position 2: 4 ns from node 0, 2 ns from node 1.
         assert_eq!(seen, vec![(0, 30, 60, 4000), (1, 15, 45, 2000)]);
         // By 45 node 1's has ended for everyone: dropped, node 0's kept.
         let mut seen = Vec::new();
-        w.visit(45, 1, |s, d| seen.push((s.node, d)));
+        w.visit(45, &view, 1, |s, d| seen.push((s.node, d)));
         assert_eq!(seen, vec![(0, 2000)]);
         assert_eq!((w.count[0], w.count[1], w.latest[1]), (1, 0, None));
         assert_eq!(w.latest_mut(0).map(|s| s.to), Some(60));
         // Travel from node 3 round to positions 0 and 2 wraps the ring:
         // one hop and three.
-        w.push(3, 70, 80, 1);
+        w.push(3, view.offset(3), 70, 80, 1);
         let mut seen = Vec::new();
-        w.visit(0, 0, |s, d| seen.push((s.node, d)));
+        w.visit(0, &view, 0, |s, d| seen.push((s.node, d)));
         seen.sort();
         assert_eq!(seen, vec![(0, 0), (3, 2000)]);
         let mut seen = Vec::new();
-        w.visit(0, 2, |s, d| seen.push((s.node, d)));
+        w.visit(0, &view, 2, |s, d| seen.push((s.node, d)));
         seen.sort();
         assert_eq!(seen, vec![(0, 4000), (3, 6000)]);
     }
@@ -169,13 +165,13 @@ mod tests {
         let members: Vec<_> = hops.iter().enumerate().map(|(k, &hop)| (b.agent(&format!("n{k}"), true), hop)).collect();
         b.ringlet(&members);
         let view = b.build().expect("one ringlet").view(0);
-        let mut w = Stretches::new(&view);
+        let mut w = Stretches::new(view.len());
         for node in 0..hops.len() {
-            w.push(node, 0, 1_000_000, 1);
+            w.push(node, view.offset(node), 0, 1_000_000, 1);
         }
         for j in 0..hops.len() {
             let mut seen = Vec::new();
-            w.visit(0, j, |s, d| seen.push((s.node as usize, d)));
+            w.visit(0, &view, j, |s, d| seen.push((s.node as usize, d)));
             assert_eq!(seen.len(), hops.len());
             for (node, d) in seen {
                 assert_eq!(d, view.travel(node, j), "from {node} to {j}");
