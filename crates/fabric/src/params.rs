@@ -346,6 +346,12 @@ impl Params {
         (len as u32 + self.separator) as Time * self.cycle
     }
 
+    /// `slot(len)` in symbols (`slot(len) / cycle`, without the division).
+    #[inline]
+    pub fn slot_symbols(&self, len: u16) -> Time {
+        (len as u32 + self.separator) as Time
+    }
+
     /// Time packet `pk` occupies a link: its symbols, and the separator
     /// idles after a packet (control symbols ride in the stream without them).
     #[inline]

@@ -67,7 +67,7 @@ impl<P: RingProtocol> Fabric<P> {
         let r = self.ifaces[i].ringlet as usize;
         let first = self.ifaces[i].first_own().expect("own");
         let own = *self.slab.at(first);
-        let need = self.p.slot(own.len) / self.p.cycle;
+        let need = self.p.slot_symbols(own.len);
         loop {
             let mut used = 0;
             let mut victim: Option<(usize, u32)> = None;
@@ -76,7 +76,7 @@ impl<P: RingProtocol> Fabric<P> {
                     break;
                 }
                 let pk = self.slab.at(id);
-                used += self.p.slot(pk.len) / self.p.cycle;
+                used += self.p.slot_symbols(pk.len);
                 if pk.is_send() {
                     let rank = self.protos[r].bypass_priority(pk, now - ready);
                     if rank < own.eff as u32 && victim.is_none_or(|(_, r)| rank <= r) {

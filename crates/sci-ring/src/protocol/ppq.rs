@@ -164,7 +164,8 @@ impl RingProtocol for Ppq {
 
     fn bypass_priority(&self, pk: &Packet, waited: Time) -> u32 {
         match self.aging {
-            Some(step) => (pk.eff as u64 + waited / step).min(self.top as u64) as u32,
+            // (Most packets leave the bypass FIFO long before one step: no division then.)
+            Some(step) => (pk.eff as u64 + if waited < step { 0 } else { waited / step }).min(self.top as u64) as u32,
             None => pk.eff as u32,
         }
     }
