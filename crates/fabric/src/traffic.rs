@@ -10,7 +10,7 @@ use crate::topology::{AgentId, Topology};
 use rand::Rng;
 use rand_distr::{Distribution, Exp};
 use ringlet_engine::rng::{Stream, StreamSeeds};
-use ringlet_engine::time::{ps_to_time, Time};
+use ringlet_engine::time::{ps_to_time, round_to_u64, Time};
 use ringlet_scenario::{Arrivals, Destinations, Scenario};
 
 pub struct Source {
@@ -128,9 +128,9 @@ impl Traffic {
     pub fn first_gap(&mut self, i: usize) -> Time {
         let s = &mut self.sources[i];
         match s.exp {
-            Some(e) => ps_to_time(e.sample(&mut s.rng).round() as u64),
+            Some(e) => ps_to_time(round_to_u64(e.sample(&mut s.rng))),
             None if self.aligned => 0,
-            None => ps_to_time((s.rng.gen::<f64>() * s.mean_gap_ps).round() as u64),
+            None => ps_to_time(round_to_u64(s.rng.gen::<f64>() * s.mean_gap_ps)),
         }
     }
 
@@ -138,8 +138,8 @@ impl Traffic {
     pub fn next_gap(&mut self, i: usize) -> Time {
         let s = &mut self.sources[i];
         match s.exp {
-            Some(e) => ps_to_time((e.sample(&mut s.rng).round() as u64).max(1)),
-            None => ps_to_time(s.mean_gap_ps.round() as u64),
+            Some(e) => ps_to_time(round_to_u64(e.sample(&mut s.rng)).max(1)),
+            None => ps_to_time(round_to_u64(s.mean_gap_ps)),
         }
     }
 
