@@ -49,7 +49,7 @@ fn the_family_joins_the_contract() {
     assert_eq!(err(&[("network.kind", "toy-bridge"), ("network.nodes", "8")]), "network.nodes: expected 6 for network.kind = \"toy-bridge\", got 8");
     assert_eq!(err(&[("network.kind", "mesh")]), "network.kind: expected one of \"sci-ring\", \"toy-bridge\", got \"mesh\"");
     let names: Vec<&str> = registry().workloads().map(|w| w.name).collect();
-    assert_eq!(names, ["reference-8node", "sci-8node", "ring-64node", "toy-bridge"]);
+    assert_eq!(names, ["reference-8node", "sci-8node", "ring-64node", "ppq-8node", "train-8node", "toy-bridge"]);
     for w in registry().workloads() {
         let s = registry().load_str(w.scenario, &[]).unwrap();
         registry().check(&s).unwrap();
