@@ -238,7 +238,7 @@ impl Train {
     fn revolution(view: &RingletView, p: &Params, s: &Settings) -> Result<u32, String> {
         let handling = Self::handling(p, s);
         let back = ((view.round() + (view.len() as Time - 1) * handling) / p.cycle) as u32;
-        let needs = s.locomotive_symbols + p.separator as u32;
+        let needs = s.locomotive_symbols + p.separator;
         if back <= needs {
             return Err(format!(
                 "train.handling_cycles: the LocalMotive comes back to a node {back} symbol times after it left (the hops and the other {} nodes' handling), no later than its own {needs} symbols and separator have left: the ring would be all train; hold the train longer at each node or shorten the LocalMotive",
