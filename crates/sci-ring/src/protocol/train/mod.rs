@@ -31,6 +31,10 @@
 //!   base SCI itself (go bits, no waiting for the LocalMotive); nodes only
 //!   report on the LocalMotive what they sent, and the TicketMaster shifts to
 //!   arbitrated mode on the same threshold.
+//!
+//! Here the protocol's state and its answers to the fabric; `visit` (the
+//! train at a node), `tickets` (Figure 3's insertion), `settings` (the
+//! keys of `[train]`).
 
 use super::go_bits::GoBits;
 use super::Registered;
@@ -39,88 +43,16 @@ use ringlet_fabric::interface::Iface;
 use ringlet_fabric::packet::{Packet, PacketKind, Phase, Slab};
 use ringlet_fabric::params::Params;
 use ringlet_fabric::protocol::{Admission, Effects, Permit, ProtoCounters, QueueView, RingProtocol, RingletView, Rules};
-use ringlet_scenario::schema::{Default, Kind, Param};
+use ringlet_scenario::schema::Param;
 use ringlet_scenario::Scenario;
 
-/// The keys of `[train]`.
-const PARAMS: &[Param] = &[
-    Param { section: "train", key: "ticketmaster", kind: Kind::Int { min: 0, max: 4095 }, default: Default::Int(0),
-        doc: "The TicketMaster node, which creates the LocalMotive and switches modes." },
-    Param { section: "train", key: "locomotive_symbols", kind: Kind::Int { min: 1, max: 1024 }, default: Default::Int(8),
-        doc: "Length of the LocalMotive, symbols (a 16-byte header, like a request)." },
-    Param { section: "train", key: "ticket_symbols", kind: Kind::Int { min: 1, max: 1024 }, default: Default::Int(4),
-        doc: "Length of one ticket, symbols (priority, size, target, source: 8 bytes)." },
-    Param { section: "train", key: "budget_symbols", kind: Kind::Int { min: 0, max: 1_000_000 }, default: Default::Derived("4 x the symbols one link carries while the LocalMotive circles an idle ring: what the ring carries (twice a link's worth with uniform traffic) over the two revolutions from one grant train to the next"),
-        doc: "Bandwidth the TicketMaster offers per request train (the size limit of its tickets, for the request and the grant revolution), in send-packet symbols; an immediate-mode revolution's tally is half of it. 0 = derived." },
-    Param { section: "train", key: "handling_cycles", kind: Kind::Int { min: 0, max: 1_000_000 }, default: Default::Derived("the LocalMotive's length: a node reads the LocalMotive whole before it passes the train on"),
-        doc: "Cycles a node holds the train, from the arrival of its head, before passing it on (it reads the LocalMotive, then claims, tickets or takes its grants); the TicketMaster too, as it sets the next revolution's mode. 0 = derived." },
-    Param { section: "train", key: "send_mode", kind: Kind::Choice(&["switching", "arbitrated"]), default: Default::Str("switching"),
-        doc: "switching: immediate send mode at low load and arbitrated send mode near capacity, the TicketMaster switching between them on `arbitrate_above` and `immediate_below` (the seed's two basic modes; 'a system can switch from arbitration mode back into immediate send mode'). arbitrated: every revolution arbitrated, a request train then a grant train, whatever the load (the seed's 'because of the arbitrated nature of the TRAIN protocol, the latency of every transaction is increased'). Not with `gearshift`." },
-    Param { section: "train", key: "arbitrate_above", kind: Kind::Float { min: 0.0, max: 1.0 }, default: Default::Float(0.75),
-        doc: "Mode switch: when nodes claim, or wish to send but find no room for, more than this fraction of the budget in one immediate-mode revolution, the TicketMaster switches to arbitrated send mode." },
-    Param { section: "train", key: "immediate_below", kind: Kind::Float { min: 0.0, max: 1.0 }, default: Default::Float(0.25),
-        doc: "Mode switch: when nodes put tickets for less than this fraction of the budget on a request train (tickets a full destination deleted, or truncated, count: they are demand), the TicketMaster switches back to immediate send mode after its grant train." },
-    Param { section: "train", key: "max_tickets_per_node", kind: Kind::Int { min: 1, max: 256 }, default: Default::Int(2),
-        doc: "Tickets one node may put on one request train (its highest-priority waiting packets)." },
-    Param { section: "train", key: "gearshift", kind: Kind::Bool, default: Default::Bool(false),
-        doc: "Gearshift (beyond the seed): below the arbitration threshold nodes send as in base SCI, without waiting for the LocalMotive, and only report what they sent on it." },
-];
+mod settings;
+mod tickets;
+mod visit;
 
-/// TRAIN's settings, read from `[train]`.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Settings {
-    pub ticketmaster: u32,
-    pub locomotive_symbols: u32,
-    pub ticket_symbols: u32,
-    /// 0 = derived.
-    pub budget_symbols: u32,
-    /// 0 = derived.
-    pub handling_cycles: u32,
-    pub arbitrate_above: f64,
-    pub immediate_below: f64,
-    pub max_tickets_per_node: u32,
-    pub gearshift: bool,
-    /// `send_mode = "arbitrated"`: no immediate send mode.
-    pub always_arbitrated: bool,
-}
-
-impl Settings {
-    pub fn of(s: &Scenario) -> Settings {
-        let k = s.section(Train::NAME);
-        Settings {
-            ticketmaster: k.int("ticketmaster") as u32,
-            locomotive_symbols: k.int("locomotive_symbols") as u32,
-            ticket_symbols: k.int("ticket_symbols") as u32,
-            budget_symbols: k.int("budget_symbols") as u32,
-            handling_cycles: k.int("handling_cycles") as u32,
-            arbitrate_above: k.float("arbitrate_above"),
-            immediate_below: k.float("immediate_below"),
-            max_tickets_per_node: k.int("max_tickets_per_node") as u32,
-            gearshift: k.bool("gearshift"),
-            always_arbitrated: k.str("send_mode") == "arbitrated",
-        }
-    }
-}
-
-/// One ticket: a request to send one packet.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Ticket {
-    pub priority: u16,
-    pub size: u32,
-    pub src: u16,
-    pub dst: u16,
-    /// The packet's traffic class: its input queue at the destination.
-    pub side: u8,
-    /// The packet the ticket is for.
-    pub pkt: u32,
-    /// When the packet entered its output queue: older tickets go first
-    /// within a priority. (Not the transaction's birth: under overload a
-    /// request waits long in the application queue, and by birth every
-    /// request ticket would outrank every response ticket.)
-    pub queued_at: Time,
-    /// The destination has reserved a slot for it.
-    pub approved: bool,
-}
+pub use settings::Settings;
+pub use tickets::{insert_ticket, Ticket};
+use settings::PARAMS;
 
 /// What the train is on this revolution.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -131,24 +63,6 @@ pub enum TrainPhase {
     Free { used: u32 },
     Request,
     Grant,
-}
-
-/// Inserts `t` into `tickets` by priority, oldest first within a priority
-/// (the order of the seed's priority queues), and truncates the train where the running size exceeds
-/// `budget`. Returns the tickets removed (the new one among them if it did
-/// not fit). This is Figure 3 of the seed.
-pub fn insert_ticket(tickets: &mut Vec<Ticket>, t: Ticket, budget: u32) -> Vec<Ticket> {
-    let at = tickets.iter().position(|x| x.priority < t.priority || (x.priority == t.priority && x.queued_at > t.queued_at)).unwrap_or(tickets.len());
-    tickets.insert(at, t);
-    let mut sum = 0;
-    let keep = tickets.iter().position(|x| {
-        sum += x.size;
-        sum > budget
-    });
-    match keep {
-        Some(k) => tickets.split_off(k),
-        None => Vec::new(),
-    }
 }
 
 pub struct Train {
@@ -571,132 +485,5 @@ impl RingProtocol for Train {
 
     fn go_bit_holds_at(&self, at: usize) -> u64 {
         self.go.holds_at[at]
-    }
-}
-
-impl Train {
-    /// Node `j` handles the train, whose head reached it `now` and which
-    /// leaves it at `pass` (its grants take effect then); its tickets make
-    /// the train no longer than `room` symbols.
-    #[allow(clippy::too_many_arguments)]
-    fn visit(&mut self, j: usize, now: Time, pass: Time, room: u32, pk: &mut Packet, n: &Iface, slab: &Slab, fx: &mut Effects) {
-        self.sees_free[j] = matches!(self.phase, TrainPhase::Free { .. });
-        match self.phase {
-            TrainPhase::Immediate { tally } => {
-                // Claim the highest-priority packet not yet granted, if it fits.
-                if self.granted[j].is_empty() {
-                    if let Some(id) = first_unclaimed(n, slab, &self.ticketed[j]) {
-                        let size = slab.get(id).len as u32;
-                        if size <= tally {
-                            self.phase = TrainPhase::Immediate { tally: tally - size };
-                            self.grant(j, id, pass, fx);
-                        } else {
-                            self.wanted += size;
-                        }
-                    }
-                }
-            }
-            TrainPhase::Free { used } => {
-                self.phase = TrainPhase::Free { used: used + std::mem::take(&mut self.sent[j]) };
-            }
-            TrainPhase::Request => {
-                self.screen(j, now, n);
-                let placed = self.ticketed[j].len();
-                // Packets a full destination refused on the last train sit this one out.
-                let mut deferred = std::mem::take(&mut self.deferred[j]);
-                let mut order = std::mem::take(&mut self.scratch_ids);
-                order.clear();
-                order.extend(
-                    n.own_iter(|id| slab.get(id).eff)
-                        .filter(|id| !deferred.contains(id) && !self.ticketed[j].contains(id) && !self.granted_ids[j].contains(id))
-                        .take(self.max_tickets.saturating_sub(placed)),
-                );
-                deferred.clear();
-                self.deferred[j] = deferred;
-                // As many tickets as the bypass FIFO has room for.
-                let fits = (room.saturating_sub(self.loco_len as u32) / self.ticket_len as u32) as usize;
-                for &id in &order {
-                    let p = slab.get(id);
-                    let t = Ticket { priority: p.eff, size: p.len as u32, src: j as u16, dst: self.view.pos(p.to) as u16, side: p.class, pkt: id, queued_at: p.queued_at, approved: false };
-                    self.ticketed[j].push(id);
-                    self.wanted += t.size;
-                    let mut dropped = insert_ticket(&mut self.tickets, t, self.budget);
-                    // A train longer than the FIFO has room for loses its
-                    // lowest tickets, as one over the budget does.
-                    if self.tickets.len() > fits {
-                        let over = self.tickets.split_off(fits);
-                        self.counters.tickets_without_room += over.len() as u64;
-                        dropped.extend(over);
-                    }
-                    let lost_own = dropped.iter().any(|d| d.pkt == id);
-                    for d in dropped {
-                        self.drop_ticket(&d, now);
-                    }
-                    if lost_own {
-                        break;
-                    }
-                }
-                self.scratch_ids = order;
-            }
-            TrainPhase::Grant => {
-                self.screen(j, now, n);
-                let mut mine = std::mem::take(&mut self.scratch_tickets);
-                mine.clear();
-                mine.extend(self.tickets.iter().filter(|t| t.src as usize == j).copied());
-                self.tickets.retain(|t| t.src as usize != j);
-                for t in &mine {
-                    self.ticketed[j].retain(|&x| x != t.pkt);
-                    self.grant(j, t.pkt, pass, fx);
-                }
-                self.scratch_tickets = mine;
-            }
-        }
-        pk.len = self.train_len();
-    }
-}
-
-/// The node's first own packet (in send order) with no ticket.
-fn first_unclaimed(n: &Iface, slab: &Slab, ticketed: &[u32]) -> Option<u32> {
-    n.own_iter(|id| slab.get(id).eff).find(|id| !ticketed.contains(id))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn t(priority: u16, size: u32) -> Ticket {
-        Ticket { priority, size, src: 0, dst: 1, side: 0, pkt: priority as u32, queued_at: 0, approved: false }
-    }
-
-    /// Seed Figure 3: budget 40, tickets (255, 20) (200, 10) (100, 5) (10, 5);
-    /// a node inserts (201, 20): the train becomes (255, 20) (201, 20) and
-    /// the rest is stripped.
-    #[test]
-    fn figure_3_ticket_insertion_truncates_the_train() {
-        let mut train = vec![t(255, 20), t(200, 10), t(100, 5), t(10, 5)];
-        let dropped = insert_ticket(&mut train, t(201, 20), 40);
-        assert_eq!(train, vec![t(255, 20), t(201, 20)]);
-        assert_eq!(dropped, vec![t(200, 10), t(100, 5), t(10, 5)]);
-    }
-
-    #[test]
-    fn a_ticket_that_does_not_fit_is_dropped_itself() {
-        let mut train = vec![t(255, 30)];
-        let dropped = insert_ticket(&mut train, t(100, 20), 40);
-        assert_eq!(train, vec![t(255, 30)]);
-        assert_eq!(dropped, vec![t(100, 20)]);
-        // Equal priority: the older ticket goes ahead, whoever inserts it.
-        let mut train = vec![t(7, 10)];
-        train[0].queued_at = 5;
-        let mut newer = t(7, 10);
-        newer.pkt = 99;
-        newer.queued_at = 9;
-        insert_ticket(&mut train, newer, 40);
-        assert_eq!(train[1].pkt, 99);
-        let mut older = t(7, 10);
-        older.pkt = 42;
-        older.queued_at = 1;
-        insert_ticket(&mut train, older, 40);
-        assert_eq!(train.iter().map(|x| x.pkt).collect::<Vec<_>>(), vec![42, 7, 99]);
     }
 }
