@@ -162,7 +162,7 @@ mod tests {
         use ringlet_fabric::topology::TopologyBuilder;
         let mut b = TopologyBuilder::new();
         let hops = [1_000, 7_000, 2_000, 30_000, 5_000];
-        let members: Vec<_> = hops.iter().enumerate().map(|(k, &hop)| (b.agent(&format!("n{k}"), true), hop)).collect();
+        let members: Vec<_> = hops.iter().enumerate().map(|(k, &hop)| (b.agent(format!("n{k}"), true), hop)).collect();
         b.ringlet(&members);
         let view = b.build().expect("one ringlet").view(0);
         let mut w = Stretches::new(view.len());
