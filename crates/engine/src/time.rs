@@ -31,8 +31,8 @@ pub const fn ps_to_time(ps: u64) -> Time {
 
 /// `x.round() as u64` (nearest, halves away from zero; saturating, NaN
 /// 0) without a call: the x86-64 baseline has no rounding instruction, so
-/// `f64::round` is a libm call, about 1% of a run that draws Poisson
-/// arrivals. The truncation is exact, and so is the fraction `x - t`
+/// `f64::round` is a libm call (1% of the time of a ring past saturation,
+/// where a fifth of the events are arrivals). The truncation is exact, and so is the fraction `x - t`
 /// (below 2^53; from there on `x` is a whole number and the fraction 0).
 #[inline(always)]
 pub fn round_to_u64(x: f64) -> u64 {
@@ -86,7 +86,7 @@ mod tests {
     /// The same as `round() as u64` on halves, their neighbours, the
     /// largest exact integers, the saturating ends and random draws.
     #[test]
-    fn rounding_without_a_call_is_rounds() {
+    fn rounding_without_a_call_is_f64_round() {
         let mut xs = vec![0.0, -0.0, 0.5, 1.5, 2.5, -0.5, -0.7, -3.2, 0.49999999999999994, 1e300, f64::INFINITY, f64::NEG_INFINITY, f64::NAN];
         for k in [1u64 << 52, 1 << 53, 1 << 63, u64::MAX] {
             let x = k as f64;
