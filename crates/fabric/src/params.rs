@@ -343,10 +343,10 @@ impl Params {
     /// Time a packet of `len` symbols occupies a link, with its separator idles.
     #[inline]
     pub fn slot(&self, len: u16) -> Time {
-        (len as u32 + self.separator) as Time * self.cycle
+        self.slot_symbols(len) * self.cycle
     }
 
-    /// `slot(len)` in symbols (`slot(len) / cycle`, without the division).
+    /// `slot(len)` in symbols: the packet's and its separator idles.
     #[inline]
     pub fn slot_symbols(&self, len: u16) -> Time {
         (len as u32 + self.separator) as Time
