@@ -272,6 +272,15 @@ impl<T: Copy> PriorityFifo<T> {
         above.iter().rev().flat_map(|q| q.iter()).chain(self.low.iter())
     }
 
+    /// `iter`'s items on the levels below `than`: a suffix of its order,
+    /// and where no item sits on a level above its priority, every item of
+    /// a priority below `than` is among them. (A FIFO's one level, 0,
+    /// holds every priority.)
+    pub fn iter_below(&self, than: u16) -> impl Iterator<Item = &T> + '_ {
+        let above: &[VecDeque<T>] = self.high.as_deref().map_or(&[], |h| &h.above[..(than as usize).min(h.above.len() + 1).saturating_sub(1)]);
+        above.iter().rev().flat_map(|q| q.iter()).chain(self.low.iter().take(if than > 0 { usize::MAX } else { 0 }))
+    }
+
     /// Removes and returns the first item (in service order) matching `f`.
     pub fn remove_first(&mut self, f: impl FnMut(&T) -> bool) -> Option<T> {
         match &mut self.high {
@@ -335,6 +344,30 @@ mod tests {
         assert_eq!(q.len(), 6);
         q.push_front_behind(2, 20, |_| true);
         assert_eq!(q.iter().copied().collect::<Vec<_>>(), vec![30, 20, 1, 2, 10, 11, 12]);
+    }
+
+    /// `iter_below(than)` is the part of `iter` on levels below `than`: a
+    /// suffix of it, in its order; above the top level, every item; with
+    /// one level (a FIFO), every item but below priority 0.
+    #[test]
+    fn iter_below_is_the_suffix_of_iter_on_lower_levels() {
+        let mut q = PriorityFifo::new(4);
+        for (p, x) in [(0, 1), (2, 21), (1, 11), (3, 31), (0, 2), (2, 22), (9, 32)] {
+            q.push(p, x);
+        }
+        let below = |q: &PriorityFifo<i32>, than| q.iter_below(than).copied().collect::<Vec<_>>();
+        assert_eq!(q.iter().copied().collect::<Vec<_>>(), vec![31, 32, 21, 22, 11, 1, 2]);
+        assert_eq!(below(&q, 0), Vec::<i32>::new());
+        assert_eq!(below(&q, 1), vec![1, 2]);
+        assert_eq!(below(&q, 2), vec![11, 1, 2]);
+        assert_eq!(below(&q, 3), vec![21, 22, 11, 1, 2]);
+        assert_eq!(below(&q, 4), vec![31, 32, 21, 22, 11, 1, 2], "level 3 holds priorities 3 and above");
+        assert_eq!(below(&q, 200), below(&q, 4));
+        let mut fifo = PriorityFifo::new(1);
+        fifo.push(5, 7);
+        fifo.push(0, 8);
+        assert_eq!(below(&fifo, 0), Vec::<i32>::new());
+        assert_eq!(below(&fifo, 3), vec![7, 8]);
     }
 
     #[test]

@@ -135,12 +135,18 @@ impl<P: RingProtocol> Fabric<P> {
     fn preempt_unsent(&mut self, agent: usize, i: usize, class: u8, than: u16) -> bool {
         let (slab, (r, at)) = (&self.slab, self.ifaces[i].place());
         let proto = &self.protos[r];
-        // (In a queue's order, the last such packet is the lowest and youngest.)
+        // (In a queue's order, the last such packet is the lowest and youngest.
+        // A packet's level is its priority when queued, never above its
+        // effective one: only the levels below `than` can hold one.)
         let never_sent = |id: u32| {
             let pk = slab.at(id);
             pk.eff < than && pk.retries == 0 && proto.may_unqueue(at, id)
         };
-        let Some(victim) = self.ifaces[i].output(class).to_send.iter().copied().filter(|&id| never_sent(id)).last() else {
+        let to_send = &self.ifaces[i].output(class).to_send;
+        if to_send.lowest_level().is_none_or(|l| l >= than) {
+            return false; // (mostly: the queue holds only packets of `than` and above)
+        }
+        let Some(victim) = to_send.iter_below(than).copied().filter(|&id| never_sent(id)).last() else {
             return false;
         };
         let pk = *self.slab.at(victim);
