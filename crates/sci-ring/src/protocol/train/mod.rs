@@ -331,9 +331,11 @@ impl Train {
             }
             TrainPhase::Grant => {
                 // Tickets left on a grant train were for nodes that have all been passed.
-                for t in std::mem::take(&mut self.tickets) {
+                let mut left = std::mem::take(&mut self.tickets);
+                for t in left.drain(..) {
                     self.drop_ticket(&t, now);
                 }
+                self.tickets = left; // (its buffer kept for the next train)
                 if self.after_grant_immediate && !self.always_arbitrated {
                     self.low_mode()
                 } else {

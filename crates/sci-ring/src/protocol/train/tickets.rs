@@ -24,9 +24,9 @@ pub struct Ticket {
 
 /// Inserts `t` into `tickets` by priority, oldest first within a priority
 /// (the order of the seed's priority queues), and truncates the train where the running size exceeds
-/// `budget`. Returns the tickets removed (the new one among them if it did
-/// not fit). This is Figure 3 of the seed.
-pub fn insert_ticket(tickets: &mut Vec<Ticket>, t: Ticket, budget: u32) -> Vec<Ticket> {
+/// `budget`. The tickets removed (the new one among them if it did not
+/// fit) are appended to `dropped`, in train order. This is Figure 3 of the seed.
+pub fn insert_ticket(tickets: &mut Vec<Ticket>, t: Ticket, budget: u32, dropped: &mut Vec<Ticket>) {
     let at = tickets.iter().position(|x| x.priority < t.priority || (x.priority == t.priority && x.queued_at > t.queued_at)).unwrap_or(tickets.len());
     tickets.insert(at, t);
     let mut sum = 0;
@@ -34,9 +34,8 @@ pub fn insert_ticket(tickets: &mut Vec<Ticket>, t: Ticket, budget: u32) -> Vec<T
         sum += x.size;
         sum > budget
     });
-    match keep {
-        Some(k) => tickets.split_off(k),
-        None => Vec::new(),
+    if let Some(k) = keep {
+        dropped.extend(tickets.drain(k..));
     }
 }
 
@@ -54,15 +53,17 @@ mod tests {
     #[test]
     fn figure_3_ticket_insertion_truncates_the_train() {
         let mut train = vec![t(255, 20), t(200, 10), t(100, 5), t(10, 5)];
-        let dropped = insert_ticket(&mut train, t(201, 20), 40);
+        let mut dropped = vec![t(1, 1)];
+        insert_ticket(&mut train, t(201, 20), 40, &mut dropped);
         assert_eq!(train, vec![t(255, 20), t(201, 20)]);
-        assert_eq!(dropped, vec![t(200, 10), t(100, 5), t(10, 5)]);
+        assert_eq!(dropped, vec![t(1, 1), t(200, 10), t(100, 5), t(10, 5)], "appended to what was there");
     }
 
     #[test]
     fn a_ticket_that_does_not_fit_is_dropped_itself() {
         let mut train = vec![t(255, 30)];
-        let dropped = insert_ticket(&mut train, t(100, 20), 40);
+        let mut dropped = Vec::new();
+        insert_ticket(&mut train, t(100, 20), 40, &mut dropped);
         assert_eq!(train, vec![t(255, 30)]);
         assert_eq!(dropped, vec![t(100, 20)]);
         // Equal priority: the older ticket goes ahead, whoever inserts it.
@@ -71,12 +72,13 @@ mod tests {
         let mut newer = t(7, 10);
         newer.pkt = 99;
         newer.queued_at = 9;
-        insert_ticket(&mut train, newer, 40);
+        insert_ticket(&mut train, newer, 40, &mut dropped);
         assert_eq!(train[1].pkt, 99);
         let mut older = t(7, 10);
         older.pkt = 42;
         older.queued_at = 1;
-        insert_ticket(&mut train, older, 40);
+        insert_ticket(&mut train, older, 40, &mut dropped);
         assert_eq!(train.iter().map(|x| x.pkt).collect::<Vec<_>>(), vec![42, 7, 99]);
+        assert_eq!(dropped, vec![t(100, 20)], "nothing more dropped");
     }
 }

@@ -52,18 +52,20 @@ impl Train {
                     let t = Ticket { priority: p.eff, size: p.len as u32, src: j as u16, dst: self.view.pos(p.to) as u16, side: p.class, pkt: id, queued_at: p.queued_at, approved: false };
                     self.ticketed[j].push(id);
                     self.wanted += t.size;
-                    let mut dropped = insert_ticket(&mut self.tickets, t, self.budget);
+                    let mut dropped = std::mem::take(&mut self.scratch_tickets);
+                    dropped.clear();
+                    insert_ticket(&mut self.tickets, t, self.budget, &mut dropped);
                     // A train longer than the FIFO has room for loses its
                     // lowest tickets, as one over the budget does.
                     if self.tickets.len() > fits {
-                        let over = self.tickets.split_off(fits);
-                        self.counters.tickets_without_room += over.len() as u64;
-                        dropped.extend(over);
+                        self.counters.tickets_without_room += (self.tickets.len() - fits) as u64;
+                        dropped.extend(self.tickets.drain(fits..));
                     }
                     let lost_own = dropped.iter().any(|d| d.pkt == id);
-                    for d in dropped {
-                        self.drop_ticket(&d, now);
+                    for d in &dropped {
+                        self.drop_ticket(d, now);
                     }
+                    self.scratch_tickets = dropped;
                     if lost_own {
                         break;
                     }
