@@ -230,12 +230,12 @@ impl Bandwidth {
     }
 
     /// Forgets node `i`'s idle-priority steps and converted idles that no
-    /// node can see after `at`. (Called with a time still ahead, when a node
-    /// starts a packet, this also forgets what the farthest nodes would
-    /// still see until then; every recorded result depends on it:
-    /// docs/model-sci.md, "What is abstracted".)
-    fn prune(&mut self, i: usize, at: Time) {
-        let horizon = at.saturating_sub(self.max_dist);
+    /// node can see any more at `now` (each reaches every node within the
+    /// ringlet's longest travel). Never a time still ahead: what the
+    /// farthest nodes still see would go early, and a node it holds would
+    /// not be woken when it goes.
+    fn prune(&mut self, i: usize, now: Time) {
+        let horizon = now.saturating_sub(self.max_dist);
         let ipr = &mut self.ipr[i];
         while ipr.len() >= 2 && ipr[1].0 <= horizon {
             ipr.pop_front();
@@ -243,15 +243,15 @@ impl Bandwidth {
         self.withheld.forget(i, horizon);
     }
 
-    /// Sets node `i`'s idle priority from time `at` on; waiters are woken
-    /// when a lower one reaches them.
-    fn set_ipr(&mut self, i: usize, at: Time, level: u16, fx: &mut Effects) {
+    /// Sets node `i`'s idle priority from time `at` (now or later) on;
+    /// waiters are woken when a lower one reaches them.
+    fn set_ipr(&mut self, i: usize, now: Time, at: Time, level: u16, fx: &mut Effects) {
         let (last_at, last) = self.nodes[i].ipr_last;
         if last == level {
             return;
         }
         let at = at.max(last_at);
-        self.prune(i, at);
+        self.prune(i, now);
         self.ipr[i].push_back((at, level));
         self.nodes[i].ipr_last = (at, level);
         self.signalling.insert(i);
@@ -354,7 +354,7 @@ impl Bandwidth {
             None => Permit::Go,
             Some(at) => {
                 // It waits with a packet: its idles say so.
-                self.set_ipr(j, now, mine, fx);
+                self.set_ipr(j, now, now, mine, fx);
                 Permit::Hold { wake_at: Some(at) }
             }
         }
@@ -390,7 +390,7 @@ impl Bandwidth {
         self.nodes[j].repay_until = None;
         // The idles after the packet carry what it waits with next.
         let level = next.map_or(0, |q| self.level(q));
-        self.set_ipr(j, now + slot, level, fx);
+        self.set_ipr(j, now, now + slot, level, fx);
     }
 
     /// Node `j`'s bypass FIFO is empty after its own packet: it repays its
@@ -429,7 +429,7 @@ impl Bandwidth {
     pub fn on_blocked(&mut self, j: usize, now: Time, priority: u16, fx: &mut Effects) {
         if self.enabled {
             let level = self.level(priority);
-            self.set_ipr(j, now, level, fx);
+            self.set_ipr(j, now, now, level, fx);
         }
     }
 
@@ -604,16 +604,15 @@ mod tests {
         assert_eq!(b.holds.go, 2);
     }
 
-    /// The departure docs/model-sci.md describes, pinned: a node that
-    /// starts a packet forgets its history as of the packet's end. Node 3
-    /// is 60 ns (the longest travel) downstream of node 0 (20 ns hops);
-    /// node 0 repays 28-46 ns, then starts an 82 ns response at 46 ns with
-    /// nothing waiting after it. By the rule node 3 sees the converted
-    /// idles from 88 to 106 ns; the model forgets them at the response
-    /// (everything that ended 60 ns before its end, 128 ns), so node 3 may
-    /// send at 90 ns. (Correcting this moves the recorded results.)
+    /// A node that starts a packet forgets only what no node can see any
+    /// more. Node 3 is 60 ns (the longest travel) downstream of node 0 (20
+    /// ns hops); node 0 repays 28-46 ns, then starts an 82 ns response at
+    /// 46 ns with nothing waiting after it. Node 3 sees the converted idles
+    /// from 88 to 106 ns and is held by them (forgetting them as of the
+    /// response's end, 128 ns, let it send at 90 ns, and its wake at 106 ns
+    /// went unsent: only another event of its own asked again).
     #[test]
-    fn a_node_that_sends_forgets_what_ended_a_longest_travel_before_its_packets_end() {
+    fn a_node_that_sends_forgets_only_what_no_node_sees_any_more() {
         let mut b = Bandwidth::new(&crate::ring::view_of(4, 20 * NS), &params(), true, false);
         let mut fx = Effects::default();
         b.on_blocked(3, 0, 0, &mut fx); // seen by node 0 from 20 ns
@@ -621,7 +620,8 @@ mod tests {
         b.on_recovered(0, 28 * NS); // repays until 46 ns
         assert_eq!(b.may_start(2, 70 * NS, 0, &mut fx), Permit::Hold { wake_at: Some(86 * NS) });
         b.on_sent(0, 46 * NS, 0, 41, None, &mut fx);
-        assert_eq!(b.may_start(3, 90 * NS, 0, &mut fx), Permit::Go);
+        assert_eq!(b.may_start(3, 90 * NS, 0, &mut fx), Permit::Hold { wake_at: Some(106 * NS) });
+        assert_eq!(b.may_start(3, 106 * NS, 0, &mut fx), Permit::Go);
     }
 
     /// A node's idle priority is seen as it was when the idles left it, even
