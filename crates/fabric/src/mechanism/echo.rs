@@ -155,13 +155,15 @@ impl<P: RingProtocol> Fabric<P> {
         }
     }
 
-    /// Stream `stream`'s hold-off below its window's floor may be over: it sends what it may.
+    /// Stream `stream`'s hold-off below its window's floor may be over: it
+    /// sends what it may, and its agent's interfaces decide on what it put
+    /// out (nothing else would: the wake is this stream's alone).
     #[cold]
     #[inline(never)]
     pub(super) fn stream_wake(&mut self, stream: u32) {
         let agent = self.stream_agent(stream as usize);
         if self.sched.now() >= self.streams[stream as usize].state.resume_at && !self.has_failed(agent) {
-            self.fill_requests(agent as usize);
+            self.serve_application(agent as usize);
         }
     }
 

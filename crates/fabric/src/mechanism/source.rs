@@ -71,12 +71,24 @@ impl<P: RingProtocol> Fabric<P> {
         }
     }
 
-    /// Moves what the application queue holds into output queues, then lets
-    /// each of the agent's interfaces decide.
+    /// Moves what the application queue holds into output queues and, where
+    /// that changed any, lets each of the agent's interfaces decide. Where
+    /// nothing changed there is nothing new to decide on: every packet held
+    /// has its wake (a transaction arriving at a full queue is most of the
+    /// arrivals past saturation, and asking again only counted another hold).
     #[inline(always)]
     pub(super) fn serve_application(&mut self, agent: usize) {
+        let before = self.own_changes_of(agent);
         self.fill_requests(agent);
-        self.try_outputs(agent);
+        if self.own_changes_of(agent) != before {
+            self.try_outputs(agent);
+        }
+    }
+
+    /// How often agent `a`'s interfaces' own packets have changed, summed.
+    #[inline(always)]
+    fn own_changes_of(&self, a: usize) -> u64 {
+        self.topo.agent(a as u16).ifaces.iter().map(|&i| self.ifaces[i as usize].own_changes()).sum()
     }
 
     /// Moves transactions from the application queue into request output
