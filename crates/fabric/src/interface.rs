@@ -94,6 +94,14 @@ pub struct Iface {
     /// epoch then, `own_changes()` then, and how many packets it skipped
     /// (see `RingProtocol::permit_epoch`).
     pub all_skipped: Option<(u64, u64, u32)>,
+    /// With `Rules::firm_holds`: the protocol holds the first own packet
+    /// until then, as long as `own_changes()` is this count and it has not
+    /// woken the interface (see `Rules::firm_holds`).
+    pub held_until: Time,
+    pub held_changes: u64,
+    /// The latest time a hold's wake was scheduled for (an `OutputFree`
+    /// event at it is pending while it lies ahead): a repeated hold asks for none.
+    pub wake_queued: Time,
     classes: usize,
     /// With `Classes::round_robin`: where in `order` the next look starts
     /// (past the class of the last own packet taken).
@@ -152,6 +160,9 @@ impl Iface {
             own_len: 0,
             own_changes: 0,
             all_skipped: None,
+            held_until: 0,
+            held_changes: 0,
+            wake_queued: 0,
             blocked_quiet: None,
             first_own_cache: Cell::new((u64::MAX, None)),
             recovering: false,
@@ -314,6 +325,23 @@ impl Iface {
     #[inline(always)]
     pub fn waits_for_link(&self, recovery: bool) -> bool {
         !self.bypass.is_empty() || self.has_own() || !self.generated.is_empty() || (recovery && self.recovering)
+    }
+
+    /// What waits for the link are own packets only, and the protocol holds
+    /// them firmly past `at` (`Rules::firm_holds`).
+    #[inline(always)]
+    pub fn held_past(&self, at: Time, recovery: bool) -> bool {
+        self.held_until > at
+            && self.held_changes == self.own_changes
+            && self.bypass.is_empty()
+            && self.generated.is_empty()
+            && !(recovery && self.recovering)
+    }
+
+    /// The protocol's firm hold on the first own packet, if it still stands at `now`.
+    #[inline(always)]
+    pub fn firmly_held(&self, now: Time) -> Option<Time> {
+        (now < self.held_until && self.held_changes == self.own_changes).then_some(self.held_until)
     }
 
     /// The own packet that goes first: highest priority; on a tie, the one

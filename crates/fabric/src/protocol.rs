@@ -88,12 +88,19 @@ pub struct Rules {
     /// queue ([`RingProtocol::echo_wait_slots`], PPQ's EWQ), so that
     /// sending a packet can free its output queue slot.
     pub echo_waiting: bool,
+    /// A `Hold` with a wake is firm: asked again before that wake, with the
+    /// same own packets waiting, the protocol would hold the interface
+    /// again, unless it has woken it meanwhile (`Effects::wakes`). The
+    /// fabric then neither asks ([`RingProtocol::held_again`]) nor decides
+    /// at the link's release when only those packets wait for it: a held
+    /// node that forwards passing traffic costs no decision per packet.
+    pub firm_holds: bool,
 }
 
 impl Rules {
     /// IEEE 1596's: FIFO queues, a FIFO bypass, echoes on acceptance,
     /// servers that wait for room, bandwidth allocation after recovery.
-    pub const IEEE: Rules = Rules { priority_queues: false, bypass: BypassOrder::Arrival, echo: EchoAt::Acceptance, server_waits_for_room: true, recovery: true, traffic_control: false, host_preempts: false, echo_waiting: false };
+    pub const IEEE: Rules = Rules { priority_queues: false, bypass: BypassOrder::Arrival, echo: EchoAt::Acceptance, server_waits_for_room: true, recovery: true, traffic_control: false, host_preempts: false, echo_waiting: false, firm_holds: false };
 }
 
 /// Answer to "may this interface start this own packet now?".
@@ -339,6 +346,10 @@ pub trait RingProtocol {
     /// The fabric repeated `skips` answers of `Skip` for `at` without
     /// asking (see [`RingProtocol::permit_epoch`]), for the protocol's counters.
     fn skipped_again(&mut self, _at: usize, _skips: u64) {}
+
+    /// With [`Rules::firm_holds`]: the fabric repeated the interface's last
+    /// `Hold` without asking, for the protocol's counters.
+    fn held_again(&mut self, _at: usize) {}
 
     /// With [`Rules::host_preempts`]: whether own packet `id` of the
     /// interface at `at`, never sent, may go back to the application queue

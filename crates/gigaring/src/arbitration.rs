@@ -226,6 +226,7 @@ impl RingProtocol for Arbitration {
         traffic_control: true,
         host_preempts: false,
         echo_waiting: false,
+        firm_holds: false,
     };
 
     fn may_send(&mut self, at: usize, now: Time, _id: u32, pk: &Packet, _fx: &mut Effects) -> Permit {

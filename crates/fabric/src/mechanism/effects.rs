@@ -21,6 +21,8 @@ impl<P: RingProtocol> Fabric<P> {
         // with any output decision already due by that time).
         while let Some((at, time)) = self.fx.wakes.pop() {
             let i = self.topo.ringlet_iface(r as u16, at as usize) as usize;
+            // (A wake ends a firm hold: what held the interface has changed.)
+            self.ifaces[i].held_until = 0;
             self.decide_at(i, time);
         }
         while let Some((at, pkt, prio)) = self.fx.raises.pop() {

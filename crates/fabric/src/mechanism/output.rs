@@ -152,6 +152,13 @@ impl<P: RingProtocol> Fabric<P> {
         // depend on has changed: they would all be skipped again.
         let n = &self.ifaces[i];
         let (r, at) = n.place();
+        if P::RULES.firm_holds {
+            if let Some(until) = n.firmly_held(self.sched.now()) {
+                self.protos[r].held_again(at);
+                self.wake_held(i, until);
+                return false;
+            }
+        }
         let epoch = self.protos[r].permit_epoch(at);
         if let (Some(e), Some((was, changes, skips))) = (epoch, n.all_skipped) {
             if e == was && changes == n.own_changes() {
@@ -175,7 +182,13 @@ impl<P: RingProtocol> Fabric<P> {
             Permit::Go => pick = Some(first),
             Permit::Hold { wake_at } => {
                 if let Some(w) = wake_at {
-                    self.decide_at(i, w);
+                    if P::RULES.firm_holds {
+                        let n = &mut self.ifaces[i];
+                        (n.held_until, n.held_changes) = (w, n.own_changes());
+                        self.wake_held(i, w);
+                    } else {
+                        self.decide_at(i, w);
+                    }
                 }
             }
             Permit::Skip => {
@@ -258,12 +271,21 @@ impl<P: RingProtocol> Fabric<P> {
         n.out_free_at = now + slot;
         // A decision at the link's release only if something already waits for it;
         // whatever comes later asks for one (try_output).
-        if n.waits_for_link(P::RULES.recovery) {
+        if P::RULES.firm_holds && n.held_past(now + slot, P::RULES.recovery) {
+            // Only own packets the protocol holds wait for the link: the
+            // hold's wake decides (a decision due sooner would find the link busy).
+            let until = n.held_until;
+            if n.decision_at < now + slot {
+                n.decision_at = NO_DECISION;
+            }
+            self.wake_held(i, until);
+        } else if n.waits_for_link(P::RULES.recovery) {
             n.decision_at = now + slot;
             self.sched.at(now + slot, Event::OutputFree { iface: i as u16 }.pack());
         } else if n.decision_at < now + slot {
             n.decision_at = NO_DECISION;
         }
+        let n = &self.ifaces[i];
         let (next, hop, strip_hop) = (n.next, n.hop, n.strip_hop);
         if self.cascades && to == next && send && retries == 0 {
             // (A retry goes back to the chip that busied it, which may hold its reservation.)
@@ -351,6 +373,19 @@ impl<P: RingProtocol> Fabric<P> {
         // Not while the link is busy: that decision could send nothing.
         let at = at.max(self.ifaces[i].out_free_at);
         if self.ifaces[i].decide_by(at, now) {
+            self.sched.at(at, Event::OutputFree { iface: i as u16 }.pack());
+        }
+    }
+
+    /// `decide_at` for a firm hold's wake at `at` (later than now): no
+    /// second event where one for that time is already pending.
+    #[inline(always)]
+    pub(super) fn wake_held(&mut self, i: usize, at: Time) {
+        let now = self.sched.now();
+        let n = &mut self.ifaces[i];
+        let at = at.max(n.out_free_at);
+        if n.decide_by(at, now) && (n.wake_queued != at || at <= now) {
+            n.wake_queued = at;
             self.sched.at(at, Event::OutputFree { iface: i as u16 }.pack());
         }
     }

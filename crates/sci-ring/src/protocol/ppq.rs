@@ -127,10 +127,14 @@ impl RingProtocol for Ppq {
     /// service (the LIQ preempts), and a host queue that never holds the
     /// responder: a response joins it in priority order, so a low-priority
     /// response cannot block the service of high-priority requests.
-    const RULES: Rules = Rules { priority_queues: true, bypass: BypassOrder::Priority, echo: EchoAt::Service, server_waits_for_room: false, host_preempts: true, echo_waiting: true, ..Rules::IEEE };
+    const RULES: Rules = Rules { priority_queues: true, bypass: BypassOrder::Priority, echo: EchoAt::Service, server_waits_for_room: false, host_preempts: true, echo_waiting: true, firm_holds: true, ..Rules::IEEE };
 
     fn may_send(&mut self, node: usize, now: Time, _id: u32, pk: &Packet, fx: &mut Effects) -> Permit {
         self.bandwidth.may_start(node, now, pk.eff, fx)
+    }
+
+    fn held_again(&mut self, node: usize) {
+        self.bandwidth.held_again(node);
     }
 
     fn on_sent(&mut self, node: usize, now: Time, _id: u32, pk: &Packet, next: Option<u16>, fx: &mut Effects) {

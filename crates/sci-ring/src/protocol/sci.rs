@@ -47,10 +47,15 @@ impl Registered for BaseSci {
 }
 
 impl RingProtocol for BaseSci {
-    const RULES: Rules = Rules::IEEE;
+    /// IEEE 1596's, with the bandwidth allocation's holds firm (`Bandwidth::may_start`).
+    const RULES: Rules = Rules { firm_holds: true, ..Rules::IEEE };
 
     fn may_send(&mut self, node: usize, now: Time, _id: u32, pk: &Packet, fx: &mut Effects) -> Permit {
         self.bandwidth.may_start(node, now, pk.eff, fx)
+    }
+
+    fn held_again(&mut self, node: usize) {
+        self.bandwidth.held_again(node);
     }
 
     fn on_sent(&mut self, node: usize, now: Time, _id: u32, pk: &Packet, next: Option<u16>, fx: &mut Effects) {

@@ -126,7 +126,12 @@ struct Node {
     ipr_last: (Time, u16),
     /// The level of its latest own packet (what its repayment withholds).
     sent_level: u16,
+    /// What held it when last asked (`HELD_BY_DEBT`, `HELD_BY_GO_BITS`).
+    held_by: u8,
 }
+
+const HELD_BY_DEBT: u8 = 1;
+const HELD_BY_GO_BITS: u8 = 2;
 
 /// One ringlet's bandwidth allocation. Laid out by hand (`repr(C)`): what
 /// every decision reads (the switches, the node table, the nodes that may
@@ -222,6 +227,16 @@ impl Bandwidth {
         }
     }
 
+    /// When node `i`'s idle priority first drops below `level` after time
+    /// `t`, among the steps it has made (a later one wakes those waiting on it).
+    fn first_lower_step(&self, i: usize, t: Time, level: u16) -> Option<Time> {
+        match self.nodes[i].ipr_last {
+            // Mostly: no step since, and the latest still shows it waiting.
+            (at, last) if at <= t && last >= level => None,
+            _ => self.ipr[i].iter().find(|&&(at, l)| at > t && l < level).map(|&(at, _)| at),
+        }
+    }
+
     /// Whether node `i`'s idles may show a packet waiting to another node
     /// from now on (`horizon`: now less the ringlet's longest travel).
     fn signals(&self, i: usize, horizon: Time) -> bool {
@@ -295,27 +310,40 @@ impl Bandwidth {
     }
 
     /// May node `j` start a packet of `priority` now? (Asked only when its
-    /// bypass FIFO lets an own packet in: its recovery is over.)
+    /// bypass FIFO lets an own packet in: its recovery is over.) A hold's
+    /// wake is firm: nothing that holds the node can end before it without
+    /// a wake of the node in the effects (`Rules::firm_holds`), so asking
+    /// again before it, with the same packet first, gets the same answer.
     pub fn may_start(&mut self, j: usize, now: Time, priority: u16, fx: &mut Effects) -> Permit {
         if !self.enabled {
             return Permit::Go;
         }
         let mine = self.level(priority);
         let mut wake: Option<Time> = None;
+        let mut held_by = 0;
+        // The repayment may end before it is repaid (at `wake`).
+        let mut ends_early = false;
         // Its own debt, unless nobody else is waiting (the ipr condition).
         if let Some(until) = self.nodes[j].repay_until.filter(|_| self.rules.debts) {
             if now < until {
                 match self.contender(j, now, self.nodes[j].sent_level) {
                     Some(i) => {
                         self.holds.debt += 1;
+                        held_by |= HELD_BY_DEBT;
                         // Decide again when repaid, or when the waiting node
-                        // is seen served, if that is sooner.
-                        let (at, level) = self.nodes[i].ipr_last;
-                        if level < self.nodes[j].sent_level {
-                            wake = Some(until.min(at + self.view.travel(i, j)));
-                        } else {
-                            self.wait_on(i, j);
-                            wake = Some(until);
+                        // is first seen with nothing waiting at the level, if
+                        // that is sooner; a change it has yet to make wakes
+                        // this node when seen.
+                        let d = self.view.travel(i, j);
+                        match self.first_lower_step(i, now - d, self.nodes[j].sent_level) {
+                            Some(at) => {
+                                ends_early = at + d < until;
+                                wake = Some(until.min(at + d));
+                            }
+                            None => {
+                                self.wait_on(i, j);
+                                wake = Some(until);
+                            }
                         }
                     }
                     None => self.end_repayment(j, now, fx),
@@ -348,15 +376,36 @@ impl Bandwidth {
         if go_until != 0 {
             self.holds.go += 1;
             self.go_holds_at[j] += 1;
-            wake = Some(wake.map_or(go_until, |w| w.max(go_until)));
+            held_by |= HELD_BY_GO_BITS;
+            // Decide again when both holds are over, or when the repayment
+            // may end early if that is sooner: its converted idles stop
+            // then, not when the go bits come back.
+            wake = Some(match wake {
+                None => go_until,
+                Some(w) if ends_early => w.min(go_until),
+                Some(w) => w.max(go_until),
+            });
         }
         match wake {
             None => Permit::Go,
             Some(at) => {
+                self.nodes[j].held_by = held_by;
                 // It waits with a packet: its idles say so.
                 self.set_ipr(j, now, now, mine, fx);
                 Permit::Hold { wake_at: Some(at) }
             }
+        }
+    }
+
+    /// Node `j` is asked again before the wake its last hold gave, with
+    /// nothing it waits on changed (`Rules::firm_holds`): held as then, and
+    /// counted as then.
+    pub fn held_again(&mut self, j: usize) {
+        let by = self.nodes[j].held_by;
+        self.holds.debt += (by & HELD_BY_DEBT != 0) as u64;
+        if by & HELD_BY_GO_BITS != 0 {
+            self.holds.go += 1;
+            self.go_holds_at[j] += 1;
         }
     }
 
@@ -383,6 +432,8 @@ impl Bandwidth {
             // nobody): it converts no more idles from now on.
             if let Some(last) = self.withheld.latest_mut(j).filter(|last| last.to > now) {
                 last.to = now;
+                // Those it held see their go bits again as the last converted idle passes.
+                self.wake_waiters(j, now, fx);
             }
         }
         self.nodes[j].debt = slot;

@@ -323,3 +323,75 @@ fn within_priority_levels_a_repayment_holds_only_lower_or_equal_priorities() {
     assert_eq!(b.may_start(1, 30 * NS, 6, &mut fx), Permit::Go);
     assert_eq!(b.may_start(1, 30 * NS, 5, &mut fx), Permit::Hold { wake_at: Some(48 * NS) });
 }
+
+/// A repaying node held by a waiting node decides again when it first sees
+/// that node with nothing waiting, even if the node waits again later: node
+/// 1 is 6 ns upstream of node 0 (three 2 ns hops); it waits from 0 ns, is
+/// served at 32 ns (its idles show nothing waiting from 50 ns) and waits
+/// again from 53 ns. Node 0 repays from 28 ns, until 126 ns with a response
+/// passing at 30 ns.
+#[test]
+fn a_repayment_ends_when_the_waiting_node_is_first_seen_served() {
+    let mut b = bw(4);
+    let mut fx = Effects::default();
+    b.on_blocked(1, 0, 0, &mut fx);
+    b.on_sent(0, 10 * NS, 0, 9, Some(0), &mut fx);
+    b.on_recovered(0, 28 * NS);
+    b.on_pass(0, 30 * NS, 40);
+    b.on_sent(1, 32 * NS, 0, 9, None, &mut fx);
+    b.on_blocked(1, 53 * NS, 0, &mut fx);
+    // At 54 ns node 0 sees node 1's idles of 48 ns (waiting); those of 50
+    // ns, which show nothing waiting, reach it at 56 ns.
+    assert_eq!(b.may_start(0, 54 * NS, 0, &mut fx), Permit::Hold { wake_at: Some(56 * NS) });
+    assert_eq!(b.may_start(0, 56 * NS, 0, &mut fx), Permit::Go);
+    assert_eq!((b.forgiven, b.repaid), (1, 0));
+}
+
+/// A node held both by its own debt and by converted idles decides again
+/// when its repayment may end early, not only when the go bits come back:
+/// the repayment's own converted idles stop then. Node 3 waits from 0 ns
+/// and is served at 31 ns (nothing waiting from 49 ns). Node 0 repays from
+/// 28 ns, until 126 ns (a response passes at 29 ns): node 1 sees its
+/// converted idles from 30 to 128 ns. Node 1 repays from 30 ns, until 128
+/// ns (a response passes at 31 ns), while it sees node 3 waiting: until
+/// 53 ns (node 3's idles of 49 ns, 4 ns on).
+#[test]
+fn a_node_held_by_its_debt_and_by_go_bits_ends_its_repayment_in_time() {
+    let mut b = bw(4);
+    let mut fx = Effects::default();
+    b.on_blocked(3, 0, 0, &mut fx);
+    b.on_sent(0, 10 * NS, 0, 9, None, &mut fx);
+    b.on_recovered(0, 28 * NS);
+    b.on_pass(0, 29 * NS, 40);
+    b.on_sent(1, 12 * NS, 0, 9, None, &mut fx);
+    b.on_recovered(1, 30 * NS);
+    b.on_pass(1, 31 * NS, 40);
+    b.on_sent(3, 31 * NS, 0, 9, None, &mut fx);
+    assert_eq!(b.may_start(1, 32 * NS, 0, &mut fx), Permit::Hold { wake_at: Some(53 * NS) });
+    // At 53 ns its repayment ends (nobody waits); node 0's go bits hold it on.
+    assert_eq!(b.may_start(1, 53 * NS, 0, &mut fx), Permit::Hold { wake_at: Some(128 * NS) });
+    assert_eq!((b.forgiven, b.holds.debt, b.holds.go), (1, 1, 2));
+    // Its converted idles stopped at 53 ns.
+    assert_eq!(b.withheld.latest_mut(1).map(|s| (s.from, s.to)), Some((30 * NS, 53 * NS)));
+}
+
+/// With the go-bit rule alone, a node that sends before its debt is repaid
+/// converts no more idles, and the nodes they held are woken as the last
+/// converted idle reaches them. A ring of 4 nodes 20 ns apart: node 0 repays
+/// from 48 ns (until 146 ns with a response passing at 50 ns); node 1 sees
+/// the converted idles from 68 ns; node 0 sends at 100 ns.
+#[test]
+fn with_go_bits_alone_a_node_that_sends_releases_those_it_held() {
+    let mut b = Bandwidth::new(&crate::ring::view_of(4, 20 * NS), &params(), Allocation::named("go-bits"), false);
+    let mut fx = Effects::default();
+    b.on_blocked(3, 0, 0, &mut fx);
+    b.on_sent(0, 30 * NS, 0, 9, Some(0), &mut fx);
+    b.on_recovered(0, 48 * NS);
+    b.on_pass(0, 50 * NS, 40);
+    assert_eq!(b.may_start(1, 70 * NS, 0, &mut fx), Permit::Hold { wake_at: Some(166 * NS) });
+    assert!(fx.wakes.is_empty());
+    assert_eq!(b.may_start(0, 100 * NS, 0, &mut fx), Permit::Go);
+    b.on_sent(0, 100 * NS, 0, 9, None, &mut fx);
+    assert_eq!(fx.wakes, vec![(1, 120 * NS)]);
+    assert_eq!(b.may_start(1, 120 * NS, 0, &mut fx), Permit::Go);
+}
