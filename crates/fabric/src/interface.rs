@@ -94,11 +94,11 @@ pub struct Iface {
     /// epoch then, `own_changes()` then, and how many packets it skipped
     /// (see `RingProtocol::permit_epoch`).
     pub all_skipped: Option<(u64, u64, u32)>,
-    /// With `Rules::firm_holds`: the protocol holds the first own packet
-    /// until then, as long as `own_changes()` is this count and it has not
-    /// woken the interface (see `Rules::firm_holds`).
+    /// With `Rules::firm_holds`: the protocol holds own packets of
+    /// effective priority `held_eff` until then, unless it wakes the
+    /// interface first (see `Rules::firm_holds`).
     pub held_until: Time,
-    pub held_changes: u64,
+    pub held_eff: u16,
     /// The latest time a hold's wake was scheduled for (an `OutputFree`
     /// event at it is pending while it lies ahead): a repeated hold asks for none.
     pub wake_queued: Time,
@@ -161,7 +161,7 @@ impl Iface {
             own_changes: 0,
             all_skipped: None,
             held_until: 0,
-            held_changes: 0,
+            held_eff: 0,
             wake_queued: 0,
             blocked_quiet: None,
             first_own_cache: Cell::new((u64::MAX, None)),
@@ -328,20 +328,22 @@ impl Iface {
     }
 
     /// What waits for the link are own packets only, and the protocol holds
-    /// them firmly past `at` (`Rules::firm_holds`).
+    /// them firmly past `at` if the first is of priority `first_eff`
+    /// (`Rules::firm_holds`).
     #[inline(always)]
-    pub fn held_past(&self, at: Time, recovery: bool) -> bool {
+    pub fn held_past(&self, at: Time, recovery: bool, first_eff: impl FnOnce(u32) -> u16) -> bool {
         self.held_until > at
-            && self.held_changes == self.own_changes
             && self.bypass.is_empty()
             && self.generated.is_empty()
             && !(recovery && self.recovering)
+            && self.first_own().is_some_and(|first| first_eff(first) == self.held_eff)
     }
 
-    /// The protocol's firm hold on the first own packet, if it still stands at `now`.
+    /// The protocol's firm hold on the first own packet (of priority
+    /// `first_eff`), if it still stands at `now`.
     #[inline(always)]
-    pub fn firmly_held(&self, now: Time) -> Option<Time> {
-        (now < self.held_until && self.held_changes == self.own_changes).then_some(self.held_until)
+    pub fn firmly_held(&self, now: Time, first_eff: impl FnOnce(u32) -> u16) -> Option<Time> {
+        (now < self.held_until && self.first_own().is_some_and(|first| first_eff(first) == self.held_eff)).then_some(self.held_until)
     }
 
     /// The own packet that goes first: highest priority; on a tie, the one

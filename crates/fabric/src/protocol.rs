@@ -88,12 +88,14 @@ pub struct Rules {
     /// queue ([`RingProtocol::echo_wait_slots`], PPQ's EWQ), so that
     /// sending a packet can free its output queue slot.
     pub echo_waiting: bool,
-    /// A `Hold` with a wake is firm: asked again before that wake, with the
-    /// same own packets waiting, the protocol would hold the interface
-    /// again, unless it has woken it meanwhile (`Effects::wakes`). The
-    /// fabric then neither asks ([`RingProtocol::held_again`]) nor decides
-    /// at the link's release when only those packets wait for it: a held
-    /// node that forwards passing traffic costs no decision per packet.
+    /// A `Hold` with a wake is firm: asked again before that wake about an
+    /// own packet of the same effective priority, the protocol would hold
+    /// the interface again, unless it has woken it meanwhile
+    /// (`Effects::wakes`). The fabric then neither asks
+    /// ([`RingProtocol::held_again`]) nor decides at the link's release
+    /// when only such packets wait for it: a held node that forwards
+    /// passing traffic, or queues more of the same priority, costs no
+    /// decision per packet.
     pub firm_holds: bool,
 }
 

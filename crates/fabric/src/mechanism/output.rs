@@ -33,8 +33,14 @@ impl<P: RingProtocol> Fabric<P> {
 
     #[inline(never)]
     fn decide_when_free(&mut self, i: usize) {
-        let free = self.ifaces[i].out_free_at;
-        self.decide_at(i, free);
+        let n = &self.ifaces[i];
+        let free = n.out_free_at;
+        if P::RULES.firm_holds && n.held_past(free, P::RULES.recovery, |first| self.slab.at(first).eff) {
+            // An own packet the protocol would hold as the others: their wake decides.
+            self.wake_held(i, n.held_until);
+        } else {
+            self.decide_at(i, free);
+        }
     }
 
     /// Lets each of agent `a`'s interfaces decide (something was put into their output queues).
@@ -153,7 +159,7 @@ impl<P: RingProtocol> Fabric<P> {
         let n = &self.ifaces[i];
         let (r, at) = n.place();
         if P::RULES.firm_holds {
-            if let Some(until) = n.firmly_held(self.sched.now()) {
+            if let Some(until) = n.firmly_held(self.sched.now(), |first| self.slab.at(first).eff) {
                 self.protos[r].held_again(at);
                 self.wake_held(i, until);
                 return false;
@@ -184,7 +190,7 @@ impl<P: RingProtocol> Fabric<P> {
                 if let Some(w) = wake_at {
                     if P::RULES.firm_holds {
                         let n = &mut self.ifaces[i];
-                        (n.held_until, n.held_changes) = (w, n.own_changes());
+                        (n.held_until, n.held_eff) = (w, self.slab.at(first).eff);
                         self.wake_held(i, w);
                     } else {
                         self.decide_at(i, w);
@@ -235,6 +241,8 @@ impl<P: RingProtocol> Fabric<P> {
         let Some(id) = pick else { return false };
         let pk = *self.slab.at(id);
         self.ifaces[i].take_own(id, pk.class);
+        // (Sending changes what held the others: PPQ's higher priority may go past a hold.)
+        self.ifaces[i].held_until = 0;
         let next_own = self.ifaces[i].first_own().map(|next| self.slab.at(next).eff);
         // (What the protocol puts into the stream now waits for room behind the packet.)
         self.ifaces[i].out_free_at = now + self.slot_of(id);
@@ -271,13 +279,10 @@ impl<P: RingProtocol> Fabric<P> {
         n.out_free_at = now + slot;
         // A decision at the link's release only if something already waits for it;
         // whatever comes later asks for one (try_output).
-        if P::RULES.firm_holds && n.held_past(now + slot, P::RULES.recovery) {
+        if P::RULES.firm_holds && n.held_past(now + slot, P::RULES.recovery, |first| self.slab.at(first).eff) {
             // Only own packets the protocol holds wait for the link: the
-            // hold's wake decides (a decision due sooner would find the link busy).
+            // hold's wake decides.
             let until = n.held_until;
-            if n.decision_at < now + slot {
-                n.decision_at = NO_DECISION;
-            }
             self.wake_held(i, until);
         } else if n.waits_for_link(P::RULES.recovery) {
             n.decision_at = now + slot;
@@ -378,11 +383,15 @@ impl<P: RingProtocol> Fabric<P> {
     }
 
     /// `decide_at` for a firm hold's wake at `at` (later than now): no
-    /// second event where one for that time is already pending.
+    /// second event where one for that time is already pending. (A
+    /// decision due while the link is busy does nothing: it is no decision.)
     #[inline(always)]
     pub(super) fn wake_held(&mut self, i: usize, at: Time) {
         let now = self.sched.now();
         let n = &mut self.ifaces[i];
+        if n.decision_at < n.out_free_at {
+            n.decision_at = NO_DECISION;
+        }
         let at = at.max(n.out_free_at);
         if n.decide_by(at, now) && (n.wake_queued != at || at <= now) {
             n.wake_queued = at;
