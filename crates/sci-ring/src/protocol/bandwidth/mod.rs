@@ -313,7 +313,8 @@ impl Bandwidth {
     /// bypass FIFO lets an own packet in: its recovery is over.) A hold's
     /// wake is firm: nothing that holds the node can end before it without
     /// a wake of the node in the effects (`Rules::firm_holds`), so asking
-    /// again before it, with the same packet first, gets the same answer.
+    /// again before it about a packet of the same priority, after no packet
+    /// of the node's has been sent, gets the same answer.
     pub fn may_start(&mut self, j: usize, now: Time, priority: u16, fx: &mut Effects) -> Permit {
         if !self.enabled {
             return Permit::Go;
