@@ -332,11 +332,8 @@ impl Iface {
     /// (`Rules::firm_holds`).
     #[inline(always)]
     pub fn held_past(&self, at: Time, recovery: bool, first_eff: impl FnOnce(u32) -> u16) -> bool {
-        self.held_until > at
-            && self.bypass.is_empty()
-            && self.generated.is_empty()
-            && !(recovery && self.recovering)
-            && self.first_own().is_some_and(|first| first_eff(first) == self.held_eff)
+        // (The hold's time first: most transmissions are of a node not held.)
+        self.firmly_held(at, first_eff).is_some() && self.bypass.is_empty() && self.generated.is_empty() && !(recovery && self.recovering)
     }
 
     /// The protocol's firm hold on the first own packet (of priority

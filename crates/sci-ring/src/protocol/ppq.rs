@@ -134,7 +134,7 @@ impl RingProtocol for Ppq {
     }
 
     fn held_again(&mut self, node: usize) {
-        self.bandwidth.held_again(node);
+        self.bandwidth.count_hold(node);
     }
 
     fn on_sent(&mut self, node: usize, now: Time, _id: u32, pk: &Packet, next: Option<u16>, fx: &mut Effects) {

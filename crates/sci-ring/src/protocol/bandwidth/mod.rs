@@ -329,7 +329,6 @@ impl Bandwidth {
             if now < until {
                 match self.contender(j, now, self.nodes[j].sent_level) {
                     Some(i) => {
-                        self.holds.debt += 1;
                         held_by |= HELD_BY_DEBT;
                         // Decide again when repaid, or when the waiting node
                         // is first seen with nothing waiting at the level, if
@@ -375,8 +374,6 @@ impl Bandwidth {
         });
         // (A release is later than now: 0 means none.)
         if go_until != 0 {
-            self.holds.go += 1;
-            self.go_holds_at[j] += 1;
             held_by |= HELD_BY_GO_BITS;
             // Decide again when both holds are over, or when the repayment
             // may end early if that is sooner: its converted idles stop
@@ -391,6 +388,7 @@ impl Bandwidth {
             None => Permit::Go,
             Some(at) => {
                 self.nodes[j].held_by = held_by;
+                self.count_hold(j);
                 // It waits with a packet: its idles say so.
                 self.set_ipr(j, now, now, mine, fx);
                 Permit::Hold { wake_at: Some(at) }
@@ -398,10 +396,10 @@ impl Bandwidth {
         }
     }
 
-    /// Node `j` is asked again before the wake its last hold gave, with
-    /// nothing it waits on changed (`Rules::firm_holds`): held as then, and
-    /// counted as then.
-    pub fn held_again(&mut self, j: usize) {
+    /// Counts a hold of node `j` by what held it (`Node::held_by`): one
+    /// `may_start` gave, or one the fabric repeats without asking before its
+    /// wake (`Rules::firm_holds`).
+    pub fn count_hold(&mut self, j: usize) {
         let by = self.nodes[j].held_by;
         self.holds.debt += (by & HELD_BY_DEBT != 0) as u64;
         if by & HELD_BY_GO_BITS != 0 {
