@@ -132,9 +132,11 @@ fn invariants(o: &Overrides, r: &Report, memory: u64, run_s: f64) -> Result<Meas
 /// Judges the nodes the report names stalled against the scenario's own
 /// time scales, which a brief run may not span: a node is stalled for the
 /// campaign only if it completed nothing for longer than the report's
-/// stall window, twenty of its fair transaction gaps (a transaction's data
-/// over the smaller of its offered load and an equal share of what the
-/// network carried: a large block on a busy channel comes seldom) and ten
+/// stall window, twenty of its fair transaction gaps (the longer of a
+/// transaction's data over its offered load and the time the network took
+/// for an equal share of the transactions it completed: a large block on a
+/// busy channel comes seldom, and past saturation the mix completed may be
+/// of larger transactions than the mix offered) and ten
 /// unloaded transaction latencies (measured by a probe at a hundredth of
 /// the load: long links and slow memories make one transaction long),
 /// plus a fault's detection and restart; beyond saturation, where queues
@@ -147,11 +149,14 @@ fn stalls(probes: &Probes, r: &Report) -> Result<(), Problem> {
     let overloaded = loaded(r);
     let allowance = r.reconfiguration.as_ref().map_or(0.0, |f| f.live_ns - f.at_ns);
     let senders = r.per_node.iter().filter(|n| n.offered_mbps > 0.0).count().max(1) as f64;
-    let share = r.throughput_mbps / senders;
+    // (Counted in transactions, not bytes over the unloaded mix's: an
+    // overloaded GigaRing of mixed clients completes its small blocks
+    // least, 79 bytes a transaction against the unloaded 25.)
+    let share_gap = if r.transactions > 0 { r.measure_time_ns * senders / r.transactions as f64 } else { f64::INFINITY };
     let mut stalled = Vec::new();
     for n in r.per_node.iter().filter(|n| r.stalled_nodes.contains(&n.node)) {
-        let rate = n.offered_mbps.min(share);
-        let gap = if rate > 0.0 { bytes / rate * 1e3 } else { f64::INFINITY };
+        let offered_gap = if n.offered_mbps > 0.0 { bytes / n.offered_mbps * 1e3 } else { f64::INFINITY };
+        let gap = offered_gap.max(share_gap);
         let pace = if overloaded { 0.5 * r.measure_time_ns } else { 0.0 };
         let limit = r.stall_window_ns.max(20.0 * gap).max(10.0 * latency).max(pace) + allowance;
         if (overloaded || 2.0 * limit <= r.measure_time_ns) && n.longest_stall_ns > limit {
@@ -388,6 +393,8 @@ mod tests {
         r.summary.throughput_mbps = 20.0;
         r.summary.offered_mbps = 20.0;
         r.summary.measure_time_ns = 1e7;
+        // (20 MB/s of 64-byte transactions.)
+        r.summary.transactions = 3125;
         r.summary.stall_window_ns = 1e6;
         r.per_node = (0..2).map(|k| NodeReport { node: k, offered_mbps: 10.0, ..NodeReport::default() }).collect();
         r
@@ -463,6 +470,33 @@ mod tests {
         assert!(invariants(&blocks, &r, 0, 0.0).is_ok(), "a full DMA engine reserves nothing: the congestion control bounds its retries");
         let no_dma_bound: Overrides = blocks.iter().cloned().chain(overrides(&[("gigaring.dma_queue_transfers", "0")])).collect();
         assert_eq!(invariants(&no_dma_bound, &r, 0, 0.0).unwrap_err().check, "stalled", "an unbounded DMA engine busies nothing");
+    }
+
+    /// Past saturation the transactions a network completes may be larger
+    /// than those it was offered (an overloaded GigaRing of mixed clients
+    /// completes its small blocks least: `campaign 1000 74 wide` #675, 93
+    /// nodes, 79 bytes a transaction against the unloaded mix's 25), so a
+    /// node's fair gap is the time an equal share of the transactions
+    /// completed took, not an equal share of the bytes carried over the
+    /// unloaded mix's transaction.
+    #[test]
+    fn past_saturation_a_nodes_fair_gap_counts_the_transactions_completed() {
+        // Messages of 32 words: 256 bytes a transaction in the probe.
+        let giga = overrides(&[("network.kind", "\"gigaring\""), ("traffic.transaction", "\"message\""), ("traffic.block_words", "32"), ("traffic.load_mbps_per_node", "1000.0"), ("run.max_sim_time_ns", "2e5")]);
+        let probes = Probes { o: &giga, unloaded: Default::default() };
+        let mut r = sound();
+        r.summary.model_utilization = 2.0;
+        // 40 transactions of 1 024 bytes in 10 ms (4.096 MB/s): an equal share, one per 500 µs.
+        (r.summary.transactions, r.summary.throughput_mbps) = (40, 4.096);
+        r.stalled_nodes = vec![1];
+        r.per_node[1].longest_stall_ns = 7e6;
+        // Over 20 gaps of 256 bytes at half of 4.096 MB/s (2.5 ms) and half the window (5 ms), under 20 shares (10 ms).
+        assert!(stalls(&probes, &r).is_ok(), "under twenty of its shares of the transactions completed");
+        // Ten times as many completed: the half window (5 ms) is the limit.
+        r.summary.transactions = 400;
+        let stalled = stalls(&probes, &r).unwrap_err();
+        assert_eq!(stalled.check, "stalled");
+        assert!(stalled.detail.contains("over 5000000"), "{}", stalled.detail);
     }
 
     /// Past saturation a base SCI ring that carries a tenth of what it
