@@ -184,3 +184,33 @@ fn sampled_pairs_are_within_the_stated_error() {
     check("scenarios/gigaring/mixed-8node.toml", &["network.nodes=128", "traffic.load_mbps_per_node=1"], 128 * 5 * 127, &|k| (k - 1) as f64 / 127.0);
     check("scenarios/banyan/uO4nS256.toml", &["traffic.load_mbps_per_node=1"], 256 * 256, &|k| 3.0 * k as f64 / 256.0);
 }
+
+/// A hot spot on a long ring: every response leaves the one hot node,
+/// whose output queue holds each until its echo is back from the far side
+/// of the ring, so a queue of five slots lets five responses go per round
+/// trip, whatever its link could carry (campaign seed 74's 116-node ring).
+/// The model names that queue as the bottleneck; doubled, the queue binds
+/// no more and the link does. Below the bound the ring carries the
+/// offered load; above it, where the link alone would be 85% busy, it
+/// falls short.
+#[test]
+fn a_hot_spots_output_queue_bounds_it_by_the_round_trip() {
+    let file = "scenarios/sci/base-8node.toml";
+    let ring = ["network.nodes=116", "network.link_delay_ns=4", "node.iqst_ns=32", "traffic.destinations=\"hotspot\"", "traffic.hotspot_fraction=1.0"];
+    let at = |slots: u32, extra: &[String]| {
+        let sets: Vec<String> = ring.iter().map(|s| s.to_string()).chain([format!("node.output_queue_packets={slots}")]).chain(extra.iter().cloned()).collect();
+        run(file, &sets)
+    };
+    let short = ["run.measure_transactions=200".to_string()];
+    let (five, ten) = (at(5, &short), at(10, &short));
+    assert!(five.model_bottleneck.contains("output queue of node 0"), "{}", five.model_bottleneck);
+    assert!(ten.model_bottleneck.starts_with("link out of node 0"), "{}", ten.model_bottleneck);
+    let s = five.model_saturation_load_mbps_per_node;
+    assert!(ten.model_saturation_load_mbps_per_node > 1.3 * s, "{} against {s}", ten.model_saturation_load_mbps_per_node);
+    let below = at(5, &[format!("traffic.load_mbps_per_node={}", 0.7 * s), "run.measure_transactions=3000".into()]);
+    assert!((below.throughput_mbps - below.offered_mbps).abs() <= 0.03 * below.offered_mbps + below.throughput_mbps_ci95, "{} carried of {} offered", below.throughput_mbps, below.offered_mbps);
+    let above = at(5, &[format!("traffic.load_mbps_per_node={}", 1.3 * s), "run.max_sim_time_ns=100000".into()]);
+    let link_alone = 1.3 * s / ten.model_saturation_load_mbps_per_node;
+    assert!(link_alone < 0.9, "the link alone {link_alone:.2} busy");
+    assert!(above.throughput_mbps < 0.9 * above.offered_mbps, "{} carried of {} offered", above.throughput_mbps, above.offered_mbps);
+}

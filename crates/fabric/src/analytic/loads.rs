@@ -67,7 +67,9 @@ pub(super) struct Path {
 }
 
 /// The resources, numbered: each link, then each (interface, class)'s
-/// input queue server, each agent's client port, each agent's bus.
+/// input queue server, each agent's client port, each agent's bus, each
+/// (interface, class)'s output queue (its slots, each held until the
+/// packet's echo is back).
 #[derive(Clone, Copy)]
 pub(super) struct Resources {
     pub links: usize,
@@ -77,7 +79,10 @@ pub(super) struct Resources {
 
 impl Resources {
     pub fn len(&self) -> usize {
-        self.links + self.links * self.classes + 2 * self.agents
+        self.links + 2 * self.links * self.classes + 2 * self.agents
+    }
+    pub fn output(&self, iface: usize, class: usize) -> usize {
+        self.links + self.links * self.classes + 2 * self.agents + iface * self.classes + class
     }
     pub fn input(&self, iface: usize, class: usize) -> usize {
         self.links + iface * self.classes + class
@@ -202,6 +207,10 @@ pub(super) struct Walker<'a, P: RingProtocol> {
     nodes: Dense<Node>,
     /// Per (interface, class): its input queue's service time and spacing, s.
     service: Dense<[f64; 2]>,
+    /// Per (interface, class): one over the slots its output queue's
+    /// packets may await their echoes in (the queue's and any echo-waiting
+    /// slots beyond it).
+    per_slot: Dense<f64>,
     /// Per agent: which of `bus_kinds` its bus is (`NO_BUS`: none). The
     /// topology's agent is several cache lines, read once per leg; and a
     /// network's buses are mostly alike, so a way works out a transfer's
@@ -268,6 +277,7 @@ impl<'a, P: RingProtocol> Walker<'a, P> {
             })
             .collect();
         let service = Dense::new(f.ifaces.iter().flat_map(|n| (0..res.classes).map(|c| [n.service_time(c), n.spacing(c)].map(time_to_s))).collect());
+        let per_slot = Dense::new(f.ifaces.iter().flat_map(|n| (0..res.classes).map(|c| n.output(c as u8)).map(|q| 1.0 / (q.capacity + q.ewq).max(1) as f64)).collect());
         let runs = (legs == Legs::ByRun).then(|| Ringlets::new(f));
         let mut bus_kinds: Vec<(crate::topology::BusSpec, f64)> = Vec::new();
         let bus_of = f
@@ -283,7 +293,7 @@ impl<'a, P: RingProtocol> Walker<'a, P> {
                 u16::try_from(kind).ok().filter(|&k| k != NO_BUS).expect("fewer kinds of bus than 65 535")
             })
             .collect();
-        Walker { f, res, runs, cycle: time_to_s(f.p.cycle), per_symbol: time_to_s(f.p.client.service_per_symbol), nodes: Dense::new(nodes), service, bus_of: Dense::new(bus_of), bus_kinds }
+        Walker { f, res, runs, cycle: time_to_s(f.p.cycle), per_symbol: time_to_s(f.p.client.service_per_symbol), nodes: Dense::new(nodes), service, per_slot, bus_of: Dense::new(bus_of), bus_kinds }
     }
 
     /// Packet `pk`'s way through an idle fabric, leg by leg, from output
@@ -298,6 +308,10 @@ impl<'a, P: RingProtocol> Walker<'a, P> {
         let (hold, echo) = (slot(pk.len), slot(f.p.echo_len));
         let mut path = Path { fixed: self.nodes[o].send_delay, round: 0.0 };
         let mut first = true;
+        // How long its output queue slot is held before its head leaves
+        // (down its send path; across a bus, from the grant).
+        let mut held_before = self.nodes[o].send_delay;
+        let class = pk.class as usize;
         // The kind of bus last crossed and the packet's transfer on it, s.
         let mut transfer_on = (NO_BUS, 0.0);
         loop {
@@ -316,13 +330,17 @@ impl<'a, P: RingProtocol> Walker<'a, P> {
                     (timed(o, k) as f64 * S_PER_TICK, timed(s, e) as f64 * S_PER_TICK)
                 }
             };
+            let round = travel + back + f.p.echo_len as f64 * cycle;
             if first {
-                path.round = travel + back + f.p.echo_len as f64 * cycle;
+                path.round = round;
                 first = false;
             }
+            // Its output queue slot, held until the echo is back: a queue
+            // of `q` slots lets `q` go per round (however fast its link).
+            let hold = (held_before + round) * self.per_slot[o * res.classes + class];
+            use_(Use { res: res.output(o, class), run: 1, hold, wait: Wait::None });
             // In at `s` with its tail, then serviced.
             path.fixed += travel + pk.len as f64 * cycle;
-            let class = pk.class as usize;
             // A cascade's chips (a switch of several buses, `Member::cascade`)
             // share what reaches its first: each takes an even part.
             let chips = || std::iter::successors(Some(s), |&c| Some(f.topo.cascade_next(c as u16)).filter(|&n| n != NO_IFACE).map(|n| n as usize));
@@ -360,6 +378,9 @@ impl<'a, P: RingProtocol> Walker<'a, P> {
                     use_(Use { res: res.bus(self.nodes[c].agent as usize), run: 1, hold: transfer * share, wait: Wait::Queue });
                 }
                 path.fixed += arbitration_exit + transfer;
+                held_before = arbitration_exit + transfer;
+            } else {
+                held_before = 0.0;
             }
             (o, s) = (leg.out as usize, leg.strip as usize);
         }

@@ -10,7 +10,8 @@
 //!   or switch); each leg's echo goes back over the rest of its ringlet.
 //! - Resources: links (a packet holds one for its symbols and the separator
 //!   idles), input queue servers (the service time, or the spacing where
-//!   pipelined; an agent's shared client port), buses (the transfer).
+//!   pipelined; an agent's shared client port), buses (the transfer),
+//!   output queues (a slot from queueing until the echo is back).
 //! - Saturation: utilisations grow linearly with the load; the load at
 //!   which the busiest resource is always busy bounds the throughput.
 //! - Latency: a packet's unloaded latency (hops, its symbols, service, bus,
@@ -303,10 +304,13 @@ impl<P: RingProtocol> Fabric<P> {
             format!("{} input queue of {}", self.p.classes.names[c], label(self.ifaces[i].agent))
         } else if k < res.bus(0) {
             format!("client port of {}", label((k - res.port(0)) as AgentId))
-        } else {
+        } else if k < res.output(0, 0) {
             let a = (k - res.bus(0)) as AgentId;
             let name = self.topo.agent(a).bus.map_or("bus", |b| b.name);
             format!("{name} of {}", label(a))
+        } else {
+            let (i, c) = ((k - res.output(0, 0)) / res.classes, (k - res.output(0, 0)) % res.classes);
+            format!("{} output queue of {} (slots awaiting echoes)", self.p.classes.names[c], label(self.ifaces[i].agent))
         }
     }
 }
