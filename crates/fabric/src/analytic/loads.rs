@@ -78,8 +78,9 @@ pub(super) struct Resources {
 }
 
 impl Resources {
+    /// (One past the last output queue, the last resource.)
     pub fn len(&self) -> usize {
-        self.links + 2 * self.links * self.classes + 2 * self.agents
+        self.output(self.links, 0)
     }
     pub fn output(&self, iface: usize, class: usize) -> usize {
         self.links + self.links * self.classes + 2 * self.agents + iface * self.classes + class

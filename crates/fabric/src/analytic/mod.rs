@@ -309,7 +309,8 @@ impl<P: RingProtocol> Fabric<P> {
             let name = self.topo.agent(a).bus.map_or("bus", |b| b.name);
             format!("{name} of {}", label(a))
         } else {
-            let (i, c) = ((k - res.output(0, 0)) / res.classes, (k - res.output(0, 0)) % res.classes);
+            let j = k - res.output(0, 0);
+            let (i, c) = (j / res.classes, j % res.classes);
             format!("{} output queue of {} (slots awaiting echoes)", self.p.classes.names[c], label(self.ifaces[i].agent))
         }
     }
