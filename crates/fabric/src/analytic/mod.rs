@@ -244,9 +244,7 @@ impl<P: RingProtocol> Fabric<P> {
             let path = walker.path(pk, (o as usize, s as usize), |u| uses.push(u));
             let waits: f64 = uses.iter().map(|u| waits.of(u)).sum();
             let fixed = path.fixed + waits + if pk.after_handshake { handshake } else { 0.0 };
-            for k in (first..pk.k + pk.count).step_by(n) {
-                sum += fixed + self.burst_wait_at(pk, k, n, path.round);
-            }
+            sum += self.burst_waits(pk, first as u64, n, path.round, fixed).1;
         }
         sum
     }
@@ -272,8 +270,8 @@ impl<P: RingProtocol> Fabric<P> {
                 let share = r * pk.count as f64 / n as f64;
                 for (w, &(_, o, s)) in ways.iter().enumerate() {
                     // The packets of the group that take way `w` (the `k`-th of a burst the `k`-th way, in turn).
-                    let taking = (pk.k..pk.k + pk.count).filter(|&k| k as usize % n == w);
-                    let times = taking.clone().count() as f64;
+                    let first = (pk.k as usize + (w + n - pk.k as usize % n) % n) as u64;
+                    let times = self.burst_waits(pk, first, n, 0.0, 0.0).0 as f64;
                     let path = walker.path(pk, (o as usize, s as usize), |u| {
                         loads.add(&u, share, rings, res);
                         if times > 0.0 {
@@ -283,7 +281,7 @@ impl<P: RingProtocol> Fabric<P> {
                     if pk.count == 1 && times > 0.0 {
                         visits.fixed += rate * (path.fixed + self.burst_wait(pk, n, path.round));
                     } else if times > 0.0 {
-                        visits.fixed += rate * taking.map(|k| path.fixed + self.burst_wait_at(pk, k, n, path.round)).sum::<f64>();
+                        visits.fixed += rate * self.burst_waits(pk, first, n, path.round, path.fixed).1;
                     }
                 }
                 visits.weight += r * pk.count as f64;
