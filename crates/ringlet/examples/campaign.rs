@@ -3,6 +3,8 @@
 //! `cargo run -p ringlet --profile campaign --example campaign -- [SCENARIOS_PER_FAMILY] [SEED] [small|wide] [FAMILY ...]`
 //! (defaults: 500, 1, wide, every family). Prints a line per failure as
 //! it is found, then the summary; exits 1 if anything failed.
+//! `CAMPAIGN_VERBOSE=1` prints every run as it passes; `=2` also names
+//! each scenario before it runs.
 use ringlet::campaign::{self, checks::Verdict, draw};
 
 #[global_allocator]
@@ -25,12 +27,13 @@ fn main() {
     };
     let scratch = std::env::temp_dir().join(format!("ringlet-campaign-{seed}"));
     std::fs::create_dir_all(&scratch).expect("a scratch folder");
-    let config = campaign::Config { per_family: per_family as usize, seed, reach, families: args.iter().skip(3).cloned().collect(), scratch };
+    let verbose = std::env::var("CAMPAIGN_VERBOSE").unwrap_or_default();
+    let config = campaign::Config { per_family: per_family as usize, seed, reach, families: args.iter().skip(3).cloned().collect(), scratch, announce: verbose == "2" };
     let started = std::time::Instant::now();
     let outcomes = campaign::run(&config, &mut |family, ran, o, verdict| {
         if let Verdict::Failed(p) = verdict {
             eprintln!("{family} #{ran}: {} ({})\n  {}", p.check, p.detail, campaign::command(o));
-        } else if let (Verdict::Passed(m), true) = (verdict, std::env::var_os("CAMPAIGN_VERBOSE").is_some()) {
+        } else if let (Verdict::Passed(m), true) = (verdict, !verbose.is_empty()) {
             eprintln!("{family} #{ran}: memory {:.2} of bound, {:.1} µs/event, {} events\n  {}", m.memory_share, m.us_per_event, m.events, campaign::command(o));
         } else if ran % 50 == 0 && matches!(verdict, Verdict::Passed(_)) {
             eprintln!("{family}: {ran} run ({:.0} s)", started.elapsed().as_secs_f64());

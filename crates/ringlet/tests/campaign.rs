@@ -18,7 +18,7 @@ const PER_FAMILY: usize = 500;
 fn family(kind: &str) {
     let scratch = std::env::temp_dir().join(format!("ringlet-campaign-test-{kind}-{}", std::process::id()));
     std::fs::create_dir_all(&scratch).expect("a scratch folder");
-    let config = campaign::Config { per_family: PER_FAMILY, seed: 52, reach: draw::SMALL, families: vec![kind.to_string()], scratch: scratch.clone() };
+    let config = campaign::Config { per_family: PER_FAMILY, seed: 52, reach: draw::SMALL, families: vec![kind.to_string()], scratch: scratch.clone(), announce: false };
     let outcomes = campaign::run(&config, &mut |_, _, _, _: &Verdict| true);
     let _ = std::fs::remove_dir_all(&scratch);
     let o = &outcomes[0];

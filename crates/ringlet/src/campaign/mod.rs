@@ -29,6 +29,9 @@ pub struct Config {
     pub families: Vec<String>,
     /// Where trace files the draws use are written.
     pub scratch: std::path::PathBuf,
+    /// Name each scenario on stderr before it runs, so that one that runs
+    /// for minutes (or hangs) can be found while it does.
+    pub announce: bool,
 }
 
 /// A scenario that failed: as drawn, and shrunk.
@@ -101,6 +104,9 @@ pub fn run(c: &Config, progress: &mut dyn FnMut(&str, usize, &Overrides, &Verdic
                 with_trace(&mut o, &c.scratch.join(format!("{}-{}-{n}.csv", family.kind, c.seed)), &mut rng);
             }
             n += 1;
+            if c.announce {
+                eprintln!("{} #{}: running\n  {}", family.kind, fo.ran + 1, command(&o));
+            }
             let verdict = checks::judge(&o);
             match &verdict {
                 Verdict::Refused(_) => {
