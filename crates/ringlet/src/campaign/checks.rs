@@ -254,8 +254,8 @@ fn timed_out(o: &Overrides) -> bool {
 /// nothing: `campaign 1000 91 wide` #241, a DFC ring at model utilisation
 /// 0.30 with a 200 ns time-out and requesters' 217 ns services, carried
 /// 99.6% of its load with 1.6 copies per transaction completed, its links
-/// 79-85% busy over the run (this factor: 0.79), and one node's requests
-/// waited 90 µs behind its own responses.
+/// 79-85% busy over the run (the model's 0.30 so made 0.79), and one
+/// node's requests waited 90 µs behind its own responses.
 fn with_copies(o: &Overrides, r: &Report) -> f64 {
     if !timed_out(o) || r.conservation.completed == 0 {
         return 1.0;
@@ -502,7 +502,7 @@ mod tests {
     /// count: a DFC ring that kept up with its offered load at model
     /// utilisation 0.30, its requesters asking again 1.9 times per
     /// transaction, is loaded (`campaign 1000 91 wide` #241: its links
-    /// 91-95% busy), and a node that waited there is not judged; with no
+    /// 79-85% busy), and a node that waited there is not judged; with no
     /// copies the same report is.
     #[test]
     fn a_time_outs_copies_count_as_load() {
