@@ -271,7 +271,7 @@ impl<P: RingProtocol> Fabric<P> {
                 for (w, &(_, o, s)) in ways.iter().enumerate() {
                     // The packets of the group that take way `w` (the `k`-th of a burst the `k`-th way, in turn).
                     let first = (pk.k as usize + (w + n - pk.k as usize % n) % n) as u64;
-                    let times = self.burst_waits(pk, first, n, 0.0, 0.0).0 as f64;
+                    let times = pk.taking(first, n) as f64;
                     let path = walker.path(pk, (o as usize, s as usize), |u| {
                         loads.add(&u, share, rings, res);
                         if times > 0.0 {

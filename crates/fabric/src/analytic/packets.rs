@@ -32,6 +32,14 @@ pub(super) struct Pkt {
     pub after_handshake: bool,
 }
 
+impl Pkt {
+    /// How many of the group take the way of its `first`-th: it and every
+    /// `ways`-th after it (the `k`-th of a burst takes the `k`-th way, in turn).
+    pub fn taking(&self, first: u64, ways: usize) -> u64 {
+        (self.k as u64 + self.count as u64).saturating_sub(first).div_ceil(ways as u64)
+    }
+}
+
 /// The stride that keeps the pairs walked within `max_pairs`: 1 (every
 /// pair), or an odd number, so that a run's middle destination stands
 /// for it (with an even stride the destinations it stands for would lie
@@ -208,11 +216,10 @@ impl Pace {
     /// packets, summed for every pair (119 nodes sending 65,536-word
     /// blocks to one took 15 s packet by packet, `campaign 1000 91 wide`).
     pub fn waits(self, pk: &Pkt, first: u64, ways: usize, round: f64, fixed: f64) -> (u64, f64) {
-        let (end, n) = (pk.k as u64 + pk.count as u64, ways as u64);
-        if first >= end {
+        let (times, n) = (pk.taking(first, ways), ways as u64);
+        if times == 0 {
             return (0, 0.0);
         }
-        let times = (end - first).div_ceil(n);
         // The `k`-th packet is the `k / n`-th on its interface: here `a` to `b - 1`.
         let (a, b) = (first / n, first / n + times);
         let (slot, q) = (self.slot, self.q);
