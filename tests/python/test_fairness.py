@@ -56,7 +56,7 @@ def dfc(hot) -> ringlet.Result:
 def test_the_hot_spot_starves_the_hot_node_and_those_downstream(dfc, hot):
     assert dfc.starved_nodes == [5, 6, 7] == dfc["starved_nodes"]
     nodes = dfc.per_node.set_index("node")
-    assert list(dfc.per_node.columns[-4:]) == ["carried_share", "backlog", "oldest_waiting_ns", "longest_stall_ns"]
+    assert list(dfc.per_node.columns[-5:]) == ["carried_share", "backlog", "oldest_waiting_ns", "longest_stall_ns", "longest_stall_by_data_ns"]
     assert (nodes.loc[[5, 6, 7], "carried_share"] < 0.1).all() and (nodes["carried_share"] > 0.5).any()
     assert dfc.summary["min_carried_share_node"] == 5
     assert dfc.summary["min_carried_share"] == nodes["carried_share"].min()
@@ -73,6 +73,8 @@ def test_the_hot_spot_starves_the_hot_node_and_those_downstream(dfc, hot):
     assert dfc.stalled_nodes == [5, 6, 7] == dfc["stalled_nodes"]
     assert (nodes.loc[[5, 6, 7], "longest_stall_ns"] > dfc.summary["stall_window_ns"]).all()
     assert (nodes.loc[[0, 1, 2, 3, 4], "longest_stall_ns"] < dfc.summary["stall_window_ns"]).all()
+    # A read's data comes with its one response, which completes it: judged by data, the same stretches.
+    assert (nodes["longest_stall_by_data_ns"] == nodes["longest_stall_ns"]).all()
     base = hot.set("network.protocol", "sci").run()
     assert base.starved_nodes == [] and base.summary["fairness_index"] > dfc.summary["fairness_index"]
 
@@ -186,6 +188,12 @@ def test_progress_views_of_made_up_runs():
     assert "stalled (no completion for over 1.0 ms with work outstanding): node 3 completed nothing for 2.5 ms " \
            "(2 completed; backlog 40)" in text
     assert "2 packets delivered twice" in text
+    # Its data went meanwhile (a long block's packets): slow, not stuck, and said so.
+    node["longest_stall_by_data_ns"] = 95e3
+    text = flat(" ".join(str(t) for t in progress_views(run)))
+    assert "node 3 completed nothing for 2.5 ms, its data going (none for at most 95.0 µs) (2 completed; backlog 40)" in text
+    node["longest_stall_by_data_ns"] = 2.5e6
+    assert "its data going" not in flat(" ".join(str(t) for t in progress_views(run)))
     assert progress_views({"per_node": [node], "stalled_nodes": [], "conservation": {"delivered_twice": 0}}) == []
     # A report from before the figures: nothing to say.
     assert progress_views({"per_node": [node]}) == []

@@ -251,16 +251,22 @@ def node_views(r: Mapping[str, Any]) -> list[Any]:
 
 def progress_views(r: Mapping[str, Any]) -> list[Any]:
     """Warnings of broken promises: the nodes that completed nothing for longer than the
-    stall window while they had work outstanding (each with its longest stretch, what it
-    completed and its backlog), and packets delivered twice."""
+    stall window while they had work outstanding (each with its longest stretch, whether
+    its data went meanwhile, what it completed and its backlog), and packets delivered
+    twice."""
     parts: list[Any] = []
     stalled = list(r.get("stalled_nodes") or [])
     if stalled:
         by_node = {n.get("node"): n for n in r.get("per_node", [])}
         listed = []
+        window = r.get("stall_window_ns")
         for k in stalled[:MAX_STARVED_LISTED]:
             n = by_node.get(k, {})
-            listed.append(f"node {k} completed nothing for {_duration(n.get('longest_stall_ns'))} "
+            # A block moves packet by packet: a node whose data went is slow, not stuck.
+            by_data = n.get("longest_stall_by_data_ns")
+            went = (f", its data going (none for at most {_duration(by_data)})"
+                    if by_data is not None and window is not None and by_data <= window else "")
+            listed.append(f"node {k} completed nothing for {_duration(n.get('longest_stall_ns'))}{went} "
                           f"({_num(n.get('transactions'))} completed; backlog {_num(n.get('backlog'))})")
         more = len(stalled) - len(listed)
         parts.append(Text(

@@ -439,6 +439,7 @@ impl Measure {
                 backlog: 0,
                 oldest_waiting_ns: 0.0,
                 longest_stall_ns: 0.0,
+                longest_stall_by_data_ns: 0.0,
             })
             .map(|mut n: NodeReport| {
                 if n.offered_mbps > 0.0 {

@@ -175,6 +175,7 @@ impl<P: RingProtocol> Fabric<P> {
             n.backlog = self.generated_by[a] - self.ended_by[a];
             n.oldest_waiting_ns = oldest[a].map_or(0.0, |born| time_to_ns(end.saturating_sub(born)));
             n.longest_stall_ns = time_to_ns(self.stalls.longest(a, end, n.backlog));
+            n.longest_stall_by_data_ns = time_to_ns(self.stalls.longest_without_data(a, end, n.backlog));
         }
         let window = r.summary.stall_window_ns;
         // (A failed node stops for good: it is not judged, as for its share.)

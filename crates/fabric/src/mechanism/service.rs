@@ -358,13 +358,15 @@ impl<P: RingProtocol> Fabric<P> {
     }
 
     /// Data of `requester`'s transaction delivered: measured (in the
-    /// window), or, from a trace in the warm-up, no longer offered.
+    /// window), or, from a trace in the warm-up, no longer offered; its
+    /// transaction has advanced (`Stalls::delivered`).
     #[inline]
     fn data_delivered(&mut self, now: Time, bytes: u32, priority: u16, requester: u16) {
         if now < self.measure.warmup_end && self.replay.is_some() {
             self.delivered_in_warmup(bytes, priority, requester);
         }
         self.measure.data_delivered(now, bytes, priority, requester);
+        self.stalls.delivered(requester as usize, now);
     }
 
     fn complete(&mut self, priority: u16, requester: u16) {

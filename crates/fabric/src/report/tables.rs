@@ -64,6 +64,8 @@ table! {
         oldest_waiting_ns: f64 ["ns"],
         /// The longest stretch of the measurement window in which it had transactions outstanding (generated, neither completed nor lost) and completed none; over the summary's `stall_window_ns`, the node is stalled (`stalled_nodes`).
         longest_stall_ns: f64 ["ns"],
+        /// The same stretch judged by data: none of its transactions delivered any (a response time-out's copy aside) nor completed. A block moves packet by packet long before its last packet completes it: where this stays short while `longest_stall_ns` is long, the node's transactions advance, only each takes long.
+        longest_stall_by_data_ns: f64 ["ns"],
     }
 }
 

@@ -148,9 +148,16 @@ fn invariants(o: &Overrides, r: &Report, memory: u64, run_s: f64) -> Result<Meas
 /// the load: long links and slow memories make one transaction long),
 /// plus a fault's detection and restart; beyond saturation, where queues
 /// make every wait longer and the promise is progress, not pace, also half
-/// the measurement window. Where the run is too short to tell (under twice
-/// that limit), the node is not judged. (A network that carries next to
-/// nothing at all is the collapse check's.)
+/// the measurement window, and the stretch is judged by data
+/// (`longest_stall_by_data_ns`): a node whose transactions deliver data
+/// goes on, however long each takes to complete (`campaign 1000 91 wide`
+/// gigaring #780: 66 nodes at five times the model's saturation, a node
+/// whose write channel held a 1,024-word block's 32 packets ahead of its
+/// later transactions completed nothing for 1.58 ms while the block's data
+/// went every 50 µs, its longest stretch without data 95 µs, at 86% of
+/// the median node's share of the links). Where the run is too short to
+/// tell (under twice that limit), the node is not judged. (A network that
+/// carries next to nothing at all is the collapse check's.)
 fn stalls(probes: &Probes, r: &Report) -> Result<(), Problem> {
     let Some((bytes, latency)) = probes.unloaded().map(|p| (p.bytes, p.latency)) else { return Ok(()) };
     let overloaded = loaded(probes.o, r);
@@ -166,7 +173,9 @@ fn stalls(probes: &Probes, r: &Report) -> Result<(), Problem> {
         let gap = offered_gap.max(share_gap);
         let pace = if overloaded { 0.5 * r.measure_time_ns } else { 0.0 };
         let limit = r.stall_window_ns.max(20.0 * gap).max(10.0 * latency).max(pace) + allowance;
-        if (overloaded || 2.0 * limit <= r.measure_time_ns) && n.longest_stall_ns > limit {
+        if overloaded && n.longest_stall_by_data_ns > limit {
+            stalled.push(format!("node {} delivered no data for {:.0} ns, over {limit:.0} (completed nothing for {:.0}; {} completed, backlog {})", n.node, n.longest_stall_by_data_ns, n.longest_stall_ns, n.transactions, n.backlog));
+        } else if !overloaded && 2.0 * limit <= r.measure_time_ns && n.longest_stall_ns > limit {
             stalled.push(format!("node {} completed nothing for {:.0} ns, over {limit:.0} ({} completed, backlog {})", n.node, n.longest_stall_ns, n.transactions, n.backlog));
         }
     }

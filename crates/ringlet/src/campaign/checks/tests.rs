@@ -79,6 +79,8 @@ fn a_node_that_completes_nothing_for_long_is_stalled_where_progress_is_promised(
     // (Messages at a load whose hundredth completes some in the probe's
     // 200 µs; the report says it carried plenty: no collapse.)
     r.summary.throughput_mbps = 1e9;
+    // (Past saturation judged by data: a node that delivered none either.)
+    r.per_node[1].longest_stall_by_data_ns = 9e6;
     let giga = overrides(&[("network.kind", "\"gigaring\""), ("traffic.transaction", "\"message\""), ("traffic.block_words", "32"), ("traffic.load_mbps_per_node", "1000.0"), ("run.max_sim_time_ns", "2e5")]);
     assert_eq!(invariants(&giga, &r, 0, 0.0).unwrap_err().check, "stalled", "GigaRing's queue reservation promises it");
     let off: Overrides = giga.iter().cloned().chain(overrides(&[("gigaring.queue_reservation", "false")])).collect();
@@ -136,7 +138,7 @@ fn past_saturation_a_nodes_fair_gap_counts_the_transactions_completed() {
     // 40 transactions of 1 024 bytes in 10 ms (4.096 MB/s): an equal share, one per 500 µs.
     (r.summary.transactions, r.summary.throughput_mbps) = (40, 4.096);
     r.stalled_nodes = vec![1];
-    r.per_node[1].longest_stall_ns = 7e6;
+    (r.per_node[1].longest_stall_ns, r.per_node[1].longest_stall_by_data_ns) = (7e6, 7e6);
     // Over 20 gaps of 256 bytes at half of 4.096 MB/s (2.5 ms) and half the window (5 ms), under 20 shares (10 ms).
     assert!(stalls(&probes, &r).is_ok(), "under twenty of its shares of the transactions completed");
     // Ten times as many completed: the half window (5 ms) is the limit.
@@ -144,6 +146,34 @@ fn past_saturation_a_nodes_fair_gap_counts_the_transactions_completed() {
     let stalled = stalls(&probes, &r).unwrap_err();
     assert_eq!(stalled.check, "stalled");
     assert!(stalled.detail.contains("over 5000000"), "{}", stalled.detail);
+}
+
+/// Past saturation a node is judged by the data its transactions
+/// deliver, not by their completions: one whose block's packets go, each
+/// accepted, while the block takes longer than the limit to complete is
+/// not stalled (`campaign 1000 91 wide` gigaring #780: 1.58 ms without a
+/// completion, 95 µs without data, over a 2 ms window); one that delivers
+/// nothing is. Below saturation the completions' pace is promised, and
+/// judged.
+#[test]
+fn past_saturation_a_node_whose_data_goes_is_not_stalled() {
+    let giga = overrides(&[("network.kind", "\"gigaring\""), ("traffic.transaction", "\"message\""), ("traffic.block_words", "32"), ("traffic.load_mbps_per_node", "1000.0"), ("run.max_sim_time_ns", "2e5")]);
+    let probes = Probes { o: &giga, unloaded: Default::default() };
+    let mut r = sound();
+    r.summary.model_utilization = 5.0;
+    // Many completed in 2 ms: the limit is half the window, 1 ms.
+    (r.summary.measure_time_ns, r.summary.stall_window_ns, r.summary.transactions, r.summary.throughput_mbps) = (2e6, 2e5, 4_000, 700.0);
+    r.stalled_nodes = vec![1];
+    (r.per_node[1].longest_stall_ns, r.per_node[1].longest_stall_by_data_ns) = (1.58e6, 0.095e6);
+    assert!(stalls(&probes, &r).is_ok(), "its data went: progress");
+    r.per_node[1].longest_stall_by_data_ns = 1.58e6;
+    let stalled = stalls(&probes, &r).unwrap_err();
+    assert!(stalled.detail.contains("node 1 delivered no data for 1580000 ns, over 1000000"), "{}", stalled.detail);
+    // Below saturation: judged by its completions, however its data went.
+    r.summary.model_utilization = 0.1;
+    r.per_node[1].longest_stall_by_data_ns = 0.095e6;
+    let stalled = stalls(&probes, &r).unwrap_err();
+    assert!(stalled.detail.contains("node 1 completed nothing for 1580000 ns"), "{}", stalled.detail);
 }
 
 /// Past saturation a base SCI ring that carries a tenth of what it
