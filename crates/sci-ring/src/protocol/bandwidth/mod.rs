@@ -361,11 +361,12 @@ impl Bandwidth {
         let mut go_until: Time = 0;
         let (waiters, waiter_bits) = (&mut self.waiters, &mut self.waiter_bits);
         let go_bits = self.rules.go_bits;
-        self.withheld.visit(now.saturating_sub(self.max_dist), &self.view, j, |c, d| {
+        self.withheld.visit(now, now.saturating_sub(self.max_dist), &self.view, j, |c, d, left| {
             // Whether the stretch's idles are reaching `j` now: those
-            // reaching it left their node `d` ago.
-            let (i, left) = (c.node as usize, now.wrapping_sub(d));
-            if go_bits & (i != j) & (now >= d) & (c.from <= left) & (left < c.to) & (c.level >= mine) {
+            // reaching it left their node `d` ago, at `left` (the stretch
+            // had begun by then).
+            let i = c.node as usize;
+            if go_bits & (i != j) & (now >= d) & (left < c.to) & (c.level >= mine) {
                 go_until = go_until.max(c.to + d);
                 if waiter_bits.insert(i, j) {
                     waiters[i].push(j as u16);
