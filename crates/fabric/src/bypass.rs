@@ -118,14 +118,24 @@ impl BypassFifo {
         }
     }
 
-    /// Takes out the entry at position `at`, moving the entries behind it forward.
+    /// Takes out the entry at position `at`, moving up the entries on its
+    /// shorter side: those ahead of it back, or those behind it forward
+    /// (a priority-ordered bypass takes its best entry from near the front
+    /// of a FIFO that a long node delay fills with entries still coming).
     pub fn remove(&mut self, at: usize) -> Option<Entry> {
         if at >= self.len {
             return None;
         }
         let e = self[at];
-        for k in at..self.len - 1 {
-            self.buf[self.slot(k)] = self.buf[self.slot(k + 1)];
+        if at < self.len / 2 {
+            for k in (0..at).rev() {
+                self.buf[self.slot(k + 1)] = self.buf[self.slot(k)];
+            }
+            self.head = self.slot(1);
+        } else {
+            for k in at..self.len - 1 {
+                self.buf[self.slot(k)] = self.buf[self.slot(k + 1)];
+            }
         }
         self.len -= 1;
         Some(e)
