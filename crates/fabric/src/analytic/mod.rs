@@ -244,7 +244,7 @@ impl<P: RingProtocol> Fabric<P> {
             let path = walker.path(pk, (o as usize, s as usize), |u| uses.push(u));
             let waits: f64 = uses.iter().map(|u| waits.of(u)).sum();
             let fixed = path.fixed + waits + if pk.after_handshake { handshake } else { 0.0 };
-            sum += self.burst_waits(pk, first as u64, n, path.round, fixed).1;
+            sum += self.burst_waits(pk, first as u64, n, path.round, fixed);
         }
         sum
     }
@@ -281,7 +281,7 @@ impl<P: RingProtocol> Fabric<P> {
                     if pk.count == 1 && times > 0.0 {
                         visits.fixed += rate * (path.fixed + self.burst_wait(pk, n, path.round));
                     } else if times > 0.0 {
-                        visits.fixed += rate * self.burst_waits(pk, first, n, path.round, path.fixed).1;
+                        visits.fixed += rate * self.burst_waits(pk, first, n, path.round, path.fixed);
                     }
                 }
                 visits.weight += r * pk.count as f64;

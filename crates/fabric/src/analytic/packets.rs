@@ -161,18 +161,13 @@ impl<P: RingProtocol> Fabric<P> {
     /// The wait of packet `pk`, which has `ways` ways, in its send buffer
     /// behind the earlier packets of its burst (`Pace::wait`).
     pub(super) fn burst_wait(&self, pk: &Pkt, ways: usize, round: f64) -> f64 {
-        self.burst_wait_at(pk, pk.k, ways, round)
+        self.pace(pk).wait((pk.k as usize / ways) as u64, pk.born_together, round)
     }
 
-    /// `burst_wait` of the `k`-th packet of its burst, one of `pk`'s.
-    pub(super) fn burst_wait_at(&self, pk: &Pkt, k: u16, ways: usize, round: f64) -> f64 {
-        self.pace(pk).wait((k as usize / ways) as u64, pk.born_together, round)
-    }
-
-    /// The packets of `pk`'s group that take the way of its `first`-th
-    /// (every `ways`-th from it on), and their summed latencies, each
-    /// `fixed` plus its `burst_wait_at` (`Pace::waits`).
-    pub(super) fn burst_waits(&self, pk: &Pkt, first: u64, ways: usize, round: f64, fixed: f64) -> (u64, f64) {
+    /// The summed latencies of the packets of `pk`'s group that take the
+    /// way of its `first`-th (every `ways`-th from it on, `Pkt::taking`),
+    /// each `fixed` plus its wait in its burst (`Pace::waits`).
+    pub(super) fn burst_waits(&self, pk: &Pkt, first: u64, ways: usize, round: f64, fixed: f64) -> f64 {
         self.pace(pk).waits(pk, first, ways, round, fixed)
     }
 
@@ -210,15 +205,15 @@ impl Pace {
         }
     }
 
-    /// The packets of `pk`'s group from its `first`-th on, every `ways`-th
-    /// (those that take one way), and the sum of `fixed` plus its `wait`
-    /// over them: in closed form, as a block of kilowords is thousands of
+    /// The sum of `fixed` plus its `wait` over the packets of `pk`'s group
+    /// from its `first`-th on, every `ways`-th (those that take one way,
+    /// `Pkt::taking`): in closed form, as a block of kilowords is thousands of
     /// packets, summed for every pair (119 nodes sending 65,536-word
     /// blocks to one took 15 s packet by packet, `campaign 1000 91 wide`).
-    pub fn waits(self, pk: &Pkt, first: u64, ways: usize, round: f64, fixed: f64) -> (u64, f64) {
+    pub fn waits(self, pk: &Pkt, first: u64, ways: usize, round: f64, fixed: f64) -> f64 {
         let (times, n) = (pk.taking(first, ways), ways as u64);
         if times == 0 {
-            return (0, 0.0);
+            return 0.0;
         }
         // The `k`-th packet is the `k / n`-th on its interface: here `a` to `b - 1`.
         let (a, b) = (first / n, first / n + times);
@@ -240,7 +235,7 @@ impl Pace {
             let late = b.saturating_sub(a.max(q));
             sent(a, b.min(q)) + late as f64 * (q as f64 * slot - round).max(0.0)
         };
-        (times, times as f64 * fixed + waits)
+        times as f64 * fixed + waits
     }
 }
 
@@ -263,8 +258,8 @@ mod tests {
                             for first in k as u64..k as u64 + ways as u64 + 1 {
                                 let each: Vec<u64> = (first..(k + count) as u64).step_by(ways).collect();
                                 let summed: f64 = each.iter().map(|&k| 5e-7 + pace.wait(k / ways as u64, born_together, round)).sum();
-                                let (times, sum) = pace.waits(&pk, first, ways, round, 5e-7);
-                                assert_eq!(times, each.len() as u64, "q {q}, round {round}, {ways} ways from {first}");
+                                let sum = pace.waits(&pk, first, ways, round, 5e-7);
+                                assert_eq!(pk.taking(first, ways), each.len() as u64, "q {q}, round {round}, {ways} ways from {first}");
                                 assert!((sum - summed).abs() <= 1e-12 * summed.abs().max(1e-9), "q {q}, round {round}, born together {born_together}, k {k}, count {count}, {ways} ways from {first}: {sum} against {summed}");
                             }
                         }
