@@ -7,6 +7,12 @@ fn overrides(pairs: &[(&str, &str)]) -> Overrides {
     pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
 }
 
+/// A GigaRing channel of 32-word messages at 1 000 MB/s per node, run for
+/// `sim_time_ns` (its probes' runs).
+fn gigaring_messages(sim_time_ns: &str) -> Overrides {
+    overrides(&[("network.kind", "\"gigaring\""), ("traffic.transaction", "\"message\""), ("traffic.block_words", "32"), ("traffic.load_mbps_per_node", "1000.0"), ("run.max_sim_time_ns", sim_time_ns)])
+}
+
 /// A report that keeps every promise, of a run of 2 nodes at light load.
 fn sound() -> Report {
     let mut r = Report::default();
@@ -81,7 +87,7 @@ fn a_node_that_completes_nothing_for_long_is_stalled_where_progress_is_promised(
     r.summary.throughput_mbps = 1e9;
     // (Past saturation judged by data: a node that delivered none either.)
     r.per_node[1].longest_stall_by_data_ns = 9e6;
-    let giga = overrides(&[("network.kind", "\"gigaring\""), ("traffic.transaction", "\"message\""), ("traffic.block_words", "32"), ("traffic.load_mbps_per_node", "1000.0"), ("run.max_sim_time_ns", "2e5")]);
+    let giga = gigaring_messages("2e5");
     assert_eq!(invariants(&giga, &r, 0, 0.0).unwrap_err().check, "stalled", "GigaRing's queue reservation promises it");
     let off: Overrides = giga.iter().cloned().chain(overrides(&[("gigaring.queue_reservation", "false")])).collect();
     assert!(invariants(&off, &r, 0, 0.0).is_ok());
@@ -131,7 +137,7 @@ fn a_time_outs_copies_count_as_load() {
 #[test]
 fn past_saturation_a_nodes_fair_gap_counts_the_transactions_completed() {
     // Messages of 32 words: 256 bytes a transaction in the probe.
-    let giga = overrides(&[("network.kind", "\"gigaring\""), ("traffic.transaction", "\"message\""), ("traffic.block_words", "32"), ("traffic.load_mbps_per_node", "1000.0"), ("run.max_sim_time_ns", "2e5")]);
+    let giga = gigaring_messages("2e5");
     let probes = Probes { o: &giga, unloaded: Default::default() };
     let mut r = sound();
     r.summary.model_utilization = 2.0;
@@ -157,7 +163,7 @@ fn past_saturation_a_nodes_fair_gap_counts_the_transactions_completed() {
 /// judged.
 #[test]
 fn past_saturation_a_node_whose_data_goes_is_not_stalled() {
-    let giga = overrides(&[("network.kind", "\"gigaring\""), ("traffic.transaction", "\"message\""), ("traffic.block_words", "32"), ("traffic.load_mbps_per_node", "1000.0"), ("run.max_sim_time_ns", "2e5")]);
+    let giga = gigaring_messages("2e5");
     let probes = Probes { o: &giga, unloaded: Default::default() };
     let mut r = sound();
     r.summary.model_utilization = 5.0;
@@ -198,7 +204,7 @@ fn a_collapse_past_saturation_is_told() {
     assert!(invariants(&go_bits, &r, 0, 0.0).is_ok(), "an ablation of the standard's allocation promises nothing");
     let switch: Overrides = o.iter().map(|(k, v)| if k == "network.kind" { (k.clone(), "\"sci-switch\"".into()) } else { (k.clone(), v.clone()) }).collect();
     assert!(invariants(&switch, &r, 0, 0.0).is_ok(), "a switch's ringlets collapse by IEEE 1596's rule");
-    let giga = overrides(&[("network.kind", "\"gigaring\""), ("traffic.transaction", "\"message\""), ("traffic.block_words", "32"), ("traffic.load_mbps_per_node", "1000.0"), ("run.max_sim_time_ns", "5e4")]);
+    let giga = gigaring_messages("5e4");
     let mut g = sound();
     g.summary.model_utilization = 1.5;
     g.summary.throughput_mbps = 0.1 * probe(&giga, 0.5).expect("the channel carries at half the load").throughput_mbps;
