@@ -184,8 +184,9 @@ fn past_saturation_a_node_whose_data_goes_is_not_stalled() {
 
 /// Past saturation a base SCI ring that carries a tenth of what it
 /// carries at half the load has collapsed; one that carries as much is
-/// sound; a real-time protocol, an ablation of the allocation, a switch
-/// and a run shorter than ten unloaded latencies are not judged so.
+/// sound; a real-time protocol, an ablation of the allocation, a switch,
+/// a GigaRing without a hold-off below its window's floor and a run
+/// shorter than ten unloaded latencies are not judged so.
 #[test]
 fn a_collapse_past_saturation_is_told() {
     let o = overrides(&[("network.kind", "\"sci-ring\""), ("network.nodes", "4"), ("traffic.load_mbps_per_node", "400.0"), ("run.max_sim_time_ns", "5e4")]);
@@ -215,6 +216,10 @@ fn a_collapse_past_saturation_is_told() {
     assert!(invariants(&unbounded, &g, 0, 0.0).is_ok(), "with nothing bounded nothing is busied: the congestion control never engages");
     let one_bound: Overrides = giga.iter().cloned().chain(overrides(&[("gigaring.dma_queue_transfers", "0")])).collect();
     assert_eq!(invariants(&one_bound, &g, 0, 0.0).unwrap_err().check, "collapse", "the streams' bound engages it");
+    let no_hold_off: Overrides = giga.iter().cloned().chain(overrides(&[("gigaring.backoff_round_trips", "1")])).collect();
+    assert!(invariants(&no_hold_off, &g, 0, 0.0).is_ok(), "without a hold-off below the window's floor a busied request goes again at once");
+    let short_hold_off: Overrides = giga.iter().cloned().chain(overrides(&[("gigaring.backoff_round_trips", "2")])).collect();
+    assert_eq!(invariants(&short_hold_off, &g, 0, 0.0).unwrap_err().check, "collapse", "a hold-off of two round trips is one");
     r.summary.measure_time_ns = 10.0 * probe(&o, 0.01).expect("unloaded").latency * 0.99;
     assert!(invariants(&o, &r, 0, 0.0).is_ok(), "a run under ten unloaded latencies is not judged");
 }
