@@ -91,6 +91,8 @@ fn a_node_that_completes_nothing_for_long_is_stalled_where_progress_is_promised(
     assert_eq!(invariants(&giga, &r, 0, 0.0).unwrap_err().check, "stalled", "GigaRing's queue reservation promises it");
     let off: Overrides = giga.iter().cloned().chain(overrides(&[("gigaring.queue_reservation", "false")])).collect();
     assert!(invariants(&off, &r, 0, 0.0).is_ok());
+    let per_request: Overrides = giga.iter().cloned().chain(overrides(&[("gigaring.sharing_law", "\"per-request\"")])).collect();
+    assert!(invariants(&per_request, &r, 0, 0.0).is_ok(), "the comparison law starves the nodes next to a busy receiver");
     let unbounded: Overrides = giga.iter().cloned().chain(overrides(&[("gigaring.dma_queue_transfers", "0"), ("gigaring.transfers_per_stream", "0")])).collect();
     assert!(invariants(&unbounded, &r, 0, 0.0).is_ok(), "nothing bounds the transfers in flight: nothing is promised past saturation");
     let one_bound: Overrides = giga.iter().cloned().chain(overrides(&[("gigaring.dma_queue_transfers", "0")])).collect();
