@@ -41,10 +41,10 @@ fn main() {
         true
     });
     let mut failed = false;
-    println!("| family | scenarios run | refused draws | judged for progress | trace-driven | with a fault | events | most memory (of bound) | most µs per event | wall time, s | failures |");
+    println!("| family | scenarios run | refused draws | judged for progress | judged for carrying | trace-driven | with a fault | events | most memory (of bound) | most µs per event | wall time, s | failures |");
     println!("|---|---|---|---|---|---|---|---|---|---|---|");
     for f in &outcomes {
-        println!("| {} | {} | {} | {} | {} | {} | {} | {:.2} | {:.2} | {:.0} | {} |", f.family, f.ran, f.refused, f.progress_judged, f.traced, f.faulted, f.events, f.memory_share_max, f.us_per_event_max, f.wall_s, f.failures.len());
+        println!("| {} | {} | {} | {} | {} | {} | {} | {} | {:.2} | {:.2} | {:.0} | {} |", f.family, f.ran, f.refused, f.progress_judged, f.carrying_judged, f.traced, f.faulted, f.events, f.memory_share_max, f.us_per_event_max, f.wall_s, f.failures.len());
     }
     for f in outcomes.iter().flat_map(|o| o.failures.iter()) {
         failed = true;

@@ -66,6 +66,8 @@ pub struct FamilyOutcome {
     /// Of those run, the ones whose protocol promised progress (judged for
     /// stalls), the trace-driven ones and those with a fault.
     pub progress_judged: usize,
+    /// Of those run, the ones held to carrying their offered load (`checks::carries`).
+    pub carrying_judged: usize,
     pub traced: usize,
     pub faulted: usize,
     pub events: u64,
@@ -120,6 +122,7 @@ pub fn run(c: &Config, progress: &mut dyn FnMut(&str, usize, &Overrides, &Verdic
                     fo.faulted += o.iter().any(|(k, _)| k.starts_with("faults.fail")) as usize;
                     fo.events += m.events;
                     fo.progress_judged += m.progress_judged as usize;
+                    fo.carrying_judged += m.carrying_judged as usize;
                     fo.memory_share_max = fo.memory_share_max.max(m.memory_share);
                     fo.us_per_event_max = fo.us_per_event_max.max(m.us_per_event);
                 }

@@ -107,6 +107,53 @@ fn a_node_that_completes_nothing_for_long_is_stalled_where_progress_is_promised(
     assert_eq!(invariants(&no_dma_bound, &r, 0, 0.0).unwrap_err().check, "stalled", "an unbounded DMA engine busies nothing");
 }
 
+/// Below a third of the model's saturation a network takes its load: a
+/// base SCI ring's run that carried under 90% of it (`saturated`) with
+/// nothing lost at its sources fails; one whose sources lost the rest by
+/// their loss rule does not, nor one too short to tell (too few
+/// transactions, or under ten unloaded latencies), nor a protocol whose
+/// holds the model leaves out, nor a trace, nor yet a GigaRing.
+#[test]
+fn below_a_third_of_saturation_a_network_takes_its_load() {
+    let o = overrides(&[("network.kind", "\"sci-ring\""), ("network.nodes", "4"), ("traffic.load_mbps_per_node", "10.0"), ("run.max_sim_time_ns", "2e5")]);
+    let mut r = sound();
+    // (Half of its 20 MB/s carried, 3 125 transactions: 90% less 7% of spread.)
+    r.summary.throughput_mbps = 10.0;
+    r.summary.saturated = true;
+    assert_eq!(invariants(&o, &r, 0, 0.0).unwrap_err().check, "carries");
+    r.summary.loss_mbps = 7.0;
+    assert_eq!(invariants(&o, &r, 0, 0.0).unwrap_err().check, "carries", "85% taken");
+    r.summary.loss_mbps = 8.0;
+    assert!(invariants(&o, &r, 0, 0.0).is_ok(), "what its sources lost by their loss rule was offered and taken");
+    r.summary.loss_mbps = 0.0;
+    // (Past it, 15 MB/s is no collapse either: the ring carries 20 at half the load.)
+    r.summary.model_utilization = 0.5;
+    r.summary.throughput_mbps = 15.0;
+    let past = invariants(&o, &r, 0, 0.0);
+    assert!(past.is_ok(), "past a third of saturation the model's figure is no promise: {past:?}");
+    r.summary.model_utilization = 0.1;
+    assert_eq!(invariants(&o, &r, 0, 0.0).unwrap_err().check, "carries");
+    r.summary.throughput_mbps = 10.0;
+    r.summary.transactions = CARRIES_JUDGED_TRANSACTIONS - 1;
+    assert!(invariants(&o, &r, 0, 0.0).is_ok(), "too few transactions to tell");
+    // (100 transactions: 60% of the load, four standard deviations below all of it.)
+    r.summary.transactions = CARRIES_JUDGED_TRANSACTIONS;
+    assert_eq!(invariants(&o, &r, 0, 0.0).unwrap_err().check, "carries");
+    r.summary.throughput_mbps = 12.0;
+    assert!(invariants(&o, &r, 0, 0.0).is_ok(), "within what 100 Poisson arrivals spread");
+    r.summary.throughput_mbps = 10.0;
+    r.summary.measure_time_ns = 10.0 * probe(&o, 0.01).expect("unloaded").latency * 0.99;
+    assert!(invariants(&o, &r, 0, 0.0).is_ok(), "a run under ten unloaded latencies is not judged");
+    r.summary.measure_time_ns = 1e7;
+    let train: Overrides = o.iter().cloned().chain(overrides(&[("network.protocol", "\"train\"")])).collect();
+    assert!(invariants(&train, &r, 0, 0.0).is_ok(), "the model leaves TRAIN's holds out");
+    let trace: Overrides = o.iter().cloned().chain(overrides(&[("traffic.source", "\"trace\"")])).collect();
+    assert!(judges_carrying(&o, &r) && !judges_carrying(&trace, &r), "a trace's load is its own");
+    assert!(!judges_carrying(&gigaring_messages("2e5"), &r), "the model leaves a GigaRing's DMA engines and windows out");
+    r.summary.saturated = false;
+    assert!(invariants(&o, &r, 0, 0.0).is_ok(), "a failure's loss is the report's to count (`saturated`)");
+}
+
 /// A response time-out's copies are load the analytic model does not
 /// count: a DFC ring that kept up with its offered load at model
 /// utilisation 0.30, its requesters asking again 1.9 times per
