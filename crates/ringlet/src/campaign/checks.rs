@@ -238,10 +238,9 @@ fn judges_carrying(o: &Overrides, r: &Report) -> bool {
 /// the real-time protocols, whose holds and trains it leaves out (a TRAIN
 /// ring of 24 nodes carries 227 of 320 MB/s at its utilisation 0.30; a
 /// two-node PPQ ring with one-packet requestor queues 283), nor where a
-/// response time-out's copies add load it does not count (`timed_out`),
-/// nor for a trace, whose load is its own.
+/// response time-out's copies add load it does not count (`timed_out`).
 fn model_covers(o: &Overrides) -> bool {
-    matches!(setting(o, "network.protocol"), None | Some("\"sci\"")) && !timed_out(o) && setting(o, "traffic.source").is_none()
+    matches!(setting(o, "network.protocol"), None | Some("\"sci\"")) && !timed_out(o)
 }
 
 /// Below this share of what it carried at half the load, a network past
