@@ -28,7 +28,7 @@ fn family(kind: &str) {
     // The draw mostly makes scenarios the contract takes, and the progress check applies to many.
     assert!(o.refused < o.ran, "{kind}: {} refused for {} run", o.refused, o.ran);
     assert!(o.progress_judged >= PER_FAMILY / 8, "{kind}: only {} judged for progress", o.progress_judged);
-    // So does the throughput check, but on GigaRing (its model leaves out DMA engines and windows).
+    // So does the throughput check, GigaRing aside (its model leaves out DMA engines and windows).
     assert!(kind == "gigaring" || o.carrying_judged >= PER_FAMILY / 50, "{kind}: only {} judged for carrying their load", o.carrying_judged);
     // The counting allocator counted (a run allocates).
     assert!(o.memory_share_max > 0.0);

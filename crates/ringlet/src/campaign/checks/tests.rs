@@ -117,7 +117,7 @@ fn a_node_that_completes_nothing_for_long_is_stalled_where_progress_is_promised(
 fn below_a_third_of_saturation_a_network_takes_its_load() {
     let o = overrides(&[("network.kind", "\"sci-ring\""), ("network.nodes", "4"), ("traffic.load_mbps_per_node", "10.0"), ("run.max_sim_time_ns", "2e5")]);
     let mut r = sound();
-    // (Half of its 20 MB/s carried, 3 125 transactions: 90% less 7% of spread.)
+    // (Half of its 20 MB/s carried over 3 125 transactions, whose spread, 7%, leaves the 90% as it is.)
     r.summary.throughput_mbps = 10.0;
     r.summary.saturated = true;
     assert_eq!(invariants(&o, &r, 0, 0.0).unwrap_err().check, "carries");
