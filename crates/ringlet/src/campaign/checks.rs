@@ -125,7 +125,7 @@ fn invariants(o: &Overrides, r: &Report, memory: u64, run_s: f64) -> Result<Meas
     if loaded(o, r) && holds_without_collapse(o) {
         collapse(&probes, r)?;
     }
-    let carrying_judged = judges_carrying(o, r) && r.transactions >= CARRIES_JUDGED_TRANSACTIONS;
+    let carrying_judged = judges_carrying(o, r);
     if carrying_judged {
         carries(&probes, r)?;
     }
@@ -223,15 +223,16 @@ fn carries(probes: &Probes, r: &Report) -> Result<(), Problem> {
 }
 
 /// Whether the run is judged for carrying its load (`carries`): below
-/// `PROGRESS_BELOW_UTILIZATION` of a saturation the model covers, and not
-/// a trace, whose load is its own. Not yet a GigaRing channel: the model
+/// `PROGRESS_BELOW_UTILIZATION` of a saturation the model covers, with at
+/// least `CARRIES_JUDGED_TRANSACTIONS` completed, and not a trace, whose
+/// load is its own. Not yet a GigaRing channel: the model
 /// leaves out its DMA engines and its streams' windows of transfers
 /// (docs/analytic.md), and a stream of one transfer at a time carries one
 /// per transaction latency (`campaign 3000 94 small` #2774: two nodes of
 /// 2-word ReadBlks with `gigaring.transfers_per_stream = 1` carry 25.7 of
 /// 33.7 MB/s at the model's 0.20; 33.2 with the default 4).
 fn judges_carrying(o: &Overrides, r: &Report) -> bool {
-    !loaded(o, r) && model_covers(o) && setting(o, "traffic.source").is_none() && setting(o, "network.kind") != Some("\"gigaring\"")
+    !loaded(o, r) && r.transactions >= CARRIES_JUDGED_TRANSACTIONS && model_covers(o) && setting(o, "traffic.source").is_none() && setting(o, "network.kind") != Some("\"gigaring\"")
 }
 
 /// Whether the analytic model's saturation is the network's own: not for
